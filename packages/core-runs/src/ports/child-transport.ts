@@ -1,0 +1,34 @@
+import type { AgentToolRunInspection, AgentToolTailItem } from "../protocol/index.js";
+
+/** Which child a call is for. The transport is bound to one parent, so runIds never meet another parent's. */
+export type ChildRef = { agentType: string; runId: string };
+
+export type TailOptions = {
+  /** Deliver log entries with a sequence greater than this (0 for all). */
+  afterSequence: number;
+  /** Stops the tail (never the run). */
+  signal?: AbortSignal;
+};
+
+/**
+ * How a parent reaches its children, addressed by `(agentType, runId)` within the parent that owns the transport.
+ * In-process for tests (`InProcessChildTransport`), Durable Object RPC in the demo.
+ *
+ * Guarantees an implementation must give (checked by `childTransportContract`):
+ * - `start` is idempotent: a second `start` of a runId returns the run's inspection and starts no second turn.
+ *   It resolves once the child has recorded the run (acknowledged); it does not wait for the turn to end.
+ * - `inspect` returns `null` when the child has no record of the run ("not yet", not failure).
+ * - `tail` yields the stored entries after `afterSequence`, then live ones, in sequence order with no gap and no
+ *   double across the stored/live edge, interleaved with ephemeral progress; then one `terminal` item, and
+ *   closes. Cancelling the stream or aborting `signal` stops the tail, never the run.
+ * - `cancel` is idempotent and ends a live run as `aborted`; on a finished run it changes nothing.
+ * - `destroy` deletes the child's storage for the run (cancelling it first if live). Idempotent.
+ * - Failures to reach the child reject (and are finalized as `error` by the registry).
+ */
+export interface ChildTransport {
+  start(ref: ChildRef, input: unknown): Promise<AgentToolRunInspection>;
+  inspect(ref: ChildRef): Promise<AgentToolRunInspection | null>;
+  tail(ref: ChildRef, options: TailOptions): ReadableStream<AgentToolTailItem>;
+  cancel(ref: ChildRef, reason?: string): Promise<void>;
+  destroy(ref: ChildRef): Promise<void>;
+}

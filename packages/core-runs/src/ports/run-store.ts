@@ -1,0 +1,42 @@
+import type { AgentToolLogEntry, RunStatus } from "../protocol/index.js";
+import type { RunRecord } from "../run-record.js";
+
+/** Which runs `listRuns` returns. */
+export type RunStoreFilter = {
+  status?: readonly RunStatus[];
+};
+
+/** A conditional update: applied only when the stored row still has this revision. */
+export type RunUpdateCondition = {
+  expectedRevision?: number;
+};
+
+/**
+ * Durable storage for agent-tool runs, implemented once per host. One instance belongs to one agent (a parent's
+ * registry rows, or a child's own run rows) and holds:
+ * - **run rows** (`RunRecord`), keyed by `runId`;
+ * - each run's **sequenced log** of `UIMessageChunk`s and milestones.
+ *
+ * Guarantees an implementation must give (checked by `runStoreContract` from "@agent-tools/core-runs/testing";
+ * every implementation must pass it):
+ * - Every call is atomic. `null` means "not found", never failure; failures reject.
+ * - `insertRun` creates only if absent and says whether it did (so two dispatches of one runId cannot both win).
+ * - `updateRun` merges the patch (a field set to `undefined` is removed) and, given `expectedRevision`, applies
+ *   only when the stored revision matches; it returns the stored row after the update, or `null` when the row
+ *   is missing or the condition failed.
+ * - `listRuns` orders by `startedAt`, then `runId`, ascending.
+ * - `appendLog` keeps entries by sequence: an entry whose sequence is already stored is ignored (dedupe), so
+ *   appending the same entries twice is harmless. `readLog` returns entries with `sequence > afterSequence`, in
+ *   ascending order, at most `limit` of them.
+ * - Rows and entries come back as equal values (structured-clone / JSON round trip), never shared references.
+ * - `deleteRuns` removes the rows and their logs; unknown ids are ignored.
+ */
+export interface RunStore {
+  getRun(runId: string): Promise<RunRecord | null>;
+  insertRun(record: RunRecord): Promise<boolean>;
+  updateRun(runId: string, patch: Partial<RunRecord>, condition?: RunUpdateCondition): Promise<RunRecord | null>;
+  listRuns(filter?: RunStoreFilter): Promise<RunRecord[]>;
+  deleteRuns(runIds: readonly string[]): Promise<void>;
+  appendLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<void>;
+  readLog(runId: string, options?: { afterSequence?: number; limit?: number }): Promise<AgentToolLogEntry[]>;
+}

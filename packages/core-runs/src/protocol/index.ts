@@ -1,0 +1,33 @@
+export type { AgentToolCursor, AgentToolCursors } from "./cursors.js";
+export { AGENT_TOOL_CURSORS_PARAM, encodeAgentToolCursors, parseAgentToolCursors } from "./cursors.js";
+export type { AgentToolFailure, AgentToolInterruptedReason, AgentToolResult, AgentToolSuccess } from "./failure.js";
+export { AGENT_TOOL_INTERRUPTED_REASONS, isAgentToolFailure, isAgentToolInterruptedReason } from "./failure.js";
+export type {
+  AgentToolAbortedEvent,
+  AgentToolChunkEvent,
+  AgentToolClearedEvent,
+  AgentToolErrorEvent,
+  AgentToolEvent,
+  AgentToolEventFrame,
+  AgentToolFinishedEvent,
+  AgentToolInterruptedEvent,
+  AgentToolLifecycleEvent,
+  AgentToolStartedEvent,
+} from "./frames.js";
+export { AGENT_TOOL_EVENT_TYPE, encodeAgentToolFrame, isLifecycleEvent } from "./frames.js";
+export type { ParseAgentToolFrameResult } from "./parse-frame.js";
+export { parseAgentToolFrame } from "./parse-frame.js";
+export type {
+  AgentToolDisplay,
+  AgentToolLifecycleResult,
+  AgentToolLogEntry,
+  AgentToolMilestone,
+  AgentToolProgressSnapshot,
+  AgentToolRunInfo,
+  AgentToolRunInspection,
+  AgentToolTailItem,
+  ChildRunStatus,
+  DetachedRunAgentToolResult,
+} from "./run-types.js";
+export type { HardTerminalRunStatus, LiveRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
+export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_STATUSES } from "./status.js";

@@ -1,0 +1,141 @@
+import { AGENT_TOOL_EVENT_TYPE, type AgentToolEvent, type AgentToolEventFrame } from "./frames.js";
+import { isAgentToolInterruptedReason } from "./failure.js";
+
+/** The result of parsing a frame: never throws. */
+export type ParseAgentToolFrameResult =
+  | { ok: true; frame: AgentToolEventFrame }
+  | { ok: false; error: string };
+
+type Fields = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Fields =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isSequence = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
+const isRevision = isSequence;
+const isOptionalString = (value: unknown) => value === undefined || typeof value === "string";
+
+function fail(error: string): ParseAgentToolFrameResult {
+  return { ok: false, error };
+}
+
+function parseBody(body: unknown): Fields | null {
+  // The seed system sends the chunk body as a JSON string; we send an object. Accept both.
+  if (typeof body === "string") {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      return isObject(parsed) && typeof parsed["type"] === "string" ? parsed : null;
+    } catch {
+      return null;
+    }
+  }
+  return isObject(body) && typeof body["type"] === "string" ? body : null;
+}
+
+function parseEvent(raw: Fields): AgentToolEvent | string {
+  const kind = raw["kind"];
+  if (kind === "cleared") {
+    const runIds = raw["runIds"];
+    if (!Array.isArray(runIds) || !runIds.every((id) => typeof id === "string" && id.length > 0)) {
+      return "cleared event needs runIds: string[]";
+    }
+    return { kind, runIds: [...runIds] as string[] };
+  }
+  const runId = raw["runId"];
+  if (typeof runId !== "string" || runId.length === 0) return "event.runId must be a non-empty string";
+  switch (kind) {
+    case "started": {
+      const agentType = raw["agentType"];
+      if (typeof agentType !== "string" || agentType.length === 0) return "started event needs agentType";
+      const displayOrder = raw["displayOrder"] ?? 0;
+      if (typeof displayOrder !== "number" || !Number.isFinite(displayOrder)) return "displayOrder must be a number";
+      if (!isOptionalString(raw["inputPreview"])) return "inputPreview must be a string";
+      const display = raw["display"];
+      if (display !== undefined && !isObject(display)) return "display must be an object";
+      const startedAt = raw["startedAt"];
+      if (startedAt !== undefined && typeof startedAt !== "number") return "startedAt must be a number";
+      return {
+        kind,
+        runId,
+        agentType,
+        displayOrder,
+        ...(typeof raw["inputPreview"] === "string" ? { inputPreview: raw["inputPreview"] } : {}),
+        ...(display !== undefined ? { display } : {}),
+        ...(typeof startedAt === "number" ? { startedAt } : {}),
+      };
+    }
+    case "chunk": {
+      const body = parseBody(raw["body"]);
+      if (body === null) return "chunk event needs a body with a string type";
+      return { kind, runId, body: body as never };
+    }
+    case "finished": {
+      const summary = raw["summary"] ?? "";
+      if (typeof summary !== "string") return "finished summary must be a string";
+      return { kind, runId, summary, ...("output" in raw ? { output: raw["output"] } : {}) };
+    }
+    case "error": {
+      const error = raw["error"];
+      if (typeof error !== "string") return "error event needs error: string";
+      return { kind, runId, error };
+    }
+    case "aborted": {
+      const error = raw["error"];
+      if (!isOptionalString(error)) return "aborted error must be a string";
+      return { kind, runId, ...(typeof error === "string" ? { error } : {}) };
+    }
+    case "interrupted": {
+      const error = raw["error"];
+      const reason = raw["reason"];
+      const childStillRunning = raw["childStillRunning"];
+      if (typeof error !== "string") return "interrupted event needs error: string";
+      if (!isAgentToolInterruptedReason(reason)) return "interrupted event needs a known reason";
+      if (typeof childStillRunning !== "boolean") return "interrupted event needs childStillRunning: boolean";
+      return { kind, runId, error, reason, childStillRunning };
+    }
+    default:
+      return `unknown event kind: ${String(kind)}`;
+  }
+}
+
+/**
+ * Parse one frame from the wire (a JSON string, or an already-parsed value). Never throws: malformed input,
+ * unknown kinds and fields of the wrong type come back as `{ ok: false, error }`. Unknown extra fields are
+ * dropped; a chunk body sent as a JSON string (the seed system's form) is decoded.
+ */
+export function parseAgentToolFrame(input: unknown): ParseAgentToolFrameResult {
+  let raw: unknown = input;
+  if (typeof input === "string") {
+    try {
+      raw = JSON.parse(input);
+    } catch {
+      return fail("frame is not valid JSON");
+    }
+  }
+  if (!isObject(raw)) return fail("frame must be a JSON object");
+  if (raw["type"] !== AGENT_TOOL_EVENT_TYPE) return fail(`frame type must be "${AGENT_TOOL_EVENT_TYPE}"`);
+  const sequence = raw["sequence"];
+  const revision = raw["revision"];
+  const parentToolCallId = raw["parentToolCallId"];
+  if (sequence !== undefined && sequence !== null && !isSequence(sequence)) {
+    return fail("sequence must be a positive integer");
+  }
+  if (revision !== undefined && revision !== null && !isRevision(revision)) {
+    return fail("revision must be a positive integer");
+  }
+  if (parentToolCallId !== undefined && parentToolCallId !== null && typeof parentToolCallId !== "string") {
+    return fail("parentToolCallId must be a string");
+  }
+  if (!isObject(raw["event"])) return fail("frame.event must be an object");
+  const event = parseEvent(raw["event"]);
+  if (typeof event === "string") return fail(event);
+  const frame: AgentToolEventFrame = {
+    type: AGENT_TOOL_EVENT_TYPE,
+    ...(typeof parentToolCallId === "string" ? { parentToolCallId } : {}),
+    ...(isSequence(sequence) ? { sequence } : {}),
+    ...(isRevision(revision) ? { revision } : {}),
+    ...(raw["replay"] === true ? { replay: true as const } : {}),
+    event,
+  };
+  return { ok: true, frame };
+}

@@ -1,0 +1,100 @@
+import type { UIMessageChunk } from "ai";
+import type { AgentToolInterruptedReason } from "./failure.js";
+import type { HardTerminalRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
+
+/** Free metadata for clients (`agentTool`'s `displayName` becomes `name`). */
+export type AgentToolDisplay = {
+  name?: string;
+  icon?: string;
+  [key: string]: unknown;
+};
+
+/** The public face of a run in the parent's registry. Timestamps are the server's epoch milliseconds. */
+export type AgentToolRunInfo = {
+  runId: string;
+  agentType: string;
+  parentToolCallId?: string;
+  displayOrder: number;
+  inputPreview?: string;
+  display?: AgentToolDisplay;
+  status: RunStatus;
+  revision: number;
+  startedAt: number;
+  completedAt?: number;
+  progress?: AgentToolProgressSnapshot;
+};
+
+/** What `onAgentToolFinish` (and a detached `onFinish`) receives: a terminal status and its details. */
+export type AgentToolLifecycleResult = {
+  status: TerminalRunStatus;
+  summary?: string;
+  output?: unknown;
+  error?: string;
+  reason?: AgentToolInterruptedReason;
+  childStillRunning?: boolean;
+};
+
+/** The latest progress a child reported. `at` is the server's time. */
+export type AgentToolProgressSnapshot = {
+  fraction?: number;
+  message?: string;
+  phase?: string;
+  milestone?: string;
+  data?: unknown;
+  at: number;
+};
+
+/** A durable milestone in a run's log. */
+export type AgentToolMilestone = {
+  sequence: number;
+  name: string;
+  message?: string;
+  phase?: string;
+  fraction?: number;
+  data?: unknown;
+  at: number;
+};
+
+/** What a detached dispatch returns at once. */
+export type DetachedRunAgentToolResult = {
+  runId: string;
+  agentType: string;
+  status: RunStatus;
+  error?: string;
+};
+
+/** The statuses a child reports for its own run (a child never reports `interrupted`). */
+export type ChildRunStatus = "running" | HardTerminalRunStatus;
+
+/**
+ * A child's snapshot of one run, as `inspectAgentToolRun` returns it.
+ * `lastSequence` is the highest sequence in the run's durable log (0 when empty).
+ */
+export type AgentToolRunInspection = {
+  runId: string;
+  status: ChildRunStatus;
+  summary?: string;
+  output?: unknown;
+  error?: string;
+  progress?: AgentToolProgressSnapshot;
+  milestones: AgentToolMilestone[];
+  lastSequence: number;
+  startedAt: number;
+  completedAt?: number;
+};
+
+/** One entry of a run's durable log: a `UIMessageChunk` with its sequence (1, 2, 3 …) and server time. */
+export type AgentToolLogEntry = {
+  sequence: number;
+  body: UIMessageChunk;
+  at: number;
+};
+
+/**
+ * What a tail yields: durable log entries in sequence order, ephemeral progress (no sequence), and last the
+ * run's terminal inspection. A tail that ends without `terminal` was cut off (transport, signal).
+ */
+export type AgentToolTailItem =
+  | { type: "entry"; entry: AgentToolLogEntry }
+  | { type: "progress"; body: UIMessageChunk; at: number }
+  | { type: "terminal"; inspection: AgentToolRunInspection };

@@ -1,0 +1,41 @@
+import type { AgentToolInterruptedReason, RunStatus, TerminalRunStatus } from "./protocol/index.js";
+
+/** Why a dispatch was refused before a child was started. */
+export type DispatchRejection = "max-concurrency" | "input-too-large" | "agent-type-mismatch" | "invalid-input";
+
+/**
+ * Typed events core emits through its `RunEventSink`. Payloads carry ids and typed fields, never inputs,
+ * outputs or prose in a typed field. `at` is the server's time.
+ */
+export type CoreRunEvent =
+  | { type: "agent_tool:run:dispatch"; runId: string; agentType: string; parentToolCallId?: string; detached: boolean; at: number }
+  | { type: "agent_tool:run:start"; runId: string; agentType: string; at: number }
+  | { type: "agent_tool:run:rejected"; runId: string; agentType: string; rejection: DispatchRejection; at: number }
+  | {
+      type: "agent_tool:run:finish";
+      runId: string;
+      agentType: string;
+      status: TerminalRunStatus;
+      reason?: AgentToolInterruptedReason;
+      previousStatus: RunStatus;
+      durationMs: number;
+      at: number;
+    }
+  | { type: "agent_tool:run:reattach"; runId: string; agentType: string; afterSequence: number; at: number }
+  | { type: "agent_tool:hook:error"; hook: string; runId: string; errorName: string; at: number }
+  | { type: "agent_tool:replay"; runs: number; frames: number; cleared: number; withCursors: boolean; at: number }
+  | { type: "agent_tool:clear"; runIds: string[]; at: number }
+  | { type: "agent_tool:child:turn:start"; runId: string; agentType: string; resumed: boolean; at: number }
+  | {
+      type: "agent_tool:child:turn:finish";
+      runId: string;
+      agentType: string;
+      status: "completed" | "error" | "aborted";
+      entries: number;
+      at: number;
+    };
+
+/** Events from extension packages (progress, detached, recovery) share the namespace and the sink. */
+export type ExtensionRunEvent = { type: `agent_tool:${string}`; at: number; runId?: string; [field: string]: unknown };
+
+export type RunEvent = CoreRunEvent | ExtensionRunEvent;

@@ -1,0 +1,62 @@
+import type {
+  AgentToolDisplay,
+  AgentToolInterruptedReason,
+  AgentToolProgressSnapshot,
+  AgentToolRunInfo,
+  RunStatus,
+} from "./protocol/index.js";
+
+/**
+ * One stored run row. A parent's registry keeps one per dispatched run; a child keeps one per run it performs
+ * (the child never uses `interrupted`). Every status change increments `revision`.
+ */
+export type RunRecord = {
+  runId: string;
+  agentType: string;
+  status: RunStatus;
+  revision: number;
+  startedAt: number;
+  updatedAt: number;
+  completedAt?: number;
+  parentToolCallId?: string;
+  displayOrder: number;
+  display?: AgentToolDisplay;
+  inputPreview?: string;
+  /** The full input: on a parent only until the child acknowledges `start`; on a child, always. */
+  input?: unknown;
+  /** Parent: the child acknowledged `start`. */
+  startAcknowledged?: boolean;
+  summary?: string;
+  output?: unknown;
+  error?: string;
+  reason?: AgentToolInterruptedReason;
+  childStillRunning?: boolean;
+  /** Highest durable log sequence stored (child) or seen and recorded (parent). */
+  lastSequence: number;
+  progress?: AgentToolProgressSnapshot;
+  /** Parent ledger: the revision whose terminal transition `onAgentToolFinish` has been called for. */
+  finishNotifiedRevision?: number;
+  /** True for runs dispatched with `detached`. */
+  detached?: boolean;
+  /** Child: how many times a cut-off turn was resumed. */
+  recoveryAttempts?: number;
+  /** Extension packages' own fields, each under its package name. Must be JSON-serializable. */
+  meta?: Record<string, unknown>;
+};
+
+/** The public view of a registry row. */
+export function toRunInfo(record: RunRecord): AgentToolRunInfo {
+  return {
+    runId: record.runId,
+    agentType: record.agentType,
+    displayOrder: record.displayOrder,
+    status: record.status,
+    revision: record.revision,
+    startedAt: record.startedAt,
+    ...(record.parentToolCallId !== undefined ? { parentToolCallId: record.parentToolCallId } : {}),
+    ...(record.inputPreview !== undefined ? { inputPreview: record.inputPreview } : {}),
+    ...(record.display !== undefined ? { display: record.display } : {}),
+    ...(record.completedAt !== undefined ? { completedAt: record.completedAt } : {}),
+    ...(record.progress !== undefined ? { progress: record.progress } : {}),
+  };
+}
