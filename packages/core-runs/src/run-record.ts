@@ -1,6 +1,7 @@
 import type {
   AgentToolDisplay,
   AgentToolInterruptedReason,
+  AgentToolMilestone,
   AgentToolProgressSnapshot,
   AgentToolRunInfo,
   RunStatus,
@@ -34,6 +35,8 @@ export type RunRecord = {
   /** Highest durable log sequence stored (child) or seen and recorded (parent). */
   lastSequence: number;
   progress?: AgentToolProgressSnapshot;
+  /** Child: the run's milestones (also in its log), for inspection without reading the log. */
+  milestones?: AgentToolMilestone[];
   /** Parent ledger: the revision whose terminal transition `onAgentToolFinish` has been called for. */
   finishNotifiedRevision?: number;
   /** True for runs dispatched with `detached`. */
@@ -43,6 +46,9 @@ export type RunRecord = {
   /** Extension packages' own fields, each under its package name. Must be JSON-serializable. */
   meta?: Record<string, unknown>;
 };
+
+/** A partial update of a row: a field set to `undefined` is removed. */
+export type RunRecordPatch = { [K in keyof RunRecord]?: RunRecord[K] | undefined };
 
 /** The public view of a registry row. */
 export function toRunInfo(record: RunRecord): AgentToolRunInfo {

@@ -1,5 +1,5 @@
 import type { AgentToolLogEntry, RunStatus } from "../protocol/index.js";
-import type { RunRecord } from "../run-record.js";
+import type { RunRecord, RunRecordPatch } from "../run-record.js";
 
 /** Which runs `listRuns` returns. */
 export type RunStoreFilter = {
@@ -34,7 +34,7 @@ export type RunUpdateCondition = {
 export interface RunStore {
   getRun(runId: string): Promise<RunRecord | null>;
   insertRun(record: RunRecord): Promise<boolean>;
-  updateRun(runId: string, patch: Partial<RunRecord>, condition?: RunUpdateCondition): Promise<RunRecord | null>;
+  updateRun(runId: string, patch: RunRecordPatch, condition?: RunUpdateCondition): Promise<RunRecord | null>;
   listRuns(filter?: RunStoreFilter): Promise<RunRecord[]>;
   deleteRuns(runIds: readonly string[]): Promise<void>;
   appendLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<void>;

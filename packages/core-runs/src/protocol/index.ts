@@ -31,3 +31,4 @@ export type {
 } from "./run-types.js";
 export type { HardTerminalRunStatus, LiveRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_STATUSES } from "./status.js";
+export { AGENT_MILESTONE_PART, AGENT_PROGRESS_PART, readMilestoneChunk, readProgressChunk } from "./progress-parts.js";

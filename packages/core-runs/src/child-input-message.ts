@@ -1,0 +1,26 @@
+import type { UIMessage } from "ai";
+
+/** Turns a run's input into the child's user message. Return a string for a plain text message. */
+export type FormatAgentToolInput = (input: unknown, context: { runId: string }) => UIMessage | string;
+
+/** The id of the user message a run's input becomes. */
+export function inputMessageId(runId: string): string {
+  return `agent-tool-${runId}-input`;
+}
+
+/** The default `formatAgentToolInput`: a string as is, anything else as pretty JSON. */
+export function defaultFormatAgentToolInput(input: unknown): string {
+  if (typeof input === "string") return input;
+  try {
+    return JSON.stringify(input, null, 2) ?? String(input);
+  } catch {
+    return String(input);
+  }
+}
+
+/** Build the input user message with the child's formatter (or the default). */
+export function toInputMessage(input: unknown, runId: string, format?: FormatAgentToolInput): UIMessage {
+  const formatted = (format ?? defaultFormatAgentToolInput)(input, { runId });
+  if (typeof formatted !== "string") return formatted;
+  return { id: inputMessageId(runId), role: "user", parts: [{ type: "text", text: formatted }] };
+}

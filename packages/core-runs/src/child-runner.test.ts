@@ -1,0 +1,305 @@
+import { isStepCount, streamText, toUIMessageStream, tool, type UIMessageChunk } from "ai";
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AgentToolChildRunner, type AgentToolChildDefinition } from "./child-runner.js";
+import type { RunStore } from "./ports/run-store.js";
+import type { AgentToolTailItem } from "./protocol/index.js";
+import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
+import { ManualClock } from "./testing/manual-clock.js";
+import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
+
+async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<AgentToolTailItem[]> {
+  const items: AgentToolTailItem[] = [];
+  for await (const item of stream as unknown as AsyncIterable<AgentToolTailItem>) items.push(item);
+  return items;
+}
+
+const sequences = (items: AgentToolTailItem[]) =>
+  items.flatMap((item) => (item.type === "entry" ? [item.entry.sequence] : []));
+
+function makeRunner(definition: AgentToolChildDefinition, store: RunStore = new InMemoryRunStore()) {
+  const clock = new ManualClock(1_000);
+  return { runner: new AgentToolChildRunner({ definition, store, clock }), store, clock };
+}
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+describe("AgentToolChildRunner", () => {
+  it("starts idempotently: a second start returns the run and runs no second turn", async () => {
+    const child = echoChild("Echo");
+    const { runner } = makeRunner(child);
+    const [first, second] = await Promise.all([runner.start("r1", "hi"), runner.start("r1", "other")]);
+    expect(first.runId).toBe("r1");
+    expect(second.runId).toBe("r1");
+    await collect(runner.tail("r1", { afterSequence: 0 }));
+    await runner.cancel("r1"); // a no-op once finished
+    const third = await runner.start("r1", "again");
+    expect(third.status).toBe("completed");
+    expect(child.turns).toEqual(["r1"]);
+  });
+
+  it("logs every chunk with the next sequence and completes with the last step's text", async () => {
+    const { runner, store } = makeRunner(echoChild("Echo", { chunks: () => textChunks(["Hel", "lo"]) }));
+    await runner.start("r1", "x");
+    const items = await collect(runner.tail("r1", { afterSequence: 0 }));
+    expect(sequences(items)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    const terminal = items.at(-1);
+    expect(terminal?.type).toBe("terminal");
+    const inspection = await runner.inspect("r1");
+    expect(inspection).toMatchObject({ status: "completed", summary: "Hello", lastSequence: 8, milestones: [] });
+    expect((await store.readLog("r1")).map((entry) => entry.body.type)).toEqual(
+      textChunks(["Hel", "lo"]).map((chunk) => chunk.type),
+    );
+  });
+
+  it("returns null when inspecting a run it has no record of", async () => {
+    const { runner } = makeRunner(echoChild("Echo"));
+    expect(await runner.inspect("never")).toBeNull();
+    expect(await collect(runner.tail("never", { afterSequence: 0 }))).toEqual([]);
+  });
+
+  it("uses setOutput, getAgentToolOutput and getAgentToolSummary", async () => {
+    const definition: AgentToolChildDefinition = {
+      agentType: "Structured",
+      turn(context) {
+        context.setOutput({ count: 2 });
+        return convertArrayToReadableStream<UIMessageChunk>([{ type: "start" }, { type: "finish" }]);
+      },
+      getAgentToolOutput: ({ output }) => ({ ...(output as object), checked: true }),
+    };
+    const { runner } = makeRunner(definition);
+    await runner.start("r1", {});
+    await collect(runner.tail("r1", { afterSequence: 0 }));
+    expect(await runner.inspect("r1")).toMatchObject({
+      status: "completed",
+      output: { count: 2, checked: true },
+      summary: '{"count":2,"checked":true}',
+    });
+
+    const summarized = makeRunner({ ...definition, getAgentToolSummary: ({ output }) => `got ${JSON.stringify(output)}` });
+    await summarized.runner.start("r2", {});
+    await collect(summarized.runner.tail("r2", { afterSequence: 0 }));
+    expect((await summarized.runner.inspect("r2"))?.summary).toBe('got {"count":2,"checked":true}');
+  });
+
+  it("tails from a cursor in the middle of the log", async () => {
+    const { runner } = makeRunner(echoChild("Echo", { chunks: () => textChunks(["a", "b", "c"]) }));
+    await runner.start("r1", "x");
+    await collect(runner.tail("r1", { afterSequence: 0 }));
+    const items = await collect(runner.tail("r1", { afterSequence: 6 }));
+    expect(sequences(items)).toEqual([7, 8, 9]);
+    expect(items.at(-1)?.type).toBe("terminal");
+  });
+
+  it("loses and doubles nothing between draining the stored log and attaching to live output", async () => {
+    // A store whose reads wait for the test: chunks arrive while the tail is draining.
+    const inner = new InMemoryRunStore();
+    let releaseRead: (() => void) | null = null;
+    const gatedStore: RunStore = {
+      getRun: (runId) => inner.getRun(runId),
+      insertRun: (record) => inner.insertRun(record),
+      updateRun: (runId, patch, condition) => inner.updateRun(runId, patch, condition),
+      listRuns: (filter) => inner.listRuns(filter),
+      deleteRuns: (runIds) => inner.deleteRuns(runIds),
+      appendLog: (runId, entries) => inner.appendLog(runId, entries),
+      readLog: async (runId: string, options?: { afterSequence?: number; limit?: number }) => {
+        const entries = await inner.readLog(runId, options);
+        if (releaseRead === null) {
+          await new Promise<void>((resolve) => {
+            releaseRead = resolve;
+          });
+        }
+        return entries;
+      },
+    };
+    const child = new ScriptedChild("Scripted");
+    const { runner } = makeRunner(child.definition, gatedStore);
+    await runner.start("r1", "x");
+    const run = child.run("r1");
+    await run.context;
+    run.emit({ type: "start" }, { type: "text-start", id: "t" });
+    await new Promise<void>((resolve) => queueMicrotask(resolve));
+    for (let index = 0; index < 5; index += 1) await Promise.resolve();
+    const tail = collect(runner.tail("r1", { afterSequence: 0 }));
+    for (let index = 0; index < 5; index += 1) await Promise.resolve();
+    // While the drain is held: more chunks go to the log and to the live listener.
+    run.emit({ type: "text-delta", id: "t", delta: "a" }, { type: "text-delta", id: "t", delta: "b" });
+    for (let index = 0; index < 20; index += 1) await Promise.resolve();
+    expect(releaseRead).not.toBeNull();
+    (releaseRead as unknown as () => void)();
+    run.emit({ type: "text-end", id: "t" }, { type: "finish" });
+    run.complete();
+    const items = await tail;
+    expect(sequences(items)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed", summary: "ab" } });
+  });
+
+  it("cancels a live run as aborted, idempotently, and a stopped tail does not cancel the run", async () => {
+    const child = new ScriptedChild("Scripted");
+    const { runner } = makeRunner(child.definition);
+    await runner.start("r1", "x");
+    const run = child.run("r1");
+    await run.context;
+    run.emit({ type: "start" });
+    const abortTail = new AbortController();
+    const stopped = collect(runner.tail("r1", { afterSequence: 0, signal: abortTail.signal }));
+    abortTail.abort();
+    await stopped;
+    expect((await runner.inspect("r1"))?.status).toBe("running");
+    const tail = collect(runner.tail("r1", { afterSequence: 0 }));
+    await Promise.all([runner.cancel("r1", "user asked"), runner.cancel("r1")]);
+    await runner.cancel("r1");
+    expect(await runner.inspect("r1")).toMatchObject({ status: "aborted", error: "user asked" });
+    expect((await tail).at(-1)).toMatchObject({ type: "terminal", inspection: { status: "aborted" } });
+    expect((await run.context).abortSignal.aborted).toBe(true);
+  });
+
+  it("ends a run as error on an in-band stream error, without touching another child's run", async () => {
+    const failing = makeRunner(
+      echoChild("Failing", { chunks: () => [{ type: "start" }, { type: "error", errorText: "model overloaded" }] }),
+    );
+    const healthy = makeRunner(echoChild("Healthy"));
+    await Promise.all([failing.runner.start("r1", "x"), healthy.runner.start("r1", "y")]);
+    await Promise.all([
+      collect(failing.runner.tail("r1", { afterSequence: 0 })),
+      collect(healthy.runner.tail("r1", { afterSequence: 0 })),
+    ]);
+    expect(await failing.runner.inspect("r1")).toMatchObject({ status: "error", error: "model overloaded" });
+    expect((await healthy.runner.inspect("r1"))?.status).toBe("completed");
+  });
+
+  it("ends a run as error when the turn's stream fails or the turn throws", async () => {
+    const child = new ScriptedChild("Scripted");
+    const { runner } = makeRunner(child.definition);
+    await runner.start("r1", "x");
+    child.run("r1").emit({ type: "start" });
+    child.run("r1").fail(new Error("socket closed"));
+    await collect(runner.tail("r1", { afterSequence: 0 }));
+    expect(await runner.inspect("r1")).toMatchObject({ status: "error", error: "socket closed" });
+
+    const throwing = makeRunner({
+      agentType: "Throwing",
+      turn: () => {
+        throw new Error("no model configured");
+      },
+    });
+    await throwing.runner.start("r2", "x");
+    await collect(throwing.runner.tail("r2", { afterSequence: 0 }));
+    expect(await throwing.runner.inspect("r2")).toMatchObject({ status: "error", error: "no model configured" });
+  });
+
+  it("ends a run as error naming a tool that has no server-side execution", async () => {
+    const { runner } = makeRunner(
+      echoChild("Headless", {
+        chunks: () => [
+          { type: "start" },
+          { type: "tool-input-available", toolCallId: "c1", toolName: "askBrowser", input: {} },
+          { type: "finish" },
+        ],
+      }),
+    );
+    await runner.start("r1", "x");
+    await collect(runner.tail("r1", { afterSequence: 0 }));
+    const inspection = await runner.inspect("r1");
+    expect(inspection?.status).toBe("error");
+    expect(inspection?.error).toContain('"askBrowser"');
+  });
+
+  it("delivers transient chunks to live tails without logging them", async () => {
+    const child = new ScriptedChild("Scripted");
+    const { runner, store } = makeRunner(child.definition);
+    await runner.start("r1", "x");
+    const run = child.run("r1");
+    await run.context;
+    const tail = collect(runner.tail("r1", { afterSequence: 0 }));
+    await Promise.resolve();
+    run.emit({ type: "start" });
+    run.emit({ type: "data-agent-progress", data: { fraction: 0.5 }, transient: true } as UIMessageChunk);
+    run.emit({ type: "finish" });
+    run.complete();
+    const items = await tail;
+    expect(items.map((item) => item.type)).toEqual(["entry", "progress", "entry", "terminal"]);
+    expect((await store.readLog("r1")).map((entry) => entry.sequence)).toEqual([1, 2]);
+  });
+
+  it("ends a run whose turn was cut off (eviction) as error instead of running forever", async () => {
+    const store = new InMemoryRunStore();
+    const child = new ScriptedChild("Scripted");
+    const first = makeRunner(child.definition, store);
+    await first.runner.start("r1", "x");
+    child.run("r1").emit({ type: "start" });
+    // A new instance over the same storage: the live turn is gone.
+    const second = makeRunner(child.definition, store);
+    expect(await second.runner.inspect("r1")).toMatchObject({
+      status: "error",
+      error: "interrupted before the child could finish",
+    });
+    expect(child.turns).toEqual(["r1"]);
+  });
+
+  it("gives the input as a user message (pretty JSON by default) and rebuilds messages for drill-in", async () => {
+    let seen: unknown;
+    const { runner } = makeRunner({
+      agentType: "Echo",
+      turn(context) {
+        seen = context.messages;
+        return convertArrayToReadableStream<UIMessageChunk>(textChunks(["done"]));
+      },
+    });
+    await runner.start("r1", { topic: "x" });
+    await collect(runner.tail("r1", { afterSequence: 0 }));
+    expect(seen).toEqual([
+      { id: "agent-tool-r1-input", role: "user", parts: [{ type: "text", text: '{\n  "topic": "x"\n}' }] },
+    ]);
+    const messages = await runner.getMessages("r1");
+    expect(messages).toHaveLength(2);
+    expect(messages[1]?.role).toBe("assistant");
+    expect(messages[1]?.parts.some((part) => part.type === "text" && part.text === "done")).toBe(true);
+  });
+
+  it("runs a streamText turn with its own server-side tool on the AI SDK's mock model", async () => {
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        calls += 1;
+        if (calls === 1) {
+          return {
+            stream: convertArrayToReadableStream([
+              { type: "stream-start", warnings: [] },
+              { type: "tool-call", toolCallId: "c1", toolName: "lookup", input: JSON.stringify({ q: "cats" }) },
+              { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage },
+            ]),
+          };
+        }
+        return {
+          stream: convertArrayToReadableStream([
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "Cats sleep a lot." },
+            { type: "text-end", id: "t" },
+            { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
+          ]),
+        };
+      },
+    });
+    const tools = {
+      lookup: tool({ inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => ({ fact: `${q} sleep` }) }),
+    };
+    const { runner } = makeRunner({
+      agentType: "Researcher",
+      turn: ({ abortSignal }) =>
+        toUIMessageStream({
+          stream: streamText({ model, prompt: "research", tools, stopWhen: isStepCount(3), abortSignal }).stream,
+          tools,
+        }),
+    });
+    await runner.start("r1", "cats");
+    const items = await collect(runner.tail("r1", { afterSequence: 0 }));
+    const types = items.flatMap((item) => (item.type === "entry" ? [item.entry.body.type] : []));
+    expect(types).toContain("tool-output-available");
+    expect(await runner.inspect("r1")).toMatchObject({ status: "completed", summary: "Cats sleep a lot." });
+  });
+});

@@ -1,0 +1,51 @@
+import type { UIMessageChunk } from "ai";
+import type { AgentToolMilestone, AgentToolProgressSnapshot } from "./run-types.js";
+
+/** The seed's transient data part for ephemeral progress (no sequence). */
+export const AGENT_PROGRESS_PART = "data-agent-progress";
+/** The seed's data part for durable milestones (carries its log sequence). */
+export const AGENT_MILESTONE_PART = "data-agent-milestone";
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function snapshotFields(data: Record<string, unknown>): Omit<AgentToolProgressSnapshot, "at"> {
+  const fraction = data["fraction"];
+  const message = data["message"];
+  const phase = data["phase"];
+  const milestone = data["milestone"];
+  return {
+    ...(typeof fraction === "number" && Number.isFinite(fraction) ? { fraction } : {}),
+    ...(typeof message === "string" ? { message } : {}),
+    ...(typeof phase === "string" ? { phase } : {}),
+    ...(typeof milestone === "string" ? { milestone } : {}),
+    ...("data" in data ? { data: data["data"] } : {}),
+  };
+}
+
+/**
+ * The progress snapshot a `data-agent-progress` or `data-agent-milestone` chunk carries, or `null` for any
+ * other chunk. Never throws. `at` falls back to `fallbackAt` when the chunk has no numeric `at`.
+ */
+export function readProgressChunk(body: UIMessageChunk | unknown, fallbackAt: number): AgentToolProgressSnapshot | null {
+  if (!isObject(body)) return null;
+  const type = body["type"];
+  if (type !== AGENT_PROGRESS_PART && type !== AGENT_MILESTONE_PART) return null;
+  const data = isObject(body["data"]) ? body["data"] : {};
+  const at = typeof data["at"] === "number" ? data["at"] : fallbackAt;
+  const snapshot: AgentToolProgressSnapshot = { ...snapshotFields(data), at };
+  if (type === AGENT_MILESTONE_PART && snapshot.milestone === undefined && typeof data["name"] === "string") {
+    snapshot.milestone = data["name"];
+  }
+  return snapshot;
+}
+
+/** The milestone a `data-agent-milestone` chunk carries at `sequence`, or `null`. Never throws. */
+export function readMilestoneChunk(body: unknown, sequence: number, fallbackAt: number): AgentToolMilestone | null {
+  const snapshot = readProgressChunk(body, fallbackAt);
+  if (!snapshot || !isObject(body) || body["type"] !== AGENT_MILESTONE_PART || snapshot.milestone === undefined) {
+    return null;
+  }
+  const { milestone, ...rest } = snapshot;
+  return { ...rest, name: milestone, sequence };
+}

@@ -1,0 +1,91 @@
+import type { UIMessageChunk } from "ai";
+import {
+  AGENT_TOOL_EVENT_TYPE,
+  type AgentToolEventFrame,
+  type AgentToolLifecycleEvent,
+  type AgentToolLogEntry,
+  isTerminalStatus,
+} from "./protocol/index.js";
+import type { RunRecord } from "./run-record.js";
+
+const withParent = (record: RunRecord) =>
+  record.parentToolCallId !== undefined ? { parentToolCallId: record.parentToolCallId } : {};
+const replayFlag = (replay: boolean) => (replay ? { replay: true as const } : {});
+
+/** The `started` frame of a run: always revision 1, the run's first status. */
+export function startedFrame(record: RunRecord, replay = false): AgentToolEventFrame {
+  return {
+    type: AGENT_TOOL_EVENT_TYPE,
+    ...withParent(record),
+    revision: 1,
+    ...replayFlag(replay),
+    event: {
+      kind: "started",
+      runId: record.runId,
+      agentType: record.agentType,
+      displayOrder: record.displayOrder,
+      startedAt: record.startedAt,
+      ...(record.inputPreview !== undefined ? { inputPreview: record.inputPreview } : {}),
+      ...(record.display !== undefined ? { display: record.display } : {}),
+    },
+  };
+}
+
+/** The terminal lifecycle frame of a finished run, at its current revision; `null` for a live run. */
+export function terminalFrame(record: RunRecord, replay = false): AgentToolEventFrame | null {
+  if (!isTerminalStatus(record.status)) return null;
+  const { runId } = record;
+  let event: AgentToolLifecycleEvent;
+  switch (record.status) {
+    case "completed":
+      event = {
+        kind: "finished",
+        runId,
+        summary: record.summary ?? "",
+        ...(record.output !== undefined ? { output: record.output } : {}),
+      };
+      break;
+    case "error":
+      event = { kind: "error", runId, error: record.error ?? "The run failed" };
+      break;
+    case "aborted":
+      event = { kind: "aborted", runId, ...(record.error !== undefined ? { error: record.error } : {}) };
+      break;
+    case "interrupted":
+      event = {
+        kind: "interrupted",
+        runId,
+        error: record.error ?? "The parent stopped waiting for this run",
+        reason: record.reason ?? "not-tailable",
+        childStillRunning: record.childStillRunning ?? false,
+      };
+      break;
+  }
+  return { type: AGENT_TOOL_EVENT_TYPE, ...withParent(record), revision: record.revision, ...replayFlag(replay), event };
+}
+
+/** A durable chunk frame: the child's sequence, forwarded unchanged. */
+export function entryFrame(record: RunRecord, entry: AgentToolLogEntry, replay = false): AgentToolEventFrame {
+  return {
+    type: AGENT_TOOL_EVENT_TYPE,
+    ...withParent(record),
+    sequence: entry.sequence,
+    ...replayFlag(replay),
+    event: { kind: "chunk", runId: record.runId, body: entry.body },
+  };
+}
+
+/** An ephemeral chunk frame (progress): no sequence. */
+export function ephemeralFrame(record: RunRecord, body: UIMessageChunk, replay = false): AgentToolEventFrame {
+  return {
+    type: AGENT_TOOL_EVENT_TYPE,
+    ...withParent(record),
+    ...replayFlag(replay),
+    event: { kind: "chunk", runId: record.runId, body },
+  };
+}
+
+/** The frame telling clients to forget runs. */
+export function clearedFrame(runIds: string[], replay = false): AgentToolEventFrame {
+  return { type: AGENT_TOOL_EVENT_TYPE, ...replayFlag(replay), event: { kind: "cleared", runIds } };
+}

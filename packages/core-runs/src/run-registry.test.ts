@@ -1,0 +1,386 @@
+import { describe, expect, it } from "vitest";
+import type { ChildTransport } from "./ports/child-transport.js";
+import type { AgentToolEventFrame, AgentToolRunInfo } from "./protocol/index.js";
+import { createRunEventHub } from "./run-event-hub.js";
+import type { RunEvent } from "./run-events.js";
+import { type AgentToolHooks, AgentToolRegistry, type AgentToolRegistryOptions } from "./run-registry.js";
+import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
+import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
+import { ManualClock } from "./testing/manual-clock.js";
+import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
+
+type Setup = {
+  registry: AgentToolRegistry;
+  store: InMemoryRunStore;
+  transport: InProcessChildTransport;
+  frames: AgentToolEventFrame[];
+  events: RunEvent[];
+  clock: ManualClock;
+  echo: ReturnType<typeof echoChild>;
+  scripted: ScriptedChild;
+};
+
+function setup(options: Partial<AgentToolRegistryOptions> & { hooks?: AgentToolHooks } = {}): Setup {
+  const clock = new ManualClock(10_000);
+  const echo = echoChild("Echo", { chunks: (input) => textChunks([`echo ${String(input)}`]) });
+  const scripted = new ScriptedChild("Scripted");
+  const transport = new InProcessChildTransport({ children: [echo, scripted.definition], clock });
+  const store = new InMemoryRunStore();
+  const frames: AgentToolEventFrame[] = [];
+  const events: RunEvent[] = [];
+  const sink = createRunEventHub();
+  sink.subscribe((event) => events.push(event));
+  const registry = new AgentToolRegistry({
+    store,
+    transport,
+    clock,
+    sink,
+    broadcast: (frame) => frames.push(frame),
+    ...options,
+  });
+  return { registry, store, transport, frames, events, clock, echo, scripted };
+}
+
+const kinds = (frames: AgentToolEventFrame[]) => frames.map((frame) => frame.event.kind);
+const settle = async () => {
+  for (let index = 0; index < 50; index += 1) await Promise.resolve();
+};
+
+describe("AgentToolRegistry: awaited runs", () => {
+  it("runs a child to completion, forwarding chunks with the child's sequences and lifecycle revisions", async () => {
+    const { registry, frames, echo } = setup();
+    const result = await registry.runAgentTool("Echo", { input: "hi", runId: "r1", parentToolCallId: "call-1" });
+    expect(result).toEqual({ ok: true, runId: "r1", agentType: "Echo", status: "completed", summary: "echo hi" });
+    expect(echo.turns).toEqual(["r1"]);
+    expect(kinds(frames)).toEqual(["started", ...Array(7).fill("chunk"), "finished"]);
+    expect(frames[0]).toMatchObject({ revision: 1, parentToolCallId: "call-1", event: { agentType: "Echo" } });
+    expect(frames.slice(1, 8).map((frame) => frame.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(frames.at(-1)).toMatchObject({ revision: 3, event: { kind: "finished", summary: "echo hi" } });
+    expect(frames.every((frame) => frame.replay === undefined)).toBe(true);
+    const info = await registry.getAgentToolRun("r1");
+    expect(info).toMatchObject({ status: "completed", revision: 3, startedAt: 10_000, completedAt: 10_000 });
+  });
+
+  it("is idempotent by runId: concurrent and later dispatches never start a second turn", async () => {
+    const { registry, scripted, transport } = setup();
+    const first = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    const second = registry.runAgentTool("Scripted", { input: "b", runId: "r1" });
+    const run = scripted.run("r1");
+    await run.context;
+    run.emit(...textChunks(["done"]));
+    run.complete();
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toEqual(b);
+    expect(a.ok).toBe(true);
+    const later = await registry.runAgentTool("Scripted", { input: "c", runId: "r1" });
+    expect(later).toEqual(a);
+    expect(scripted.turns).toEqual(["r1"]);
+    expect(transport.calls.filter((call) => call.method === "start")).toHaveLength(1);
+  });
+
+  it("re-attaches a live run on re-dispatch and returns its real result", async () => {
+    const { registry, scripted } = setup();
+    const first = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    const run = scripted.run("r1");
+    await run.context;
+    run.emit({ type: "start" });
+    await settle();
+    const again = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    run.emit(...textChunks(["late"]).slice(1));
+    run.complete();
+    expect((await again).ok).toBe(true);
+    expect(await first).toEqual(await again);
+  });
+
+  it("refuses a runId re-dispatched with another agentType", async () => {
+    const { registry } = setup();
+    await registry.runAgentTool("Echo", { input: "x", runId: "r1" });
+    const result = await registry.runAgentTool("Scripted", { input: "x", runId: "r1" });
+    expect(result).toMatchObject({ ok: false, status: "error", retryable: false });
+    expect((await registry.getAgentToolRun("r1"))?.agentType).toBe("Echo");
+  });
+
+  it("records a dispatch that throws as error: no row left starting, no slot held", async () => {
+    const { registry, store, frames } = setup({ maxConcurrentAgentTools: 1 });
+    const result = await registry.runAgentTool("Unknown", { input: "x", runId: "r1" });
+    expect(result).toMatchObject({ ok: false, status: "error" });
+    expect(result.ok ? "" : result.error).toContain("Could not start the child");
+    expect((await store.getRun("r1"))?.status).toBe("error");
+    expect(kinds(frames)).toEqual(["started", "error"]);
+    // the slot was released: the next run goes through under a cap of 1
+    expect((await registry.runAgentTool("Echo", { input: "y", runId: "r2" })).ok).toBe(true);
+  });
+
+  it("enforces maxConcurrentAgentTools: over the cap is recorded as error and not started", async () => {
+    const { registry, scripted, transport, frames } = setup({ maxConcurrentAgentTools: 1 });
+    const first = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    await scripted.run("r1").context;
+    const refused = await registry.runAgentTool("Echo", { input: "b", runId: "r2" });
+    expect(refused).toMatchObject({ ok: false, status: "error", error: "maxConcurrentAgentTools (1) exceeded" });
+    expect(transport.calls.some((call) => call.ref.runId === "r2")).toBe(false);
+    expect(frames.filter((frame) => frame.event.runId === "r2").map((frame) => frame.revision)).toEqual([1, 2]);
+    scripted.run("r1").complete();
+    await first;
+    expect((await registry.runAgentTool("Echo", { input: "c", runId: "r3" })).ok).toBe(true);
+  });
+
+  it("takes slots atomically when many dispatch at once", async () => {
+    const { registry, scripted } = setup({ maxConcurrentAgentTools: 3 });
+    const runs = Array.from({ length: 10 }, (_, index) =>
+      registry.runAgentTool("Scripted", { input: index, runId: `r${index}` }),
+    );
+    await settle();
+    expect(scripted.turns).toHaveLength(3);
+    for (const runId of scripted.turns) scripted.run(runId).complete();
+    const results = await Promise.all(runs);
+    expect(results.filter((result) => result.ok)).toHaveLength(3);
+    expect(results.filter((result) => !result.ok)).toHaveLength(7);
+  });
+
+  it("refuses input over maxAgentToolInputBytes before any run exists", async () => {
+    const { registry, store, frames, events } = setup({ maxAgentToolInputBytes: 10 });
+    const result = await registry.runAgentTool("Echo", { input: "x".repeat(11), runId: "big" });
+    expect(result).toMatchObject({ ok: false, status: "error" });
+    expect(await store.listRuns()).toEqual([]);
+    expect(frames).toEqual([]);
+    expect(events).toContainEqual(expect.objectContaining({ type: "agent_tool:run:rejected", rejection: "input-too-large" }));
+    const cyclic: Record<string, unknown> = {};
+    cyclic["self"] = cyclic;
+    expect(await registry.runAgentTool("Echo", { input: cyclic, runId: "cyclic" })).toMatchObject({ ok: false });
+    expect(await store.listRuns()).toEqual([]);
+  });
+
+  it("keeps the full input until the child acknowledges start, then only a preview", async () => {
+    const { registry, store, transport } = setup();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const start = transport.start.bind(transport);
+    transport.start = async (ref, input) => {
+      await gate;
+      return start(ref, input);
+    };
+    const input = { text: "y".repeat(600) };
+    const running = registry.runAgentTool("Echo", { input, runId: "r1" });
+    await settle();
+    const before = await store.getRun("r1");
+    expect(before).toMatchObject({ status: "starting", input, startAcknowledged: false });
+    expect(before?.inputPreview).toHaveLength(500);
+    release();
+    await running;
+    const after = await store.getRun("r1");
+    expect(after?.input).toBeUndefined();
+    expect(after?.inputPreview).toBe(JSON.stringify(input).slice(0, 500));
+  });
+
+  it("cancels the child when the signal aborts: the run ends aborted", async () => {
+    const { registry, scripted } = setup();
+    const controller = new AbortController();
+    const running = registry.runAgentTool("Scripted", { input: "a", runId: "r1", signal: controller.signal });
+    const run = scripted.run("r1");
+    await run.context;
+    controller.abort();
+    const result = await running;
+    expect(result).toMatchObject({ ok: false, status: "aborted", retryable: false });
+    expect((await run.context).abortSignal.aborted).toBe(true);
+  });
+
+  it("does not start the child when the signal aborted before dispatch", async () => {
+    const { registry, scripted } = setup();
+    const controller = new AbortController();
+    controller.abort();
+    const result = await registry.runAgentTool("Scripted", { input: "a", runId: "r1", signal: controller.signal });
+    expect(result).toMatchObject({ ok: false, status: "aborted" });
+    expect(scripted.turns).toEqual([]);
+  });
+
+  it("fires onAgentToolStart once and onAgentToolFinish once per run, isolating throwing hooks", async () => {
+    const started: string[] = [];
+    const finished: Array<[AgentToolRunInfo, unknown]> = [];
+    const { registry, store, events } = setup({
+      hooks: {
+        onAgentToolStart(run) {
+          started.push(run.runId);
+          throw new Error("start hook bug");
+        },
+        async onAgentToolFinish(run, result) {
+          finished.push([run, result]);
+          throw new Error("finish hook bug");
+        },
+      },
+    });
+    const result = await registry.runAgentTool("Echo", { input: "x", runId: "r1" });
+    await registry.runAgentTool("Echo", { input: "x", runId: "r1" });
+    expect(result.ok).toBe(true);
+    expect(started).toEqual(["r1"]);
+    expect(finished).toHaveLength(1);
+    expect(finished[0]?.[1]).toEqual({ status: "completed", summary: "echo x" });
+    expect(events.filter((event) => event.type === "agent_tool:hook:error").map((event) => event["hook" as never])).toEqual([
+      "onAgentToolStart",
+      "onAgentToolFinish",
+    ]);
+    expect((await store.getRun("r1"))?.finishNotifiedRevision).toBe(3);
+  });
+
+  it("delivers a finish hook the ledger says was never called (a crash between recording and the hook)", async () => {
+    const finished: string[] = [];
+    const { registry, store } = setup({ hooks: { onAgentToolFinish: (run) => void finished.push(run.runId) } });
+    await registry.runAgentTool("Echo", { input: "x", runId: "r1" });
+    await store.updateRun("r1", { finishNotifiedRevision: undefined });
+    const restarted = new AgentToolRegistry({
+      store,
+      transport: new InProcessChildTransport({ children: [] }),
+      hooks: { onAgentToolFinish: (run) => void finished.push(`again:${run.runId}`) },
+    });
+    expect(await restarted.deliverPendingFinishHooks()).toBe(1);
+    expect(await restarted.deliverPendingFinishHooks()).toBe(0);
+    expect(finished).toEqual(["r1", "again:r1"]);
+  });
+
+  it("scopes runIds to their parent: two parents with one runId get two children", async () => {
+    const a = setup();
+    const b = setup();
+    await a.registry.runAgentTool("Echo", { input: "from a", runId: "same" });
+    await b.registry.runAgentTool("Echo", { input: "from b", runId: "same" });
+    expect(await a.registry.runAgentTool("Echo", { input: "?", runId: "same" })).toMatchObject({ summary: "echo from a" });
+    expect(await b.registry.runAgentTool("Echo", { input: "?", runId: "same" })).toMatchObject({ summary: "echo from b" });
+  });
+
+  it("finalizes as interrupted (not-tailable) when the tail keeps breaking and the child stays live", async () => {
+    const { registry, scripted, transport } = setup();
+    const brokenTransport: ChildTransport = {
+      start: (ref, input) => transport.start(ref, input),
+      inspect: (ref) => transport.inspect(ref),
+      cancel: (ref, reason) => transport.cancel(ref, reason),
+      destroy: (ref) => transport.destroy(ref),
+      tail: () =>
+        new ReadableStream({
+          start(controller) {
+            controller.error(new Error("connection reset"));
+          },
+        }),
+    };
+    const broken = new AgentToolRegistry({ store: new InMemoryRunStore(), transport: brokenTransport });
+    const result = await broken.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    expect(result).toMatchObject({
+      ok: false,
+      status: "interrupted",
+      retryable: true,
+      reason: "not-tailable",
+      childStillRunning: true,
+    });
+    scripted.run("r1").complete();
+    void registry;
+  });
+});
+
+describe("AgentToolRegistry: replay, clear, access", () => {
+  async function withFinishedRuns(count: number) {
+    const context = setup();
+    for (let index = 0; index < count; index += 1) {
+      await context.registry.runAgentTool("Echo", { input: `n${index}`, runId: `r${index}`, displayOrder: index });
+    }
+    return context;
+  }
+
+  it("replays every retained run to one connection, from the parent's copy, without waking children", async () => {
+    const { registry, transport, frames } = await withFinishedRuns(2);
+    const live = frames.slice();
+    const callsBefore = transport.calls.length;
+    const replayed: AgentToolEventFrame[] = [];
+    const { runs, frames: count } = await registry.replayAgentToolRuns((frame) => replayed.push(frame));
+    expect(transport.calls.length).toBe(callsBefore);
+    expect(runs).toBe(2);
+    expect(count).toBe(replayed.length);
+    expect(replayed.every((frame) => frame.replay === true)).toBe(true);
+    expect(replayed.map(({ replay: _replay, ...frame }) => frame)).toEqual(live);
+  });
+
+  it("replays only what is newer than the client's cursors, and cleared for runs it names that are gone", async () => {
+    const { registry } = await withFinishedRuns(2);
+    const upToDate: AgentToolEventFrame[] = [];
+    await registry.replayAgentToolRuns((frame) => upToDate.push(frame), {
+      cursors: { r0: { sequence: 7, revision: 3 }, r1: { sequence: 7, revision: 3 } },
+    });
+    expect(upToDate).toEqual([]);
+
+    const missed: AgentToolEventFrame[] = [];
+    await registry.replayAgentToolRuns((frame) => missed.push(frame), {
+      cursors: { r0: { sequence: 7, revision: 3 }, r1: { sequence: 5, revision: 1 }, gone: { sequence: 2, revision: 1 } },
+    });
+    expect(missed.map((frame) => [frame.event.kind, frame.sequence ?? frame.revision])).toEqual([
+      ["chunk", 6],
+      ["chunk", 7],
+      ["finished", 3],
+      ["cleared", undefined],
+    ]);
+    expect(missed.at(-1)?.event).toEqual({ kind: "cleared", runIds: ["gone"] });
+  });
+
+  it("replays a live run's chunks seen so far", async () => {
+    const { registry, scripted } = setup();
+    const running = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    const run = scripted.run("r1");
+    await run.context;
+    run.emit({ type: "start" }, { type: "text-start", id: "t" });
+    await settle();
+    const replayed: AgentToolEventFrame[] = [];
+    await registry.replayAgentToolRuns((frame) => replayed.push(frame));
+    expect(replayed.map((frame) => frame.event.kind)).toEqual(["started", "chunk", "chunk"]);
+    run.complete();
+    await running;
+  });
+
+  it("clears runs: cancels live children first, deletes their storage, tells clients", async () => {
+    const finished: string[] = [];
+    const { registry, scripted, transport, frames, store } = setup({
+      hooks: { onAgentToolFinish: (run, result) => void finished.push(`${run.runId}:${result.status}`) },
+    });
+    await registry.runAgentTool("Echo", { input: "x", runId: "done" });
+    const running = registry.runAgentTool("Scripted", { input: "a", runId: "live" });
+    const run = scripted.run("live");
+    await run.context;
+    const { runIds } = await registry.clearAgentToolRuns();
+    expect(runIds.sort()).toEqual(["done", "live"]);
+    expect((await run.context).abortSignal.aborted).toBe(true);
+    expect(await running).toMatchObject({ ok: false, status: "aborted" });
+    expect(transport.hasChild({ agentType: "Echo", runId: "done" })).toBe(false);
+    expect(transport.hasChild({ agentType: "Scripted", runId: "live" })).toBe(false);
+    expect(await store.listRuns()).toEqual([]);
+    expect(await registry.hasAgentToolRun("Echo", "done")).toBe(false);
+    expect(frames.at(-1)?.event).toEqual({ kind: "cleared", runIds: ["done", "live"] });
+    expect(frames.filter((frame) => frame.event.kind === "aborted")).toEqual([]);
+    expect(finished).toEqual(["done:completed", "live:aborted"]);
+  });
+
+  it("clears by status and age", async () => {
+    const { registry, clock } = setup();
+    await registry.runAgentTool("Echo", { input: "x", runId: "old" });
+    await clock.advanceBy(1_000);
+    await registry.runAgentTool("Echo", { input: "x", runId: "new" });
+    await registry.runAgentTool("Unknown", { input: "x", runId: "failed" });
+    expect((await registry.clearAgentToolRuns({ status: ["error"] })).runIds).toEqual(["failed"]);
+    expect((await registry.clearAgentToolRuns({ olderThan: 10_500 })).runIds).toEqual(["old"]);
+    expect((await registry.listAgentToolRuns()).map((run) => run.runId)).toEqual(["new"]);
+    expect((await registry.clearAgentToolRuns({ olderThan: 0 })).runIds).toEqual([]);
+  });
+
+  it("answers hasAgentToolRun only for runs it created, of that agentType", async () => {
+    const { registry } = await withFinishedRuns(1);
+    expect(await registry.hasAgentToolRun("Echo", "r0")).toBe(true);
+    expect(await registry.hasAgentToolRun("Scripted", "r0")).toBe(false);
+    expect(await registry.hasAgentToolRun("Echo", "guessed")).toBe(false);
+  });
+
+  it("cancelAgentTool ends a live run aborted and is idempotent", async () => {
+    const { registry, scripted } = setup();
+    const running = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    await scripted.run("r1").context;
+    await settle();
+    expect(await registry.cancelAgentTool("r1")).toBe(true);
+    expect(await running).toMatchObject({ status: "aborted" });
+    expect(await registry.cancelAgentTool("r1")).toBe(false);
+    expect(await registry.cancelAgentTool("unknown")).toBe(false);
+  });
+});

@@ -1,0 +1,765 @@
+import { type AgentToolChildReference, resolveAgentType } from "./agent-type.js";
+import { errorMessage } from "./errors.js";
+import { inputByteLength, makeInputPreview } from "./input-preview.js";
+import type { ChildRef, ChildTransport } from "./ports/child-transport.js";
+import { type Clock, systemClock } from "./ports/clock.js";
+import type { RunEventSink } from "./ports/run-event-sink.js";
+import type { RunStore } from "./ports/run-store.js";
+import {
+  type AgentToolCursors,
+  type AgentToolDisplay,
+  type AgentToolEventFrame,
+  type AgentToolLifecycleResult,
+  type AgentToolLogEntry,
+  type AgentToolProgressSnapshot,
+  type AgentToolResult,
+  type AgentToolRunInfo,
+  type AgentToolRunInspection,
+  type AgentToolTailItem,
+  isHardTerminalStatus,
+  isLiveStatus,
+  isTerminalStatus,
+  type RunStatus,
+  readProgressChunk,
+  type TerminalRunStatus,
+} from "./protocol/index.js";
+import { getDefaultRunEventHub } from "./run-event-hub.js";
+import type { DispatchRejection, RunEvent } from "./run-events.js";
+import { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
+import { type RunRecord, type RunRecordPatch, toRunInfo } from "./run-record.js";
+import { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
+
+/** Overridable parent hooks. Each is isolated: a throwing (or rejecting) hook never stops a run or the others. */
+export type AgentToolHooks = {
+  /** Once per run, when it is dispatched. */
+  onAgentToolStart?(run: AgentToolRunInfo): void | Promise<void>;
+  /** Exactly once per terminal transition (a repair from `interrupted` is a new transition). */
+  onAgentToolFinish?(run: AgentToolRunInfo, result: AgentToolLifecycleResult): void | Promise<void>;
+  /** Best effort, live only: ephemeral progress and milestones (`snapshot.milestone` set). */
+  onProgress?(run: AgentToolRunInfo, snapshot: AgentToolProgressSnapshot): void | Promise<void>;
+};
+
+export type AgentToolRegistryOptions = {
+  /** The parent's durable storage. */
+  store: RunStore;
+  /** How this parent reaches its children. */
+  transport: ChildTransport;
+  clock?: Clock;
+  /** Observability events (default: the process-wide hub). */
+  sink?: RunEventSink;
+  hooks?: AgentToolHooks;
+  /** Send a frame to every connected client of the parent. */
+  broadcast?: (frame: AgentToolEventFrame) => void;
+  /** Runs in `starting`/`running` at once; more are recorded as `error`. Default: unlimited. */
+  maxConcurrentAgentTools?: number;
+  /** Inputs larger than this (as UTF-8 JSON) are refused before any run exists. Default 1 MiB. */
+  maxAgentToolInputBytes?: number;
+  /** Default: `crypto.randomUUID()`. */
+  generateRunId?: () => string;
+  /** Keep the host alive for background work (a Durable Object's `ctx.waitUntil`). */
+  waitUntil?: (promise: Promise<unknown>) => void;
+};
+
+export type RunAgentToolOptions<TInput = unknown> = {
+  input: TInput;
+  /** Default: a random id. The same runId never starts a second child turn. */
+  runId?: string;
+  /** The parent tool call that started the run (set by `agentTool`). */
+  parentToolCallId?: string;
+  /** Order among sibling runs of one tool call. Default 0. */
+  displayOrder?: number;
+  /** Aborting cancels the child: the run ends `aborted`. */
+  signal?: AbortSignal;
+  /** What clients see of the input. Default: the input cut to 500 characters. */
+  inputPreview?: string;
+  display?: AgentToolDisplay;
+};
+
+export type ClearAgentToolRunsOptions = {
+  status?: readonly RunStatus[];
+  /** Epoch ms: runs that finished (or, if live, started) before this. */
+  olderThan?: number;
+};
+
+export type ReplayOptions = {
+  /** What the client already holds; `null`/absent → full replay. */
+  cursors?: AgentToolCursors | null;
+};
+
+/** The outcome of admitting a dispatch: the run's row, and whether this call created it. */
+export type StartAgentToolRunResult =
+  | { ok: true; record: RunRecord; created: boolean }
+  | { ok: false; failure: AgentToolResult & { ok: false }; rejection: DispatchRejection };
+
+/** Default `maxAgentToolInputBytes`: 1 MiB. */
+export const DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES = 1024 * 1024;
+
+const MAX_TAIL_ATTEMPTS = 3;
+
+type LiveState = {
+  /** Set by a cancel that arrived before the child acknowledged start. */
+  cancelRequested: string | null;
+  entries: AgentToolLogEntry[];
+  lastSequence: number;
+  progress?: AgentToolProgressSnapshot;
+  tailController: AbortController;
+  cleared: boolean;
+};
+
+/**
+ * A parent's registry of agent-tool runs: dispatch (awaited here; detached in `@agent-tools/detached`),
+ * idempotency by runId, the concurrency cap, the status machine with revisions, lifecycle hooks through a
+ * ledger, frames to clients, replay with cursors, clearing and access checks. One registry per parent; it is
+ * the only writer of its store.
+ *
+ * @example
+ * const registry = new AgentToolRegistry({ store, transport, broadcast: (frame) => sendToAll(frame) });
+ * const result = await registry.runAgentTool("Researcher", { input: "Find three sources on X" });
+ * if (result.ok) console.log(result.summary);
+ */
+export class AgentToolRegistry {
+  readonly store: RunStore;
+  readonly transport: ChildTransport;
+  readonly clock: Clock;
+  readonly #sink: RunEventSink;
+  readonly #hooks: AgentToolHooks;
+  readonly #broadcast: (frame: AgentToolEventFrame) => void;
+  readonly #maxConcurrent: number;
+  readonly #maxInputBytes: number;
+  readonly #generateRunId: () => string;
+  readonly #waitUntil: ((promise: Promise<unknown>) => void) | undefined;
+  /** Runs holding a slot; loaded from the store once, then kept in step by this (single) writer. */
+  #slots: Set<string> | null = null;
+  #slotsLoading: Promise<Set<string>> | null = null;
+  readonly #drivers = new Map<string, Promise<RunRecord | null>>();
+  readonly #live = new Map<string, LiveState>();
+  readonly #admitting = new Map<string, Promise<StartAgentToolRunResult>>();
+
+  constructor(options: AgentToolRegistryOptions) {
+    this.store = options.store;
+    this.transport = options.transport;
+    this.clock = options.clock ?? systemClock;
+    this.#sink = options.sink ?? getDefaultRunEventHub();
+    this.#hooks = options.hooks ?? {};
+    this.#broadcast = options.broadcast ?? (() => {});
+    this.#maxConcurrent = options.maxConcurrentAgentTools ?? Number.POSITIVE_INFINITY;
+    this.#maxInputBytes = options.maxAgentToolInputBytes ?? DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES;
+    this.#generateRunId = options.generateRunId ?? (() => crypto.randomUUID());
+    this.#waitUntil = options.waitUntil;
+  }
+
+  /**
+   * Run a child agent and wait for its result. Idempotent by runId: a finished run returns its stored result;
+   * a live (or soft-interrupted) one is re-attached; never a second child turn. Expected outcomes are values
+   * (`AgentToolFailure`), never throws for them.
+   */
+  async runAgentTool<TInput>(
+    child: AgentToolChildReference,
+    options: RunAgentToolOptions<TInput>,
+  ): Promise<AgentToolResult> {
+    const admitted = await this.startAgentToolRun(child, options);
+    if (!admitted.ok) return admitted.failure;
+    // The signal was linked to the run at admission.
+    return this.waitForAgentToolRun(admitted.record.runId);
+  }
+
+  /**
+   * Admit a dispatch and start driving it in the background (a building block for detached runs): validates
+   * the input, applies idempotency and the cap, records the run, fires `onAgentToolStart`, sends `started`.
+   * An existing runId returns its row (`created: false`) after checking its agentType.
+   */
+  startAgentToolRun<TInput>(
+    child: AgentToolChildReference,
+    options: RunAgentToolOptions<TInput> & { detached?: boolean; meta?: Record<string, unknown> },
+  ): Promise<StartAgentToolRunResult> {
+    const agentType = resolveAgentType(child);
+    const runId = options.runId ?? this.#generateRunId();
+    // Two concurrent dispatches of one runId: the second waits for the first's admission.
+    const inFlight = this.#admitting.get(runId);
+    const admission = (inFlight ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => this.#admit(agentType, runId, options));
+    const tracked = admission.finally(() => {
+      if (this.#admitting.get(runId) === tracked) this.#admitting.delete(runId);
+    });
+    this.#admitting.set(runId, tracked);
+    return tracked;
+  }
+
+  /**
+   * Wait for a run's terminal result, driving it (start, tail, finalize) if nobody in this process is.
+   * An unknown runId resolves to an `error` failure.
+   */
+  async waitForAgentToolRun(runId: string, signal?: AbortSignal): Promise<AgentToolResult> {
+    const record = await this.store.getRun(runId);
+    if (!record) return failure(runId, "unknown", "error", `No agent-tool run with id "${runId}"`);
+    if (isTerminalStatus(record.status) && !this.#shouldReattach(record)) {
+      return toAgentToolResult(record as RunRecord & { status: TerminalRunStatus });
+    }
+    const final = await this.#drive(record, signal);
+    if (!final || !isTerminalStatus(final.status)) {
+      return failure(runId, record.agentType, "aborted", "The run was cleared before it finished");
+    }
+    return toAgentToolResult(final as RunRecord & { status: TerminalRunStatus });
+  }
+
+  /** The run's public info, or `null` when this parent has no such run. */
+  async getAgentToolRun(runId: string): Promise<AgentToolRunInfo | null> {
+    const record = await this.store.getRun(runId);
+    if (!record) return null;
+    const progress = this.#live.get(runId)?.progress;
+    return toRunInfo(progress ? { ...record, progress } : record);
+  }
+
+  /** Every retained run, oldest first. */
+  async listAgentToolRuns(options: { status?: readonly RunStatus[] } = {}): Promise<AgentToolRunInfo[]> {
+    const records = await this.store.listRuns(options.status ? { status: options.status } : {});
+    return records.map((record) => toRunInfo(record));
+  }
+
+  /**
+   * True when this parent created run `runId` of `agentType`: the guard for drill-in, so that a guessed runId
+   * cannot create a child. Always `await` it.
+   */
+  async hasAgentToolRun(agentType: string, runId: string): Promise<boolean> {
+    const record = await this.store.getRun(runId);
+    return record !== null && record.agentType === agentType;
+  }
+
+  /**
+   * Cancel a live run (its child ends `aborted`). Idempotent; returns false for an unknown or finished run.
+   */
+  async cancelAgentTool(runId: string, reason = "Cancelled by the parent"): Promise<boolean> {
+    const record = await this.store.getRun(runId);
+    if (!record || !isLiveStatus(record.status)) return false;
+    const ref = { agentType: record.agentType, runId };
+    const live = this.#live.get(runId);
+    if (live && !record.startAcknowledged) {
+      // The child may not know the run yet: the driver cancels right after the child acknowledges start.
+      live.cancelRequested = reason;
+      return true;
+    }
+    try {
+      await this.transport.cancel(ref, reason);
+    } catch (error) {
+      // The child cannot be reached: end the run here so no slot is held forever.
+      this.#live.get(runId)?.tailController.abort();
+      await this.#finalize(runId, { status: "aborted", error: `${reason} (child unreachable: ${errorMessage(error)})` });
+      return true;
+    }
+    if (!this.#drivers.has(runId)) await this.#drive(record);
+    return true;
+  }
+
+  /**
+   * Send retained runs to one connection (`replay: true`). With cursors, only what is newer than the client
+   * holds, plus `cleared` for runs it names that no longer exist. Finished runs are replayed from the parent's
+   * own copy of their log: their children are not woken.
+   */
+  async replayAgentToolRuns(
+    send: (frame: AgentToolEventFrame) => void,
+    options: ReplayOptions = {},
+  ): Promise<{ runs: number; frames: number }> {
+    const cursors = options.cursors ?? null;
+    const records = await this.store.listRuns();
+    let frames = 0;
+    let runs = 0;
+    const emit = (frame: AgentToolEventFrame) => {
+      frames += 1;
+      send(frame);
+    };
+    const known = new Set<string>();
+    for (const record of records) {
+      known.add(record.runId);
+      const cursor = cursors?.[record.runId];
+      const live = this.#live.get(record.runId);
+      const terminal = terminalFrame(record, true);
+      const needsLifecycle = !cursor || (terminal !== null && cursor.revision < record.revision);
+      const afterSequence = cursor?.sequence ?? 0;
+      const entries =
+        live && !isTerminalStatus(record.status)
+          ? live.entries.filter((entry) => entry.sequence > afterSequence)
+          : afterSequence >= record.lastSequence && cursor
+            ? []
+            : await this.store.readLog(record.runId, { afterSequence });
+      if (!needsLifecycle && entries.length === 0) continue;
+      runs += 1;
+      if (!cursor) emit(startedFrame(record, true));
+      for (const entry of entries) emit(entryFrame(record, entry, true));
+      const progress = live?.progress;
+      if (progress && !isTerminalStatus(record.status)) {
+        emit(ephemeralFrame(record, { type: "data-agent-progress", data: progress, transient: true } as never, true));
+      }
+      if (terminal && needsLifecycle) emit(terminal);
+    }
+    const gone = cursors ? Object.keys(cursors).filter((runId) => !known.has(runId)) : [];
+    if (gone.length > 0) emit(clearedFrame(gone, true));
+    this.#emit({
+      type: "agent_tool:replay",
+      runs,
+      frames,
+      cleared: gone.length,
+      withCursors: cursors !== null,
+      at: this.clock.now(),
+    });
+    return { runs, frames };
+  }
+
+  /**
+   * Forget runs (all, or by status / age): live ones are cancelled first, every child's storage is deleted,
+   * clients get one `cleared` frame. Returns the cleared runIds.
+   */
+  async clearAgentToolRuns(options: ClearAgentToolRunsOptions = {}): Promise<{ runIds: string[] }> {
+    const records = await this.store.listRuns(options.status ? { status: options.status } : {});
+    const { olderThan } = options;
+    const selected = records.filter((record) => {
+      if (olderThan === undefined) return true;
+      const at = isTerminalStatus(record.status) ? (record.completedAt ?? record.startedAt) : record.startedAt;
+      return at < olderThan;
+    });
+    if (selected.length === 0) return { runIds: [] };
+    const runIds = selected.map((record) => record.runId);
+    for (const record of selected) {
+      const ref = { agentType: record.agentType, runId: record.runId };
+      if (isLiveStatus(record.status)) {
+        const live = this.#live.get(record.runId);
+        if (live) {
+          live.cleared = true;
+          live.tailController.abort();
+        }
+        await this.#ignoreFailure(() => this.transport.cancel(ref, "Cleared"));
+        // The run ends here (aborted) for hooks; clients forget it through `cleared`.
+        await this.#fireFinish({ ...record, status: "aborted", error: "The run was cleared" } as RunRecord & {
+          status: TerminalRunStatus;
+        });
+      }
+      await this.#ignoreFailure(() => this.transport.destroy(ref));
+    }
+    await this.store.deleteRuns(runIds);
+    for (const runId of runIds) {
+      this.#slots?.delete(runId);
+      this.#live.delete(runId);
+    }
+    this.#send(clearedFrame(runIds));
+    this.#emit({ type: "agent_tool:clear", runIds, at: this.clock.now() });
+    return { runIds };
+  }
+
+  /**
+   * Fire `onAgentToolFinish` for terminal rows whose ledger says it was not (a crash between recording and
+   * the hook). Call once at start-up; returns how many were delivered.
+   */
+  async deliverPendingFinishHooks(): Promise<number> {
+    if (!this.#hooks.onAgentToolFinish) return 0;
+    const records = await this.store.listRuns();
+    let delivered = 0;
+    for (const record of records) {
+      if (isTerminalStatus(record.status) && (record.finishNotifiedRevision ?? 0) < record.revision) {
+        await this.#notifyFinish(record as RunRecord & { status: TerminalRunStatus });
+        delivered += 1;
+      }
+    }
+    return delivered;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+
+  async #admit(
+    agentType: string,
+    runId: string,
+    options: RunAgentToolOptions & { detached?: boolean; meta?: Record<string, unknown> },
+  ): Promise<StartAgentToolRunResult> {
+    const existing = await this.store.getRun(runId);
+    if (existing) {
+      if (existing.agentType !== agentType) {
+        return this.#reject(
+          runId,
+          agentType,
+          "agent-type-mismatch",
+          `Run "${runId}" already exists for agent type "${existing.agentType}", not "${agentType}"`,
+        );
+      }
+      if (!isTerminalStatus(existing.status) || this.#shouldReattach(existing)) {
+        this.#startDriving(existing, options.signal);
+      }
+      return { ok: true, record: existing, created: false };
+    }
+    const bytes = inputByteLength(options.input);
+    if (bytes === null) {
+      return this.#reject(runId, agentType, "invalid-input", "The input cannot be serialized as JSON");
+    }
+    if (bytes > this.#maxInputBytes) {
+      return this.#reject(
+        runId,
+        agentType,
+        "input-too-large",
+        `The input is ${bytes} bytes, over maxAgentToolInputBytes (${this.#maxInputBytes})`,
+      );
+    }
+    const slots = await this.#loadSlots();
+    const now = this.clock.now();
+    const base: RunRecord = {
+      runId,
+      agentType,
+      status: "starting",
+      revision: 1,
+      startedAt: now,
+      updatedAt: now,
+      displayOrder: options.displayOrder ?? 0,
+      inputPreview: options.inputPreview ?? makeInputPreview(options.input),
+      input: options.input,
+      startAcknowledged: false,
+      lastSequence: 0,
+      ...(options.parentToolCallId !== undefined ? { parentToolCallId: options.parentToolCallId } : {}),
+      ...(options.display !== undefined ? { display: options.display } : {}),
+      ...(options.detached ? { detached: true } : {}),
+      ...(options.meta !== undefined ? { meta: options.meta } : {}),
+    };
+    const overCap = slots.size >= this.#maxConcurrent;
+    // Checked and taken synchronously: no await between the count and the reservation.
+    if (!overCap) slots.add(runId);
+    const record: RunRecord = overCap
+      ? {
+          ...base,
+          status: "error",
+          revision: 2,
+          completedAt: now,
+          error: `maxConcurrentAgentTools (${this.#maxConcurrent}) exceeded`,
+          input: undefined,
+          startAcknowledged: false,
+        }
+      : base;
+    if (overCap) delete record.input;
+    let inserted: boolean;
+    try {
+      inserted = await this.store.insertRun(record);
+    } catch (error) {
+      slots.delete(runId);
+      throw error;
+    }
+    if (!inserted) {
+      slots.delete(runId);
+      const raced = await this.store.getRun(runId);
+      if (raced) return { ok: true, record: raced, created: false };
+    }
+    this.#emit({
+      type: "agent_tool:run:dispatch",
+      runId,
+      agentType,
+      detached: options.detached === true,
+      at: now,
+      ...(options.parentToolCallId !== undefined ? { parentToolCallId: options.parentToolCallId } : {}),
+    });
+    this.#send(startedFrame(record));
+    await this.#callHook("onAgentToolStart", runId, () => this.#hooks.onAgentToolStart?.(toRunInfo(record)));
+    if (overCap) {
+      this.#emit({ type: "agent_tool:run:rejected", runId, agentType, rejection: "max-concurrency", at: now });
+      await this.#announceTerminal(record as RunRecord & { status: TerminalRunStatus }, "starting");
+      return { ok: true, record, created: true };
+    }
+    this.#startDriving(record, options.signal);
+    return { ok: true, record, created: true };
+  }
+
+  #reject(runId: string, agentType: string, rejection: DispatchRejection, error: string): StartAgentToolRunResult {
+    this.#emit({ type: "agent_tool:run:rejected", runId, agentType, rejection, at: this.clock.now() });
+    return { ok: false, failure: failure(runId, agentType, "error", error), rejection };
+  }
+
+  /** An interrupted run whose child may still be running is re-attached on re-dispatch. */
+  #shouldReattach(record: RunRecord): boolean {
+    return record.status === "interrupted" && record.childStillRunning !== false;
+  }
+
+  async #loadSlots(): Promise<Set<string>> {
+    if (this.#slots) return this.#slots;
+    this.#slotsLoading ??= this.store.listRuns({ status: ["starting", "running"] }).then((records) => {
+      this.#slots = new Set(records.map((record) => record.runId));
+      return this.#slots;
+    });
+    return this.#slotsLoading;
+  }
+
+  #startDriving(record: RunRecord, signal?: AbortSignal): void {
+    const driving = this.#drive(record, signal);
+    this.#waitUntil?.(driving);
+  }
+
+  /** Start (if not acknowledged), tail and finalize a run; single-flight per runId. */
+  #drive(record: RunRecord, signal?: AbortSignal): Promise<RunRecord | null> {
+    const { runId } = record;
+    const existing = this.#drivers.get(runId);
+    if (existing) {
+      if (signal) this.#linkSignal(record, signal);
+      return existing;
+    }
+    const driving = this.#runDriver(record, signal).finally(() => this.#drivers.delete(runId));
+    this.#drivers.set(runId, driving);
+    return driving;
+  }
+
+  #linkSignal(record: RunRecord, signal: AbortSignal): void {
+    const onAbort = () => void this.cancelAgentTool(record.runId, "Aborted by the caller").catch(() => undefined);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  }
+
+  async #runDriver(initial: RunRecord, signal?: AbortSignal): Promise<RunRecord | null> {
+    const { runId, agentType } = initial;
+    const ref: ChildRef = { agentType, runId };
+    let record = initial;
+    if (isLiveStatus(record.status)) (await this.#loadSlots()).add(runId);
+    const live: LiveState = {
+      cancelRequested: null,
+      entries: [],
+      lastSequence: record.lastSequence,
+      tailController: new AbortController(),
+      cleared: false,
+    };
+    this.#live.set(runId, live);
+    if (signal) this.#linkSignal(record, signal);
+    try {
+      if (!record.startAcknowledged && record.status === "starting") {
+        if (signal?.aborted) {
+          return await this.#finalize(runId, { status: "aborted", error: "Aborted by the caller before the child started" });
+        }
+        try {
+          await this.transport.start(ref, record.input);
+        } catch (error) {
+          return await this.#finalize(runId, { status: "error", error: `Could not start the child: ${errorMessage(error)}` });
+        }
+        const acknowledged = await this.store.updateRun(
+          runId,
+          {
+            status: "running",
+            revision: record.revision + 1,
+            startAcknowledged: true,
+            input: undefined,
+            updatedAt: this.clock.now(),
+          },
+          { expectedRevision: record.revision },
+        );
+        if (!acknowledged) return await this.store.getRun(runId);
+        record = acknowledged;
+        this.#emit({ type: "agent_tool:run:start", runId, agentType, at: this.clock.now() });
+        if (live.cancelRequested !== null) {
+          const reason = live.cancelRequested;
+          await this.#ignoreFailure(() => this.transport.cancel(ref, reason));
+        }
+      } else {
+        this.#emit({ type: "agent_tool:run:reattach", runId, agentType, afterSequence: live.lastSequence, at: this.clock.now() });
+      }
+      return await this.#follow(record, live);
+    } finally {
+      if (this.#live.get(runId) === live) this.#live.delete(runId);
+    }
+  }
+
+  /** Tail the child until its terminal, forwarding entries; a few re-tails if the tail is cut off. */
+  async #follow(record: RunRecord, live: LiveState): Promise<RunRecord | null> {
+    const { runId, agentType } = record;
+    const ref: ChildRef = { agentType, runId };
+    for (let attempt = 1; attempt <= MAX_TAIL_ATTEMPTS; attempt += 1) {
+      let terminal: AgentToolRunInspection | null = null;
+      try {
+        const stream = this.transport.tail(ref, {
+          afterSequence: live.lastSequence,
+          signal: live.tailController.signal,
+        });
+        for await (const item of stream as unknown as AsyncIterable<AgentToolTailItem>) {
+          if (live.cleared) break;
+          if (item.type === "terminal") {
+            terminal = item.inspection;
+            break;
+          }
+          this.#forward(record, live, item);
+        }
+      } catch {
+        // A broken tail: inspect below, and tail again from what we saw.
+      }
+      if (live.cleared) return null;
+      if (!terminal) {
+        let inspection: AgentToolRunInspection | null = null;
+        try {
+          inspection = await this.transport.inspect(ref);
+        } catch {
+          inspection = null;
+        }
+        if (inspection && inspection.status !== "running" && inspection.lastSequence <= live.lastSequence) {
+          terminal = inspection;
+        } else {
+          continue;
+        }
+      }
+      return this.#finalizeFromInspection(runId, terminal, live);
+    }
+    return this.#finalize(runId, {
+      status: "interrupted",
+      reason: "not-tailable",
+      childStillRunning: true,
+      error: "The child's stream could not be followed to its end",
+    });
+  }
+
+  #forward(record: RunRecord, live: LiveState, item: AgentToolTailItem): void {
+    if (item.type === "entry") {
+      const { entry } = item;
+      if (entry.sequence <= live.lastSequence) return;
+      live.lastSequence = entry.sequence;
+      live.entries.push(entry);
+      this.#send(entryFrame(record, entry));
+      const snapshot = readProgressChunk(entry.body, entry.at);
+      if (snapshot) this.#progress(record, live, snapshot);
+    } else if (item.type === "progress") {
+      this.#send(ephemeralFrame(record, item.body));
+      const snapshot = readProgressChunk(item.body, item.at);
+      if (snapshot) this.#progress(record, live, snapshot);
+    }
+  }
+
+  #progress(record: RunRecord, live: LiveState, snapshot: AgentToolProgressSnapshot): void {
+    live.progress = snapshot;
+    const onProgress = this.#hooks.onProgress;
+    if (onProgress) {
+      void this.#callHook("onProgress", record.runId, () => onProgress(toRunInfo({ ...record, progress: snapshot }), snapshot));
+    }
+  }
+
+  #finalizeFromInspection(runId: string, inspection: AgentToolRunInspection, live: LiveState) {
+    const status = inspection.status === "running" ? "error" : inspection.status;
+    return this.#finalize(
+      runId,
+      {
+        status,
+        ...(inspection.summary !== undefined ? { summary: inspection.summary } : {}),
+        ...(inspection.output !== undefined ? { output: inspection.output } : {}),
+        ...(inspection.error !== undefined ? { error: inspection.error } : {}),
+        ...(inspection.progress !== undefined ? { progress: inspection.progress } : {}),
+      },
+      live,
+    );
+  }
+
+  /**
+   * Record a terminal transition (status machine with revisions): persist the parent's copy of the log, then the
+   * row (conditional on its revision), then send the lifecycle frame and fire `onAgentToolFinish`.
+   * A hard-terminal row never changes again; `interrupted` may be repaired.
+   */
+  async #finalize(
+    runId: string,
+    outcome: {
+      status: TerminalRunStatus;
+      summary?: string;
+      output?: unknown;
+      error?: string;
+      reason?: RunRecord["reason"];
+      childStillRunning?: boolean;
+      progress?: AgentToolProgressSnapshot;
+    },
+    live?: LiveState,
+  ): Promise<RunRecord | null> {
+    if (live && live.entries.length > 0) {
+      await this.store.appendLog(runId, live.entries);
+    }
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const current = await this.store.getRun(runId);
+      if (!current) return null;
+      if (isHardTerminalStatus(current.status)) return current;
+      const now = this.clock.now();
+      const isHard = isHardTerminalStatus(outcome.status);
+      const hasFinishHook = this.#hooks.onAgentToolFinish !== undefined;
+      const revision = current.revision + 1;
+      const patch: RunRecordPatch = {
+        status: outcome.status,
+        revision,
+        completedAt: now,
+        updatedAt: now,
+        lastSequence: Math.max(current.lastSequence, live?.lastSequence ?? 0),
+        summary: outcome.summary,
+        output: outcome.output,
+        error: outcome.error,
+        reason: isHard ? undefined : outcome.reason,
+        childStillRunning: isHard ? undefined : outcome.childStillRunning,
+        // With no finish hook there is nothing to deliver: the ledger is settled in the same write.
+        ...(hasFinishHook ? {} : { finishNotifiedRevision: revision }),
+        ...(outcome.progress !== undefined || live?.progress !== undefined
+          ? { progress: outcome.progress ?? live?.progress }
+          : {}),
+      };
+      if (!current.startAcknowledged) patch.input = undefined;
+      const updated = await this.store.updateRun(runId, patch, { expectedRevision: current.revision });
+      if (!updated) continue;
+      this.#slots?.delete(runId);
+      await this.#announceTerminal(updated as RunRecord & { status: TerminalRunStatus }, current.status);
+      return updated;
+    }
+    return this.store.getRun(runId);
+  }
+
+  async #announceTerminal(record: RunRecord & { status: TerminalRunStatus }, previousStatus: RunStatus) {
+    const frame = terminalFrame(record);
+    if (frame) this.#send(frame);
+    const now = this.clock.now();
+    this.#emit({
+      type: "agent_tool:run:finish",
+      runId: record.runId,
+      agentType: record.agentType,
+      status: record.status,
+      previousStatus,
+      durationMs: Math.max(0, (record.completedAt ?? now) - record.startedAt),
+      at: now,
+      ...(record.reason !== undefined ? { reason: record.reason } : {}),
+    });
+    if (this.#hooks.onAgentToolFinish) await this.#notifyFinish(record);
+  }
+
+  /** The finish ledger: call the hook, then record the revision it was called for. */
+  async #notifyFinish(record: RunRecord & { status: TerminalRunStatus }): Promise<void> {
+    await this.#fireFinish(record);
+    await this.#ignoreFailure(() => this.store.updateRun(record.runId, { finishNotifiedRevision: record.revision }));
+  }
+
+  async #fireFinish(record: RunRecord & { status: TerminalRunStatus }): Promise<void> {
+    const hook = this.#hooks.onAgentToolFinish;
+    if (!hook) return;
+    await this.#callHook("onAgentToolFinish", record.runId, () => hook(toRunInfo(record), toLifecycleResult(record)));
+  }
+
+  async #callHook(hook: string, runId: string, call: () => void | Promise<void> | undefined): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      this.#emit({
+        type: "agent_tool:hook:error",
+        hook,
+        runId,
+        errorName: error instanceof Error ? error.name : typeof error,
+        at: this.clock.now(),
+      });
+    }
+  }
+
+  async #ignoreFailure(call: () => Promise<unknown>): Promise<void> {
+    try {
+      await call();
+    } catch {
+      // best effort: the caller goes on
+    }
+  }
+
+  #send(frame: AgentToolEventFrame): void {
+    try {
+      this.#broadcast(frame);
+    } catch {
+      // A broken connection must not break the run.
+    }
+  }
+
+  #emit(event: RunEvent): void {
+    try {
+      this.#sink.emit(event);
+    } catch {
+      // observability never breaks a run
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import type {
+  AgentToolFailure,
+  AgentToolLifecycleResult,
+  AgentToolResult,
+  TerminalRunStatus,
+} from "./protocol/index.js";
+import type { RunRecord } from "./run-record.js";
+
+/** What hooks receive for a terminal row. */
+export function toLifecycleResult(record: RunRecord & { status: TerminalRunStatus }): AgentToolLifecycleResult {
+  return {
+    status: record.status,
+    ...(record.summary !== undefined ? { summary: record.summary } : {}),
+    ...(record.output !== undefined ? { output: record.output } : {}),
+    ...(record.error !== undefined ? { error: record.error } : {}),
+    ...(record.reason !== undefined ? { reason: record.reason } : {}),
+    ...(record.childStillRunning !== undefined ? { childStillRunning: record.childStillRunning } : {}),
+  };
+}
+
+/** The awaited result for a terminal row: the success value, or an `AgentToolFailure`. */
+export function toAgentToolResult(record: RunRecord & { status: TerminalRunStatus }): AgentToolResult {
+  const { runId, agentType } = record;
+  switch (record.status) {
+    case "completed":
+      return {
+        ok: true,
+        runId,
+        agentType,
+        status: "completed",
+        summary: record.summary ?? "",
+        ...(record.output !== undefined ? { output: record.output } : {}),
+      };
+    case "interrupted":
+      return {
+        ok: false,
+        runId,
+        agentType,
+        status: "interrupted",
+        error: record.error ?? "The parent stopped waiting for this run",
+        retryable: true,
+        reason: record.reason ?? "not-tailable",
+        childStillRunning: record.childStillRunning ?? false,
+      };
+    case "error":
+    case "aborted":
+      return failure(runId, agentType, record.status, record.error ?? defaultError(record.status));
+  }
+}
+
+/** A non-retryable failure value. */
+export function failure(
+  runId: string,
+  agentType: string,
+  status: "error" | "aborted",
+  error: string,
+): AgentToolFailure {
+  return { ok: false, runId, agentType, status, error, retryable: false };
+}
+
+function defaultError(status: "error" | "aborted"): string {
+  return status === "aborted" ? "The run was aborted" : "The run failed";
+}
