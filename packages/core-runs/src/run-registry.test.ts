@@ -118,7 +118,7 @@ describe("AgentToolRegistry: awaited runs", () => {
     const refused = await registry.runAgentTool("Echo", { input: "b", runId: "r2" });
     expect(refused).toMatchObject({ ok: false, status: "error", error: "maxConcurrentAgentTools (1) exceeded" });
     expect(transport.calls.some((call) => call.ref.runId === "r2")).toBe(false);
-    expect(frames.filter((frame) => frame.event.runId === "r2").map((frame) => frame.revision)).toEqual([1, 2]);
+    expect(frames.filter((frame) => "runId" in frame.event && frame.event.runId === "r2").map((frame) => frame.revision)).toEqual([1, 2]);
     scripted.run("r1").complete();
     await first;
     expect((await registry.runAgentTool("Echo", { input: "c", runId: "r3" })).ok).toBe(true);

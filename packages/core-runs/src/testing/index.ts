@@ -1,0 +1,5 @@
+// "@agent-tools/core-runs/testing": in-memory ports, a manual clock and wake-up scheduler, scripted children, and
+// the contract suites as vitest tests. Without vitest, use "@agent-tools/core-runs/testing/portable".
+export { childTransportContract } from "./child-transport-contract.js";
+export * from "./portable.js";
+export { runStoreContract } from "./run-store-contract.js";
