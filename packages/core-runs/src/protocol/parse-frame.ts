@@ -94,7 +94,8 @@ function parseEvent(raw: Fields): AgentToolEvent | string {
       return { kind, runId, error, reason, childStillRunning };
     }
     default:
-      return `unknown event kind: ${String(kind)}`;
+      // Not String(kind): a null-prototype object (or a throwing toString) would throw.
+      return `unknown event kind: ${typeof kind === "string" ? kind : typeof kind}`;
   }
 }
 
@@ -104,6 +105,15 @@ function parseEvent(raw: Fields): AgentToolEvent | string {
  * dropped; a chunk body sent as a JSON string (the seed system's form) is decoded.
  */
 export function parseAgentToolFrame(input: unknown): ParseAgentToolFrameResult {
+  try {
+    return parseFrame(input);
+  } catch {
+    // Only an already-parsed value with throwing getters (a proxy, an accessor) gets here; JSON text cannot.
+    return fail("frame could not be read");
+  }
+}
+
+function parseFrame(input: unknown): ParseAgentToolFrameResult {
   let raw: unknown = input;
   if (typeof input === "string") {
     try {

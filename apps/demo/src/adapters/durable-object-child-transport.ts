@@ -1,0 +1,95 @@
+import type { ChildRef, ChildTransport, TailOptions } from "@agent-tools/core-runs";
+import type { AgentToolRunInspection, AgentToolTailItem } from "@agent-tools/core-runs/protocol";
+import { fromNdjson } from "./ndjson.js";
+
+/** The RPC surface a child Durable Object offers its parent (see `AgentToolChildObject`). */
+export interface AgentToolChildRpc {
+  agentToolStart(runId: string, input: unknown): Promise<AgentToolRunInspection>;
+  agentToolInspect(runId: string): Promise<AgentToolRunInspection | null>;
+  agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>>;
+  agentToolCancel(runId: string, reason?: string): Promise<void>;
+  agentToolDestroy(runId: string): Promise<void>;
+}
+
+/** A child namespace as the transport needs it: a name → stub lookup. */
+export type ChildNamespace = {
+  idFromName(name: string): DurableObjectId;
+  get(id: DurableObjectId): unknown;
+};
+
+/** The Durable Object name of a run's child: scoped to its parent, so two parents never share a child. */
+export function childObjectName(parentId: string, ref: ChildRef): string {
+  return `${parentId}/${ref.agentType}/${ref.runId}`;
+}
+
+/**
+ * `ChildTransport` over Durable Object RPC: each run's child is its own object, named from
+ * (parent, agentType, runId). The tail crosses as an NDJSON byte stream; cancelling it (or aborting the signal)
+ * cancels the RPC stream, never the run. An unknown agentType rejects (the registry records `error`).
+ */
+export class DurableObjectChildTransport implements ChildTransport {
+  readonly #parentId: string;
+  readonly #namespaces: Readonly<Record<string, ChildNamespace>>;
+
+  constructor(options: { parentId: string; namespaces: Readonly<Record<string, ChildNamespace>> }) {
+    this.#parentId = options.parentId;
+    this.#namespaces = options.namespaces;
+  }
+
+  /** The stub of a run's child object. */
+  stub(ref: ChildRef): AgentToolChildRpc & { fetch(request: Request): Promise<Response> } {
+    const namespace = this.#namespaces[ref.agentType];
+    if (!namespace) throw new Error(`No Durable Object binding for child agent type "${ref.agentType}"`);
+    return namespace.get(namespace.idFromName(childObjectName(this.#parentId, ref))) as AgentToolChildRpc & {
+      fetch(request: Request): Promise<Response>;
+    };
+  }
+
+  start(ref: ChildRef, input: unknown): Promise<AgentToolRunInspection> {
+    return this.stub(ref).agentToolStart(ref.runId, input);
+  }
+
+  inspect(ref: ChildRef): Promise<AgentToolRunInspection | null> {
+    return this.stub(ref).agentToolInspect(ref.runId);
+  }
+
+  tail(ref: ChildRef, options: TailOptions): ReadableStream<AgentToolTailItem> {
+    let inner: ReadableStreamDefaultReader<AgentToolTailItem> | null = null;
+    const { signal } = options;
+    const opened = (async () => {
+      const bytes = await this.stub(ref).agentToolTail(ref.runId, options.afterSequence);
+      inner = fromNdjson<AgentToolTailItem>(bytes).getReader();
+      return inner;
+    })();
+    const onAbort = () => void opened.then((reader) => reader.cancel()).catch(() => undefined);
+    return new ReadableStream<AgentToolTailItem>({
+      start() {
+        if (signal?.aborted) onAbort();
+        else signal?.addEventListener("abort", onAbort, { once: true });
+      },
+      async pull(controller) {
+        const reader = await opened;
+        const { done, value } = await reader.read();
+        if (done) {
+          signal?.removeEventListener("abort", onAbort);
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      },
+      async cancel(reason) {
+        signal?.removeEventListener("abort", onAbort);
+        const reader = inner ?? (await opened.catch(() => null));
+        await reader?.cancel(reason).catch(() => undefined);
+      },
+    });
+  }
+
+  cancel(ref: ChildRef, reason?: string): Promise<void> {
+    return this.stub(ref).agentToolCancel(ref.runId, reason);
+  }
+
+  destroy(ref: ChildRef): Promise<void> {
+    return this.stub(ref).agentToolDestroy(ref.runId);
+  }
+}

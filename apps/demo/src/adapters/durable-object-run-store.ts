@@ -1,0 +1,287 @@
+import type {
+  AgentToolLogEntry,
+  RunRecord,
+  RunRecordPatch,
+  RunStore,
+  RunStoreFilter,
+  RunUpdateCondition,
+} from "@agent-tools/core-runs";
+
+/**
+ * The part of `ctx.storage` the store uses (a SQLite-backed Durable Object's storage satisfies it). Narrow on
+ * purpose, so a test can wrap `sql` to count the rows each call writes.
+ */
+export type DurableObjectRunStoreStorage = {
+  readonly sql: Pick<SqlStorage, "exec">;
+  transactionSync<T>(closure: () => T): T;
+};
+
+/** The tables the store owns, for benchmarks and tests that count rows. */
+export const RUN_STORE_TABLES = { runs: "agent_tool_runs", log: "agent_tool_log" } as const;
+
+/**
+ * Largest JSON text (in UTF-16 code units) written into one log row. workerd caps a row at 2 MB; one code unit
+ * is at most 3 bytes of UTF-8, so 600 000 units stay under the cap. An `appendLog` call bigger than this is
+ * split into several rows (still one transaction).
+ */
+const MAX_LOG_ROW_CHARS = 600_000;
+
+type RunRow = {
+  run_id: string;
+  status: string;
+  revision: number;
+  started_at: number;
+  record: string;
+};
+
+type LogBatchRow = {
+  first_sequence: number;
+  entries: string;
+};
+
+/**
+ * `RunStore` over a SQLite-backed Durable Object's `ctx.storage.sql`: one store per object, i.e. per agent.
+ *
+ * Layout, chosen for few row writes (Durable Objects bill and sync per row written):
+ * - `agent_tool_runs`: one row per run. The columns the store queries (`run_id`, `status`, `revision`,
+ *   `started_at`) are real columns; the rest of the `RunRecord` is one JSON column. No secondary index: the
+ *   registry caps retained runs, so sorting a small table on `listRuns` is cheaper than an index write on
+ *   every insert and update.
+ * - `agent_tool_log`: one row per `appendLog` call (a batch: `first_sequence`, `last_sequence` and the JSON
+ *   array of entries). A runner flushing 100 chunks writes one row, not 100. `readLog` reads the batches that
+ *   reach past `afterSequence` and filters.
+ *
+ * Every method does its SQL synchronously inside one call, so it is atomic: a Durable Object runs one event at a
+ * time and `ctx.storage.sql` never yields, so nothing interleaves between a read and the write that depends on
+ * it. Methods that write more than one statement run in `transactionSync`, so a failure leaves no half write.
+ * Must pass `runStoreContractCases` from "@agent-tools/core-runs/testing" (checked inside workerd).
+ *
+ * @example
+ * export class Assistant extends DurableObject<Env> {
+ *   readonly store = new DurableObjectRunStore(this.ctx.storage);
+ * }
+ */
+export class DurableObjectRunStore implements RunStore {
+  readonly #storage: DurableObjectRunStoreStorage;
+
+  constructor(storage: DurableObjectRunStoreStorage) {
+    this.#storage = storage;
+    // Idempotent, so a restarted object (a new instance over the same database) runs it again harmlessly.
+    // WITHOUT ROWID keeps each row in its primary-key b-tree: an insert writes one row, not a row plus an index.
+    storage.sql.exec(
+      `CREATE TABLE IF NOT EXISTS ${RUN_STORE_TABLES.runs} (
+        run_id TEXT NOT NULL PRIMARY KEY,
+        status TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,
+        record TEXT NOT NULL
+      ) WITHOUT ROWID`,
+    );
+    storage.sql.exec(
+      `CREATE TABLE IF NOT EXISTS ${RUN_STORE_TABLES.log} (
+        run_id TEXT NOT NULL,
+        first_sequence INTEGER NOT NULL,
+        last_sequence INTEGER NOT NULL,
+        entries TEXT NOT NULL,
+        PRIMARY KEY (run_id, first_sequence)
+      ) WITHOUT ROWID`,
+    );
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const row = this.#storage.sql
+      .exec<RunRow>(`SELECT * FROM ${RUN_STORE_TABLES.runs} WHERE run_id = ?`, runId)
+      .toArray()[0];
+    return row === undefined ? null : fromRunRow(row);
+  }
+
+  async insertRun(record: RunRecord): Promise<boolean> {
+    const row = toRunRow(record);
+    const inserted = this.#storage.sql
+      .exec(
+        `INSERT INTO ${RUN_STORE_TABLES.runs} (run_id, status, revision, started_at, record) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+        row.run_id,
+        row.status,
+        row.revision,
+        row.started_at,
+        row.record,
+      )
+      .toArray();
+    return inserted.length === 1;
+  }
+
+  async updateRun(runId: string, patch: RunRecordPatch, condition: RunUpdateCondition = {}): Promise<RunRecord | null> {
+    // Read, merge and write with no await in between: atomic (see the class comment), so two conditional
+    // updates with the same expectedRevision cannot both apply.
+    const sql = this.#storage.sql;
+    const stored = sql.exec<RunRow>(`SELECT * FROM ${RUN_STORE_TABLES.runs} WHERE run_id = ?`, runId).toArray()[0];
+    if (stored === undefined) return null;
+    if (condition.expectedRevision !== undefined && stored.revision !== condition.expectedRevision) return null;
+    const merged = withoutUndefined({ ...fromRunRow(stored), ...patch, runId });
+    const row = toRunRow(merged);
+    sql.exec(
+      `UPDATE ${RUN_STORE_TABLES.runs} SET status = ?, revision = ?, started_at = ?, record = ? WHERE run_id = ?`,
+      row.status,
+      row.revision,
+      row.started_at,
+      row.record,
+      runId,
+    );
+    return fromRunRow(row);
+  }
+
+  async listRuns(filter: RunStoreFilter = {}): Promise<RunRecord[]> {
+    // No filter and an empty status list both mean "every row" (the port's contract).
+    const statuses = filter.status ?? [];
+    const where = statuses.length === 0 ? "" : `WHERE status IN (${statuses.map(() => "?").join(", ")})`;
+    return this.#storage.sql
+      .exec<RunRow>(`SELECT * FROM ${RUN_STORE_TABLES.runs} ${where} ORDER BY started_at, run_id`, ...statuses)
+      .toArray()
+      .map(fromRunRow);
+  }
+
+  async deleteRuns(runIds: readonly string[]): Promise<void> {
+    const sql = this.#storage.sql;
+    this.#storage.transactionSync(() => {
+      for (const runId of new Set(runIds)) {
+        sql.exec(`DELETE FROM ${RUN_STORE_TABLES.runs} WHERE run_id = ?`, runId);
+        sql.exec(`DELETE FROM ${RUN_STORE_TABLES.log} WHERE run_id = ?`, runId);
+      }
+    });
+  }
+
+  async appendLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const sql = this.#storage.sql;
+    const fresh = this.#dropStoredSequences(runId, entries);
+    if (fresh.length === 0) return;
+    const batches = splitIntoRows(fresh);
+    this.#storage.transactionSync(() => {
+      for (const batch of batches) {
+        sql.exec(
+          `INSERT INTO ${RUN_STORE_TABLES.log} (run_id, first_sequence, last_sequence, entries) VALUES (?, ?, ?, ?)`,
+          runId,
+          batch.firstSequence,
+          batch.lastSequence,
+          batch.json,
+        );
+      }
+    });
+  }
+
+  async readLog(runId: string, options: { afterSequence?: number; limit?: number } = {}): Promise<AgentToolLogEntry[]> {
+    const { afterSequence = 0, limit } = options;
+    if (limit !== undefined && limit <= 0) return [];
+    const cursor = this.#storage.sql.exec<LogBatchRow>(
+      `SELECT first_sequence, entries FROM ${RUN_STORE_TABLES.log}
+       WHERE run_id = ? AND last_sequence > ? ORDER BY first_sequence`,
+      runId,
+      afterSequence,
+    );
+    const collected: AgentToolLogEntry[] = [];
+    for (const row of cursor) {
+      if (limit !== undefined && collected.length >= limit) {
+        // Batches come in first_sequence order; once a batch starts past the limit-th smallest sequence
+        // collected so far, neither it nor any later batch can make the cut.
+        collected.sort(bySequence);
+        collected.length = limit;
+        const cutoff = collected[limit - 1]?.sequence ?? Number.POSITIVE_INFINITY;
+        if (row.first_sequence > cutoff) break;
+      }
+      for (const entry of parseEntries(row.entries)) {
+        if (entry.sequence > afterSequence) collected.push(entry);
+      }
+    }
+    collected.sort(bySequence);
+    return limit === undefined ? collected : collected.slice(0, limit);
+  }
+
+  /**
+   * The entries whose sequence is not stored yet, each sequence once (first occurrence wins), ascending. Reads
+   * only the batches whose range overlaps the incoming one: none, when the runner appends past the end.
+   */
+  #dropStoredSequences(runId: string, entries: readonly AgentToolLogEntry[]): AgentToolLogEntry[] {
+    let lowest = Number.POSITIVE_INFINITY;
+    let highest = Number.NEGATIVE_INFINITY;
+    for (const entry of entries) {
+      lowest = Math.min(lowest, entry.sequence);
+      highest = Math.max(highest, entry.sequence);
+    }
+    const seen = new Set<number>();
+    const overlapping = this.#storage.sql.exec<{ entries: string }>(
+      `SELECT entries FROM ${RUN_STORE_TABLES.log}
+       WHERE run_id = ? AND first_sequence <= ? AND last_sequence >= ?`,
+      runId,
+      highest,
+      lowest,
+    );
+    for (const row of overlapping) {
+      for (const entry of parseEntries(row.entries)) seen.add(entry.sequence);
+    }
+    const fresh: AgentToolLogEntry[] = [];
+    for (const entry of entries) {
+      if (seen.has(entry.sequence)) continue;
+      seen.add(entry.sequence);
+      fresh.push(entry);
+    }
+    return fresh.sort(bySequence);
+  }
+}
+
+type LogRowBatch = { firstSequence: number; lastSequence: number; json: string };
+
+/** Groups sorted entries into as few rows as the row-size cap allows (one, unless the batch is huge). */
+function splitIntoRows(sorted: readonly AgentToolLogEntry[]): LogRowBatch[] {
+  const batches: LogRowBatch[] = [];
+  let parts: string[] = [];
+  let first: AgentToolLogEntry | undefined;
+  let last: AgentToolLogEntry | undefined;
+  let size = 2;
+  const flush = () => {
+    if (first === undefined || last === undefined) return;
+    batches.push({ firstSequence: first.sequence, lastSequence: last.sequence, json: `[${parts.join(",")}]` });
+    parts = [];
+    first = undefined;
+    size = 2;
+  };
+  for (const entry of sorted) {
+    const json = JSON.stringify(entry);
+    if (parts.length > 0 && size + json.length + 1 > MAX_LOG_ROW_CHARS) flush();
+    first ??= entry;
+    last = entry;
+    parts.push(json);
+    size += json.length + 1;
+  }
+  flush();
+  return batches;
+}
+
+function toRunRow(record: RunRecord): RunRow {
+  const { runId, status, revision, startedAt, ...rest } = record;
+  return { run_id: runId, status, revision, started_at: startedAt, record: JSON.stringify(rest) };
+}
+
+function fromRunRow(row: RunRow): RunRecord {
+  const rest = JSON.parse(row.record) as Omit<RunRecord, "runId" | "status" | "revision" | "startedAt">;
+  return {
+    ...rest,
+    runId: row.run_id,
+    status: row.status as RunRecord["status"],
+    revision: row.revision,
+    startedAt: row.started_at,
+  };
+}
+
+/** `updateRun`'s rule: a patch field set to `undefined` removes the field. */
+function withoutUndefined(record: RunRecordPatch): RunRecord {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as RunRecord;
+}
+
+function parseEntries(json: string): AgentToolLogEntry[] {
+  return JSON.parse(json) as AgentToolLogEntry[];
+}
+
+function bySequence(left: AgentToolLogEntry, right: AgentToolLogEntry): number {
+  return left.sequence - right.sequence;
+}

@@ -1,0 +1,63 @@
+import type { AgentToolChildDefinition } from "@agent-tools/core-runs";
+import { convertToModelMessages, isStepCount, streamText, toUIMessageStream, tool } from "ai";
+import { z } from "zod";
+import { lastToolResults, lastUserText } from "../model/scripted-model.js";
+import { selectModel } from "../model/select-model.js";
+import { AgentToolChildObject } from "./agent-tool-child-object.js";
+import type { Env } from "./env.js";
+
+const FACTS: Record<string, string[]> = {
+  default: ["it has been studied for decades", "experts disagree on the details", "new data arrives every year"],
+  cats: ["cats sleep 12 to 16 hours a day", "a group of cats is called a clowder", "cats have 32 muscles in each ear"],
+  rust: ["Rust guarantees memory safety without a garbage collector", "its borrow checker runs at compile time"],
+};
+
+/** A deterministic knowledge base: the Researcher's own server-side tool. */
+export const lookupTool = tool({
+  description: "Look up facts about a topic",
+  inputSchema: z.object({ query: z.string() }),
+  execute: async ({ query }) => {
+    const key = Object.keys(FACTS).find((name) => query.toLowerCase().includes(name)) ?? "default";
+    return { query, facts: FACTS[key] ?? [] };
+  },
+});
+
+/** A child that streams text and uses its own server-side tool (`lookup`). */
+export class Researcher extends AgentToolChildObject<Env> {
+  static readonly agentType = "Researcher";
+
+  protected definition(): AgentToolChildDefinition {
+    const model = selectModel(this.env, "researcher", (prompt) => {
+      const results = lastToolResults(prompt);
+      if (!results) {
+        return { kind: "tools", text: "Looking that up. ", calls: [{ toolName: "lookup", input: { query: lastUserText(prompt) } }] };
+      }
+      const found = results.get("lookup") as { query?: string; facts?: string[] } | undefined;
+      const facts = found?.facts ?? [];
+      return {
+        kind: "text",
+        text: `Findings on "${found?.query ?? "the topic"}": ${facts.join("; ")}. That is what the sources say.`,
+      };
+    });
+    const tools = { lookup: lookupTool };
+    return {
+      agentType: Researcher.agentType,
+      formatAgentToolInput: (input) => {
+        const topic = (input as { topic?: unknown } | null)?.topic;
+        return typeof topic === "string" ? topic : JSON.stringify(input);
+      },
+      turn: async ({ messages, abortSignal }) =>
+        toUIMessageStream({
+          stream: streamText({
+            model,
+            system: "You are a careful researcher. Use the lookup tool, then report your findings briefly.",
+            messages: await convertToModelMessages(messages),
+            tools,
+            stopWhen: isStepCount(4),
+            abortSignal,
+          }).stream,
+          tools,
+        }),
+    };
+  }
+}

@@ -1,0 +1,240 @@
+import { readdir } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleWorker } from "./harness/bundle.js";
+import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
+import { RecordingSocket } from "./harness/ws-client.js";
+
+const WORKER = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
+const DURABLE_OBJECTS = {
+  ASSISTANT: "Assistant",
+  RESEARCHER: "Researcher",
+  SUMMARIZER: "Summarizer",
+  IMPORTER: "Importer",
+};
+
+type ChatFrame = { type: string; requestId?: string; sequence?: number; chunk?: { type: string; [key: string]: unknown } };
+
+const agentFrames = (messages: unknown[]) =>
+  (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
+const isTerminalKind = (kind: string) => ["finished", "error", "aborted", "interrupted"].includes(kind);
+const terminalCount = (messages: unknown[]) =>
+  agentFrames(messages).filter((frame) => isTerminalKind(frame.event.kind)).length;
+const runIdOf = (frame: AgentToolEventFrame) => ("runId" in frame.event ? frame.event.runId : "");
+const withoutReplay = ({ replay: _replay, ...frame }: AgentToolEventFrame) => frame;
+
+function sendRequest(text: string, chatId: string) {
+  return {
+    type: "send",
+    requestId: `request-${text.length}`,
+    id: chatId,
+    trigger: "submit-message",
+    messageId: undefined,
+    messages: [{ id: `user-${chatId}`, role: "user", parts: [{ type: "text", text }] }],
+    headers: {},
+    body: {},
+    metadata: null,
+  };
+}
+
+async function startHost(persist: PersistDirectory, paceMs: number) {
+  return MiniflareHost.start({
+    scriptPath: await bundleWorker(WORKER),
+    durableObjects: DURABLE_OBJECTS,
+    persistDirectory: persist.path,
+    bindings: { DEMO_PACE_MS: String(paceMs) },
+  });
+}
+
+/** Every file under the persistence folder (one SQLite file per Durable Object with storage). */
+async function storedObjects(persist: PersistDirectory): Promise<string[]> {
+  const entries = await readdir(persist.path, { recursive: true });
+  return entries.filter((entry) => entry.endsWith(".sqlite")).sort();
+}
+
+describe("the demo Worker in workerd", () => {
+  let persist: PersistDirectory;
+  let host: MiniflareHost;
+  const chatId = "e2e";
+  let liveFrames: AgentToolEventFrame[] = [];
+
+  const wsUrl = (path: string) => new URL(path, host.url.toString().replace(/^http/, "ws")).toString();
+
+  beforeAll(async () => {
+    persist = await createPersistDirectory();
+    host = await startHost(persist, 0);
+  });
+
+  afterAll(async () => {
+    await host?.dispose();
+    await persist?.remove();
+  });
+
+  it("runs awaited child runs end to end over WebSockets", async () => {
+    const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+    const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
+    chat.send(sendRequest("research cats", chatId));
+    await chat.waitFor((messages) => messages.some((message) => ["end", "error"].includes((message as ChatFrame).type)));
+    await events.waitFor((messages) => terminalCount(messages) >= 2);
+    const chatFrames = chat.messages as ChatFrame[];
+    expect(chatFrames.at(-1)?.type).toBe("end");
+    expect(chatFrames.filter((frame) => frame.type === "chunk").map((frame) => frame.sequence)).toEqual(
+      chatFrames.filter((frame) => frame.type === "chunk").map((_, index) => index + 1),
+    );
+
+    liveFrames = agentFrames(events.messages);
+    const runIds = [...new Set(liveFrames.map(runIdOf))];
+    expect(runIds).toHaveLength(2);
+    for (const runId of runIds) {
+      const frames = liveFrames.filter((frame) => runIdOf(frame) === runId);
+      expect(frames[0]).toMatchObject({ revision: 1, event: { kind: "started" } });
+      const sequences = frames.filter((frame) => frame.event.kind === "chunk").map((frame) => frame.sequence);
+      expect(sequences.length).toBeGreaterThan(3);
+      expect(sequences).toEqual(sequences.map((_, index) => index + 1));
+      expect(frames.at(-1)).toMatchObject({ revision: 3, event: { kind: "finished" } });
+      expect(frames[0]?.parentToolCallId).toMatch(/^call-/);
+      expect(runId).toBe(`agent-tool:${frames[0]?.parentToolCallId}`);
+    }
+    const agentTypes = liveFrames.flatMap((frame) => (frame.event.kind === "started" ? [frame.event.agentType] : []));
+    expect(agentTypes.sort()).toEqual(["Researcher", "Summarizer"]);
+
+    // The children's results went back to the parent model, which wrote them into its answer.
+    const text = chatFrames
+      .flatMap((frame) => (frame.chunk?.type === "text-delta" ? [String(frame.chunk["delta"])] : []))
+      .join("");
+    expect(text).toContain('Research: Findings on "research cats": cats sleep 12 to 16 hours a day');
+    expect(text).toContain('Summary — Summary of "research cats"');
+    const toolOutputs = chatFrames.filter((frame) => frame.chunk?.type === "tool-output-available");
+    expect(toolOutputs).toHaveLength(2);
+
+    const messages = await host.fetchJson<Array<{ role: string }>>(`/agents/assistant/${chatId}/messages`);
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    events.close();
+    chat.close();
+  });
+
+  it("replays retained runs to a second client", async () => {
+    const second = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+    await second.waitFor((messages) => terminalCount(messages) >= 2);
+    const replayed = agentFrames(second.messages);
+    expect(replayed.every((frame) => frame.replay === true)).toBe(true);
+    expect(sortByRun(replayed.map(withoutReplay))).toEqual(sortByRun(liveFrames));
+    second.close();
+  });
+
+  it("replays only what a client missed when it gives its cursors", async () => {
+    const [first] = [...new Set(liveFrames.map(runIdOf))];
+    const frames = liveFrames.filter((frame) => runIdOf(frame) === first);
+    const lastSequence = Math.max(...frames.map((frame) => frame.sequence ?? 0));
+    const cursors = encodeURIComponent(JSON.stringify([[first, lastSequence - 2, 1]]));
+    const socket = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}?agentToolCursors=${cursors}`));
+    await socket.waitFor((messages) => terminalCount(messages) >= 2);
+    const ofFirst = agentFrames(socket.messages).filter((frame) => runIdOf(frame) === first);
+    expect(ofFirst.map((frame) => frame.event.kind)).toEqual(["chunk", "chunk", "finished"]);
+    expect(ofFirst.slice(0, 2).map((frame) => frame.sequence)).toEqual([lastSequence - 1, lastSequence]);
+    socket.close();
+  });
+
+  it("refuses drill-in to a run it never created, without creating a child", async () => {
+    const before = await storedObjects(persist);
+    const guessed = await host.fetch(`/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent("agent-tool:guess")}`);
+    expect(guessed.status).toBe(404);
+    await guessed.text();
+    const otherParent = liveFrames.find((frame) => frame.event.kind === "started");
+    const foreign = await host.fetch(`/agents/assistant/someone-else/sub/Researcher/${encodeURIComponent(runIdOf(otherParent as AgentToolEventFrame))}`);
+    expect(foreign.status).toBe(404);
+    await foreign.text();
+    const created = (await storedObjects(persist)).filter((file) => !before.includes(file));
+    // Only the second parent's own Assistant object may have appeared; no child object did.
+    expect(created.filter((file) => /Researcher|Summarizer|Importer/.test(file))).toEqual([]);
+    expect(created.length).toBeLessThanOrEqual(1);
+
+    const started = liveFrames.find((frame) => frame.event.kind === "started" && frame.event.agentType === "Researcher");
+    const runId = runIdOf(started as AgentToolEventFrame);
+    const drill = await host.fetchJson<{ runId: string; turns: number; run: { status: string }; messages: Array<{ role: string }> }>(
+      `/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent(runId)}`,
+    );
+    expect(drill).toMatchObject({ runId, turns: 1, run: { status: "completed" } });
+    expect(drill.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("keeps everything across a restart on the same persistence folder, without re-running a child", async () => {
+    await host.restart();
+    const socket = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+    await socket.waitFor((messages) => terminalCount(messages) >= 2);
+    expect(sortByRun(agentFrames(socket.messages).map(withoutReplay))).toEqual(sortByRun(liveFrames));
+    socket.close();
+    for (const runId of new Set(liveFrames.map(runIdOf))) {
+      const type = liveFrames.find((frame) => runIdOf(frame) === runId && frame.event.kind === "started");
+      const agentType = type?.event.kind === "started" ? type.event.agentType : "";
+      const drill = await host.fetchJson<{ turns: number }>(
+        `/agents/assistant/${chatId}/sub/${agentType}/${encodeURIComponent(runId)}`,
+      );
+      expect(drill.turns).toBe(1);
+    }
+    const runs = await host.fetchJson<Array<{ status: string }>>(`/agents/assistant/${chatId}/runs`);
+    expect(runs.map((run) => run.status)).toEqual(["completed", "completed"]);
+  });
+});
+
+describe("the demo Worker restarted while a child streams", () => {
+  let persist: PersistDirectory;
+  let host: MiniflareHost;
+  const wsUrl = (path: string) => new URL(path, host.url.toString().replace(/^http/, "ws")).toString();
+
+  beforeAll(async () => {
+    persist = await createPersistDirectory();
+    host = await startHost(persist, 40);
+  });
+
+  afterAll(async () => {
+    await host?.dispose();
+    await persist?.remove();
+  });
+
+  it("loses no stored chunk, ends every run, and never runs a child twice", async () => {
+    const chatId = "restart";
+    const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+    const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
+    chat.send(sendRequest("research rust", chatId));
+    // Restart once the Researcher is mid-stream: its text has begun but its run has not finished.
+    await events.waitFor((messages) =>
+      agentFrames(messages).some((frame) => frame.event.kind === "chunk" && frame.event.body.type === "text-delta"),
+    );
+    const beforeRestart = agentFrames(events.messages);
+    events.close();
+    chat.close();
+    await host.restart();
+
+    const after = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+    const runIds = [...new Set(beforeRestart.map(runIdOf))];
+    await after.waitFor(
+      (messages) =>
+        runIds.every((runId) => agentFrames(messages).some((frame) => runIdOf(frame) === runId && isTerminalKind(frame.event.kind))),
+      30_000,
+    );
+    const seenAfter = agentFrames(after.messages);
+    // Every durable chunk a client saw before the restart comes back with the same sequence and body.
+    for (const frame of beforeRestart.filter((candidate) => candidate.sequence !== undefined)) {
+      expect(seenAfter).toContainEqual(expect.objectContaining({ sequence: frame.sequence, event: frame.event }));
+    }
+    for (const runId of runIds) {
+      const started = beforeRestart.find((frame) => runIdOf(frame) === runId && frame.event.kind === "started");
+      const agentType = started?.event.kind === "started" ? started.event.agentType : "";
+      const drill = await host.fetchJson<{ turns: number; run: { status: string } }>(
+        `/agents/assistant/${chatId}/sub/${agentType}/${encodeURIComponent(runId)}`,
+      );
+      expect(drill.turns).toBe(1);
+      expect(drill.run.status).not.toBe("running");
+    }
+    const runs = await host.fetchJson<Array<{ status: string }>>(`/agents/assistant/${chatId}/runs`);
+    expect(runs.every((run) => run.status !== "running" && run.status !== "starting")).toBe(true);
+    after.close();
+  });
+});
+
+function sortByRun(frames: AgentToolEventFrame[]): AgentToolEventFrame[] {
+  return [...frames].sort((a, b) => runIdOf(a).localeCompare(runIdOf(b)));
+}
+

@@ -1,0 +1,170 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import type { AgentToolLogEntry, RunRecord } from "@agent-tools/core-runs";
+import { makeLogEntry, makeRunRecord, runStoreContractCases } from "@agent-tools/core-runs/testing/portable";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CONTRACT_WORKER_DURABLE_OBJECTS,
+  type ContractCaseResult,
+  type LogWriteCount,
+  type SchedulerState,
+} from "./fixtures/contract-worker-api.js";
+import { bundleWorker } from "./harness/bundle.js";
+import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
+
+const CONTRACT_WORKER = fileURLToPath(new URL("./fixtures/contract-worker.ts", import.meta.url));
+const HOUR = 3_600_000;
+
+let persist: PersistDirectory;
+let host: MiniflareHost;
+
+beforeAll(async () => {
+  persist = await createPersistDirectory();
+  host = await MiniflareHost.start({
+    scriptPath: await bundleWorker(CONTRACT_WORKER),
+    durableObjects: CONTRACT_WORKER_DURABLE_OBJECTS,
+    persistDirectory: persist.path,
+  });
+});
+
+afterAll(async () => {
+  await host?.dispose();
+  await persist?.remove();
+});
+
+/** A Durable Object name no other test uses, so its storage starts empty. */
+function freshObject(label: string): string {
+  return `${label}-${randomUUID()}`;
+}
+
+async function callStore<TResult>(object: string, method: string, ...args: unknown[]): Promise<TResult> {
+  const { result } = await host.fetchJson<{ result: TResult }>(`/store/call?object=${encodeURIComponent(object)}`, {
+    body: { method, args },
+  });
+  return result;
+}
+
+function entries(from: number, to: number): AgentToolLogEntry[] {
+  return Array.from({ length: to - from + 1 }, (_, index) => makeLogEntry(from + index));
+}
+
+describe("DurableObjectRunStore passes the RunStore contract inside workerd", () => {
+  it("the worker bundles the same contract cases as Node imports", async () => {
+    const names = await host.fetchJson<string[]>("/contract/cases");
+    expect(names).toEqual(runStoreContractCases.map((contractCase) => contractCase.name));
+    expect(names.length).toBeGreaterThan(0);
+  });
+
+  for (const { name } of runStoreContractCases) {
+    it(name, async () => {
+      const result = await host.fetchJson<ContractCaseResult>(`/contract/run?case=${encodeURIComponent(name)}`, {
+        method: "POST",
+      });
+      if (!result.ok) expect.fail(result.error);
+    });
+  }
+});
+
+describe("DurableObjectRunStore storage", () => {
+  it("writes one log row for an appendLog of 100 entries, and none for a re-append of them", async () => {
+    const object = freshObject("rows");
+    const append = (batch: AgentToolLogEntry[]) =>
+      host.fetchJson<LogWriteCount>(`/store/append-counted?object=${object}`, {
+        body: { runId: "run-1", entries: batch },
+      });
+
+    expect(await append(entries(1, 100))).toEqual({ logRows: 1, rowsWritten: 1 });
+    expect(await append(entries(1, 100))).toEqual({ logRows: 1, rowsWritten: 0 });
+    // Overlapping the stored batch: only 101..110 are new, and they go in one more row.
+    expect(await append(entries(95, 110))).toEqual({ logRows: 2, rowsWritten: 1 });
+    expect(await callStore(object, "readLog", "run-1")).toEqual(entries(1, 110));
+    expect(await callStore(object, "readLog", "run-1", { afterSequence: 98, limit: 4 })).toEqual(entries(99, 102));
+  });
+
+  it("keeps runs and logs across a restart on the same persistence folder", async () => {
+    const object = freshObject("durable");
+    const first = makeRunRecord({
+      runId: "run-a",
+      startedAt: 1_000,
+      input: { query: "durable objects", nested: [1, { deep: true }] },
+      meta: { "@agent-tools/detached": { budgetDeadline: 90_000 } },
+    });
+    const second = makeRunRecord({ runId: "run-b", startedAt: 2_000, status: "completed", output: { answer: 42 } });
+    const deleted = makeRunRecord({ runId: "run-c", startedAt: 1_500 });
+    for (const record of [first, second, deleted]) expect(await callStore(object, "insertRun", record)).toBe(true);
+    const updatedFirst = await callStore<RunRecord>(
+      object,
+      "updateRun",
+      "run-a",
+      { revision: 2, progress: { fraction: 0.5, at: 1_200 }, lastSequence: 6 },
+      { expectedRevision: 1 },
+    );
+    await callStore(object, "appendLog", "run-a", entries(1, 3));
+    await callStore(object, "appendLog", "run-a", entries(4, 6));
+    await callStore(object, "appendLog", "run-b", entries(1, 2));
+    await callStore(object, "appendLog", "run-c", entries(1, 2));
+    await callStore(object, "deleteRuns", ["run-c"]);
+
+    const expectedRuns = [updatedFirst, second];
+    expect(updatedFirst).toEqual({ ...first, revision: 2, progress: { fraction: 0.5, at: 1_200 }, lastSequence: 6 });
+    expect(await callStore(object, "listRuns")).toEqual(expectedRuns);
+
+    await host.restart();
+
+    expect(await callStore(object, "listRuns")).toEqual(expectedRuns);
+    expect(await callStore(object, "getRun", "run-c")).toBeNull();
+    expect(await callStore(object, "readLog", "run-a")).toEqual(entries(1, 6));
+    expect(await callStore(object, "readLog", "run-b")).toEqual(entries(1, 2));
+    expect(await callStore(object, "readLog", "run-c")).toEqual([]);
+    // The conditional update and the log's dedupe work on the reopened database, not on in-memory state.
+    expect(await callStore(object, "updateRun", "run-a", { revision: 3 }, { expectedRevision: 1 })).toBeNull();
+    await callStore(object, "appendLog", "run-a", entries(5, 8));
+    expect(await callStore(object, "readLog", "run-a", { afterSequence: 3 })).toEqual(entries(4, 8));
+  });
+});
+
+describe("DurableObjectWakeupScheduler", () => {
+  const wakeAt = (object: string, times: number[]) =>
+    host.fetchJson<SchedulerState>(`/scheduler/wake-at?object=${object}`, { body: { times } });
+  const state = (object: string) => host.fetchJson<SchedulerState>(`/scheduler/state?object=${object}`);
+
+  it("keeps the earliest pending wake-up, also when calls race", async () => {
+    const object = freshObject("earliest");
+    const now = Date.now();
+    expect((await wakeAt(object, [now + 2 * HOUR])).alarm).toBe(now + 2 * HOUR);
+    expect((await wakeAt(object, [now + 3 * HOUR])).alarm).toBe(now + 2 * HOUR);
+    expect((await wakeAt(object, [now + HOUR])).alarm).toBe(now + HOUR);
+    // Concurrent calls inside the object: the latest-resolving one must not overwrite an earlier time.
+    expect((await wakeAt(object, [now + 5 * HOUR, now + HOUR / 2, now + 4 * HOUR])).alarm).toBe(now + HOUR / 2);
+    expect(await host.fetchJson<SchedulerState>(`/scheduler/cancel?object=${object}`, { method: "POST" })).toEqual({
+      alarm: null,
+      fired: [],
+    });
+  });
+
+  it("keeps a pending wake-up across a restart", async () => {
+    const object = freshObject("restart");
+    const wakeTime = Date.now() + HOUR;
+    await wakeAt(object, [wakeTime]);
+    await host.restart();
+    expect(await state(object)).toEqual({ alarm: wakeTime, fired: [] });
+  });
+
+  it("calls alarm() when the wake-up is due", async () => {
+    const object = freshObject("fires");
+    // The object arms its alarm at its own Date.now(), so it is due at once; no waiting on a future time.
+    const { requested } = await host.fetchJson<{ requested: number }>(`/scheduler/wake-now?object=${object}`, {
+      method: "POST",
+    });
+    // workerd runs the alarm asynchronously: poll its record a bounded number of times (at most ~5 s).
+    let current = await state(object);
+    for (let attempt = 0; attempt < 100 && current.fired.length === 0; attempt++) {
+      await sleep(50);
+      current = await state(object);
+    }
+    expect(current.fired).toHaveLength(1);
+    expect(current.fired[0]?.firedAt).toBeGreaterThanOrEqual(requested);
+    expect(current.alarm).toBeNull();
+  });
+});

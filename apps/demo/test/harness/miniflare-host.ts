@@ -1,0 +1,155 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  Log,
+  LogLevel,
+  Miniflare,
+  type MiniflareOptions,
+  type RequestInit as MiniflareRequestInit,
+  type Response as MiniflareResponse,
+} from "miniflare";
+
+/** A Durable Object binding: the exported class name, or the class name and whether it uses SQLite (default). */
+export type DurableObjectBinding = string | { className: string; useSQLite?: boolean };
+
+export type MiniflareHostOptions = {
+  /** The bundled Worker (an ES module), e.g. from `bundleWorker`. */
+  scriptPath: string;
+  /** Binding name → Durable Object class exported by the Worker. Every class is SQLite-backed unless told. */
+  durableObjects?: Record<string, DurableObjectBinding>;
+  /** Folder holding Durable Object storage (SQLite files and alarms); `restart()` reopens the same folder. */
+  persistDirectory: string;
+  /** Plain-text or JSON bindings (`env.NAME`). */
+  bindings?: Record<string, unknown>;
+  compatibilityDate?: string;
+  compatibilityFlags?: string[];
+  /** Miniflare's own log level (workerd's console output is printed regardless). Default `WARN`. */
+  logLevel?: LogLevel;
+};
+
+export const DEFAULT_COMPATIBILITY_DATE = "2026-04-20";
+export const DEFAULT_COMPATIBILITY_FLAGS: readonly string[] = ["nodejs_compat"];
+
+/**
+ * One Worker running in real workerd through Miniflare, with Durable Object storage persisted in a folder, and
+ * restartable: `restart()` disposes the instance and starts a new one on the same folder, as an eviction or a
+ * deploy would (every object starts cold; storage and alarms survive).
+ *
+ * @example
+ * const persist = await createPersistDirectory();
+ * const host = await MiniflareHost.start({ scriptPath, durableObjects: { AGENT: "Agent" }, persistDirectory: persist.path });
+ * const response = await host.fetch("/status");
+ * await host.restart();
+ * await host.dispose();
+ * await persist.remove();
+ */
+export class MiniflareHost {
+  readonly #options: MiniflareOptions;
+  #miniflare: Miniflare;
+  #url: URL;
+
+  private constructor(options: MiniflareOptions, miniflare: Miniflare, url: URL) {
+    this.#options = options;
+    this.#miniflare = miniflare;
+    this.#url = url;
+  }
+
+  /** Start workerd and resolve once the Worker answers. */
+  static async start(options: MiniflareHostOptions): Promise<MiniflareHost> {
+    const miniflareOptions = toMiniflareOptions(options);
+    const { miniflare, url } = await boot(miniflareOptions);
+    return new MiniflareHost(miniflareOptions, miniflare, url);
+  }
+
+  /** The running instance, for APIs the host does not wrap (`getBindings`, `getDurableObjectNamespace`, …). */
+  get miniflare(): Miniflare {
+    return this.#miniflare;
+  }
+
+  /** The Worker's origin (changes on restart: each instance listens on a new port). */
+  get url(): URL {
+    return this.#url;
+  }
+
+  /** Send a request to the Worker; `path` is resolved against `url`. */
+  fetch(path: string, init?: MiniflareRequestInit): Promise<MiniflareResponse> {
+    return this.#miniflare.dispatchFetch(new URL(path, this.#url), init);
+  }
+
+  /**
+   * `fetch`, then parse the body as JSON; rejects with the status and body text on a non-2xx response.
+   * A `body` is sent as JSON (`POST` unless `method` says otherwise).
+   */
+  async fetchJson<TResult>(
+    path: string,
+    init: Omit<MiniflareRequestInit, "body"> & { body?: unknown } = {},
+  ): Promise<TResult> {
+    const { body, ...rest } = init;
+    const request: MiniflareRequestInit =
+      body === undefined
+        ? rest
+        : {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            ...rest,
+            body: JSON.stringify(body),
+          };
+    const response = await this.fetch(path, request);
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${request.method ?? "GET"} ${path} → ${response.status}: ${text}`);
+    return JSON.parse(text) as TResult;
+  }
+
+  /** Dispose the instance and start a new one on the same persistence folder. */
+  async restart(): Promise<void> {
+    await this.#miniflare.dispose();
+    const { miniflare, url } = await boot(this.#options);
+    this.#miniflare = miniflare;
+    this.#url = url;
+  }
+
+  /** Stop workerd. Storage stays in the persistence folder. */
+  async dispose(): Promise<void> {
+    await this.#miniflare.dispose();
+  }
+}
+
+/** A fresh, empty folder under the OS temp folder, and a way to remove it. */
+export type PersistDirectory = { path: string; remove(): Promise<void> };
+
+export async function createPersistDirectory(prefix = "agent-tools-demo-"): Promise<PersistDirectory> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+function toMiniflareOptions(options: MiniflareHostOptions): MiniflareOptions {
+  const durableObjects = Object.fromEntries(
+    Object.entries(options.durableObjects ?? {}).map(([binding, target]) => {
+      const { className, useSQLite = true } = typeof target === "string" ? { className: target } : target;
+      return [binding, { className, useSQLite }];
+    }),
+  );
+  return {
+    modules: true,
+    scriptPath: options.scriptPath,
+    compatibilityDate: options.compatibilityDate ?? DEFAULT_COMPATIBILITY_DATE,
+    compatibilityFlags: options.compatibilityFlags ?? [...DEFAULT_COMPATIBILITY_FLAGS],
+    durableObjects,
+    durableObjectsPersist: options.persistDirectory,
+    ...(options.bindings === undefined ? {} : { bindings: options.bindings }),
+    // A placeholder Request.cf instead of fetching one: this machine is offline.
+    cf: false,
+    log: new Log(options.logLevel ?? LogLevel.WARN),
+  };
+}
+
+async function boot(options: MiniflareOptions): Promise<{ miniflare: Miniflare; url: URL }> {
+  const miniflare = new Miniflare(options);
+  try {
+    return { miniflare, url: await miniflare.ready };
+  } catch (error) {
+    await miniflare.dispose().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,73 @@
+import WebSocket from "ws";
+
+/**
+ * A test WebSocket client that records every JSON message and lets a test wait for a condition on them —
+ * event-driven (resolved by arriving messages), bounded by a timeout so a broken server fails the test
+ * instead of hanging it.
+ */
+export class RecordingSocket {
+  readonly messages: unknown[] = [];
+  readonly #socket: WebSocket;
+  readonly #waiters = new Set<() => void>();
+  #closed = false;
+
+  private constructor(socket: WebSocket) {
+    this.#socket = socket;
+    socket.on("message", (data) => {
+      this.messages.push(JSON.parse(String(data)));
+      for (const waiter of [...this.#waiters]) waiter();
+    });
+    socket.on("close", () => {
+      this.#closed = true;
+      for (const waiter of [...this.#waiters]) waiter();
+    });
+  }
+
+  static open(url: string): Promise<RecordingSocket> {
+    const socket = new WebSocket(url);
+    const client = new RecordingSocket(socket);
+    return new Promise((resolve, reject) => {
+      socket.once("open", () => resolve(client));
+      socket.once("error", reject);
+    });
+  }
+
+  send(value: unknown): void {
+    this.#socket.send(JSON.stringify(value));
+  }
+
+  /** Resolve once `predicate(messages)` holds; reject after `timeoutMs` or if the socket closes first. */
+  waitFor(predicate: (messages: unknown[]) => boolean, timeoutMs = 30_000): Promise<void> {
+    if (predicate(this.messages)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (predicate(this.messages)) {
+          cleanup();
+          resolve();
+        } else if (this.#closed) {
+          cleanup();
+          reject(new Error("socket closed before the condition held"));
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`condition not met within ${timeoutMs} ms; got ${this.messages.length} messages`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.#waiters.delete(check);
+      };
+      this.#waiters.add(check);
+    });
+  }
+
+  /** Close without waiting for workerd's close handshake (it may never answer). */
+  close(): void {
+    try {
+      this.#socket.close();
+    } catch {
+      // already closed
+    }
+    this.#socket.terminate();
+  }
+}
