@@ -14,7 +14,12 @@ const DURABLE_OBJECTS = {
   IMPORTER: "Importer",
 };
 
-type ChatFrame = { type: string; requestId?: string; sequence?: number; chunk?: { type: string; [key: string]: unknown } };
+type ChatFrame = {
+  type: string;
+  requestId?: string;
+  sequence?: number;
+  chunk?: { type: string; [key: string]: unknown };
+};
 
 const agentFrames = (messages: unknown[]) =>
   (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
@@ -75,7 +80,9 @@ describe("the demo Worker in workerd", () => {
     const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
     const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
     chat.send(sendRequest("research cats", chatId));
-    await chat.waitFor((messages) => messages.some((message) => ["end", "error"].includes((message as ChatFrame).type)));
+    await chat.waitFor((messages) =>
+      messages.some((message) => ["end", "error"].includes((message as ChatFrame).type)),
+    );
     await events.waitFor((messages) => terminalCount(messages) >= 2);
     const chatFrames = chat.messages as ChatFrame[];
     expect(chatFrames.at(-1)?.type).toBe("end");
@@ -138,11 +145,15 @@ describe("the demo Worker in workerd", () => {
 
   it("refuses drill-in to a run it never created, without creating a child", async () => {
     const before = await storedObjects(persist);
-    const guessed = await host.fetch(`/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent("agent-tool:guess")}`);
+    const guessed = await host.fetch(
+      `/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent("agent-tool:guess")}`,
+    );
     expect(guessed.status).toBe(404);
     await guessed.text();
     const otherParent = liveFrames.find((frame) => frame.event.kind === "started");
-    const foreign = await host.fetch(`/agents/assistant/someone-else/sub/Researcher/${encodeURIComponent(runIdOf(otherParent as AgentToolEventFrame))}`);
+    const foreign = await host.fetch(
+      `/agents/assistant/someone-else/sub/Researcher/${encodeURIComponent(runIdOf(otherParent as AgentToolEventFrame))}`,
+    );
     expect(foreign.status).toBe(404);
     await foreign.text();
     const created = (await storedObjects(persist)).filter((file) => !before.includes(file));
@@ -150,11 +161,16 @@ describe("the demo Worker in workerd", () => {
     expect(created.filter((file) => /Researcher|Summarizer|Importer/.test(file))).toEqual([]);
     expect(created.length).toBeLessThanOrEqual(1);
 
-    const started = liveFrames.find((frame) => frame.event.kind === "started" && frame.event.agentType === "Researcher");
-    const runId = runIdOf(started as AgentToolEventFrame);
-    const drill = await host.fetchJson<{ runId: string; turns: number; run: { status: string }; messages: Array<{ role: string }> }>(
-      `/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent(runId)}`,
+    const started = liveFrames.find(
+      (frame) => frame.event.kind === "started" && frame.event.agentType === "Researcher",
     );
+    const runId = runIdOf(started as AgentToolEventFrame);
+    const drill = await host.fetchJson<{
+      runId: string;
+      turns: number;
+      run: { status: string };
+      messages: Array<{ role: string }>;
+    }>(`/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent(runId)}`);
     expect(drill).toMatchObject({ runId, turns: 1, run: { status: "completed" } });
     expect(drill.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
   });
@@ -211,7 +227,9 @@ describe("the demo Worker restarted while a child streams", () => {
     const runIds = [...new Set(beforeRestart.map(runIdOf))];
     await after.waitFor(
       (messages) =>
-        runIds.every((runId) => agentFrames(messages).some((frame) => runIdOf(frame) === runId && isTerminalKind(frame.event.kind))),
+        runIds.every((runId) =>
+          agentFrames(messages).some((frame) => runIdOf(frame) === runId && isTerminalKind(frame.event.kind)),
+        ),
       30_000,
     );
     const seenAfter = agentFrames(after.messages);
@@ -237,4 +255,3 @@ describe("the demo Worker restarted while a child streams", () => {
 function sortByRun(frames: AgentToolEventFrame[]): AgentToolEventFrame[] {
   return [...frames].sort((a, b) => runIdOf(a).localeCompare(runIdOf(b)));
 }
-

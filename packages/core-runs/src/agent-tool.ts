@@ -58,7 +58,10 @@ export function agentTool<TInput, TOutput = never>(
   return tool({
     description: options.description,
     inputSchema: options.inputSchema,
-    execute: async (rawInput: TInput, { toolCallId, abortSignal }: { toolCallId: string; abortSignal?: AbortSignal }) => {
+    execute: async (
+      rawInput: TInput,
+      { toolCallId, abortSignal }: { toolCallId: string; abortSignal?: AbortSignal },
+    ) => {
       const runId = agentToolRunId(toolCallId);
       // The AI SDK validates before calling us; a direct call is validated here too, before any run exists.
       let input = rawInput;

@@ -1,8 +1,8 @@
-import { isStepCount, streamText, toUIMessageStream, tool, type UIMessageChunk } from "ai";
+import { isStepCount, streamText, tool, toUIMessageStream, type UIMessageChunk } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AgentToolChildRunner, type AgentToolChildDefinition } from "./child-runner.js";
+import { type AgentToolChildDefinition, AgentToolChildRunner } from "./child-runner.js";
 import type { RunStore } from "./ports/run-store.js";
 import type { AgentToolTailItem } from "./protocol/index.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
@@ -80,7 +80,10 @@ describe("AgentToolChildRunner", () => {
       summary: '{"count":2,"checked":true}',
     });
 
-    const summarized = makeRunner({ ...definition, getAgentToolSummary: ({ output }) => `got ${JSON.stringify(output)}` });
+    const summarized = makeRunner({
+      ...definition,
+      getAgentToolSummary: ({ output }) => `got ${JSON.stringify(output)}`,
+    });
     await summarized.runner.start("r2", {});
     await collect(summarized.runner.tail("r2", { afterSequence: 0 }));
     expect((await summarized.runner.inspect("r2"))?.summary).toBe('got {"count":2,"checked":true}');

@@ -93,6 +93,7 @@ export class AgentToolChildRunner {
   readonly #waitUntil: ((promise: Promise<unknown>) => void) | undefined;
   readonly #live = new Map<string, LiveRun>();
   readonly #starting = new Map<string, Promise<AgentToolRunInspection>>();
+  readonly #recording = new Set<string>();
 
   constructor(options: AgentToolChildRunnerOptions) {
     this.#definition = options.definition;
@@ -130,11 +131,21 @@ export class AgentToolChildRunner {
       input,
       lastSequence: 0,
     };
-    if (!(await this.#store.insertRun(record))) {
+    this.#recording.add(runId);
+    let inserted: boolean;
+    try {
+      inserted = await this.#store.insertRun(record);
+    } catch (error) {
+      this.#recording.delete(runId);
+      throw error;
+    }
+    if (!inserted) {
+      this.#recording.delete(runId);
       const raced = await this.#store.getRun(runId);
       if (raced) return this.#inspection(raced);
     }
     const live = this.#beginLive(runId, 0, []);
+    this.#recording.delete(runId);
     const done = this.#runTurn(record, live);
     live.done = done;
     this.#waitUntil?.(done);
@@ -153,7 +164,10 @@ export class AgentToolChildRunner {
    * The run's log entries after `afterSequence`, then live ones, then one `terminal` item. Stopping a tail
    * (cancelling the stream or aborting `signal`) never cancels the run. A tail of an unknown run ends at once.
    */
-  tail(runId: string, options: { afterSequence?: number; signal?: AbortSignal } = {}): ReadableStream<AgentToolTailItem> {
+  tail(
+    runId: string,
+    options: { afterSequence?: number; signal?: AbortSignal } = {},
+  ): ReadableStream<AgentToolTailItem> {
     let cursor = options.afterSequence ?? 0;
     let unsubscribe = () => {};
     let closed = false;
@@ -260,7 +274,11 @@ export class AgentToolChildRunner {
    * extension packages; returns the sequence, or `null` when the run is not live here.
    * @internal
    */
-  appendChunk(runId: string, body: UIMessageChunk, milestone?: Omit<AgentToolMilestone, "sequence" | "at">): number | null {
+  appendChunk(
+    runId: string,
+    body: UIMessageChunk,
+    milestone?: Omit<AgentToolMilestone, "sequence" | "at">,
+  ): number | null {
     const live = this.#live.get(runId);
     if (!live) return null;
     const entry = this.#enqueue(runId, live, body);
@@ -293,10 +311,8 @@ export class AgentToolChildRunner {
    */
   async #wake(runId: string): Promise<RunRecord | null> {
     const record = await this.#store.getRun(runId);
-    if (!record || record.status !== "running" || this.#live.has(runId) || this.#starting.has(runId)) {
-      return record;
-    }
-    if (this.#starting.has(runId)) return record;
+    // A run being recorded right now (between insert and the start of its turn) is not cut off.
+    if (record?.status !== "running" || this.#live.has(runId) || this.#recording.has(runId)) return record;
     const now = this.#clock.now();
     const updated = await this.#store.updateRun(
       runId,
@@ -363,7 +379,13 @@ export class AgentToolChildRunner {
     let output: unknown;
     let thrown: unknown;
     let entries = 0;
-    this.#emit({ type: "agent_tool:child:turn:start", runId, agentType: this.agentType, resumed: false, at: this.#clock.now() });
+    this.#emit({
+      type: "agent_tool:child:turn:start",
+      runId,
+      agentType: this.agentType,
+      resumed: false,
+      at: this.#clock.now(),
+    });
     try {
       const messages = [toInputMessage(record.input, runId, this.#definition.formatAgentToolInput)];
       const stream = await this.#definition.turn({
@@ -423,7 +445,8 @@ export class AgentToolChildRunner {
       status = "completed";
       try {
         const definition = this.#definition;
-        if (definition.getAgentToolOutput) output = await definition.getAgentToolOutput({ runId, input: record.input, output });
+        if (definition.getAgentToolOutput)
+          output = await definition.getAgentToolOutput({ runId, input: record.input, output });
         summary = definition.getAgentToolSummary
           ? definition.getAgentToolSummary({ runId, output, text: observer.text })
           : observer.text || outputAsText(output);

@@ -12,7 +12,25 @@ export type {
   AgentToolTurnStream,
 } from "./child-runner.js";
 export { AgentToolChildRunner } from "./child-runner.js";
+// errors
+export type { AgentToolsErrorCode } from "./errors.js";
+export { AgentToolsError, errorMessage, RunNotFoundError, toAgentToolsError } from "./errors.js";
 export { INPUT_PREVIEW_MAX_CHARS, inputByteLength, makeInputPreview } from "./input-preview.js";
+// ports
+export type { ChildRef, ChildTransport, TailOptions } from "./ports/child-transport.js";
+export type { Clock, TimerHandle } from "./ports/clock.js";
+export { delay, systemClock } from "./ports/clock.js";
+export type { RunEventSink } from "./ports/run-event-sink.js";
+export type { RunStore, RunStoreFilter, RunUpdateCondition } from "./ports/run-store.js";
+export type { WakeupScheduler } from "./ports/wakeup-scheduler.js";
+// protocol (also at "@agent-tools/core-runs/protocol")
+export * from "./protocol/index.js";
+export type { RunEventHub, RunEventListener } from "./run-event-hub.js";
+export { createRunEventHub, getDefaultRunEventHub } from "./run-event-hub.js";
+export type { CoreRunEvent, DispatchRejection, ExtensionRunEvent, RunEvent } from "./run-events.js";
+export { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
+export type { RunRecord, RunRecordPatch } from "./run-record.js";
+export { toRunInfo } from "./run-record.js";
 export type {
   AgentToolHooks,
   AgentToolRegistryOptions,
@@ -22,23 +40,5 @@ export type {
   StartAgentToolRunResult,
 } from "./run-registry.js";
 export { AgentToolRegistry, DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES } from "./run-registry.js";
-export type { RunRecord, RunRecordPatch } from "./run-record.js";
-export { toRunInfo } from "./run-record.js";
 export { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
-export { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
 export { TurnObserver } from "./turn-observer.js";
-// ports
-export type { ChildRef, ChildTransport, TailOptions } from "./ports/child-transport.js";
-export type { Clock, TimerHandle } from "./ports/clock.js";
-export { delay, systemClock } from "./ports/clock.js";
-export type { RunEventSink } from "./ports/run-event-sink.js";
-export type { RunStore, RunStoreFilter, RunUpdateCondition } from "./ports/run-store.js";
-export type { WakeupScheduler } from "./ports/wakeup-scheduler.js";
-export type { RunEventHub, RunEventListener } from "./run-event-hub.js";
-export { createRunEventHub, getDefaultRunEventHub } from "./run-event-hub.js";
-export type { CoreRunEvent, DispatchRejection, ExtensionRunEvent, RunEvent } from "./run-events.js";
-// errors
-export type { AgentToolsErrorCode } from "./errors.js";
-export { AgentToolsError, errorMessage, RunNotFoundError, toAgentToolsError } from "./errors.js";
-// protocol (also at "@agent-tools/core-runs/protocol")
-export * from "./protocol/index.js";

@@ -8,7 +8,14 @@ export type DispatchRejection = "max-concurrency" | "input-too-large" | "agent-t
  * outputs or prose in a typed field. `at` is the server's time.
  */
 export type CoreRunEvent =
-  | { type: "agent_tool:run:dispatch"; runId: string; agentType: string; parentToolCallId?: string; detached: boolean; at: number }
+  | {
+      type: "agent_tool:run:dispatch";
+      runId: string;
+      agentType: string;
+      parentToolCallId?: string;
+      detached: boolean;
+      at: number;
+    }
   | { type: "agent_tool:run:start"; runId: string; agentType: string; at: number }
   | { type: "agent_tool:run:rejected"; runId: string; agentType: string; rejection: DispatchRejection; at: number }
   | {

@@ -5,6 +5,7 @@ import {
   type AgentToolLifecycleEvent,
   type AgentToolLogEntry,
   isTerminalStatus,
+  type TerminalRunStatus,
 } from "./protocol/index.js";
 import type { RunRecord } from "./run-record.js";
 
@@ -34,9 +35,10 @@ export function startedFrame(record: RunRecord, replay = false): AgentToolEventF
 /** The terminal lifecycle frame of a finished run, at its current revision; `null` for a live run. */
 export function terminalFrame(record: RunRecord, replay = false): AgentToolEventFrame | null {
   if (!isTerminalStatus(record.status)) return null;
+  const status: TerminalRunStatus = record.status;
   const { runId } = record;
   let event: AgentToolLifecycleEvent;
-  switch (record.status) {
+  switch (status) {
     case "completed":
       event = {
         kind: "finished",
@@ -61,7 +63,13 @@ export function terminalFrame(record: RunRecord, replay = false): AgentToolEvent
       };
       break;
   }
-  return { type: AGENT_TOOL_EVENT_TYPE, ...withParent(record), revision: record.revision, ...replayFlag(replay), event };
+  return {
+    type: AGENT_TOOL_EVENT_TYPE,
+    ...withParent(record),
+    revision: record.revision,
+    ...replayFlag(replay),
+    event,
+  };
 }
 
 /** A durable chunk frame: the child's sequence, forwarded unchanged. */

@@ -118,7 +118,9 @@ describe("AgentToolRegistry: awaited runs", () => {
     const refused = await registry.runAgentTool("Echo", { input: "b", runId: "r2" });
     expect(refused).toMatchObject({ ok: false, status: "error", error: "maxConcurrentAgentTools (1) exceeded" });
     expect(transport.calls.some((call) => call.ref.runId === "r2")).toBe(false);
-    expect(frames.filter((frame) => "runId" in frame.event && frame.event.runId === "r2").map((frame) => frame.revision)).toEqual([1, 2]);
+    expect(
+      frames.filter((frame) => "runId" in frame.event && frame.event.runId === "r2").map((frame) => frame.revision),
+    ).toEqual([1, 2]);
     scripted.run("r1").complete();
     await first;
     expect((await registry.runAgentTool("Echo", { input: "c", runId: "r3" })).ok).toBe(true);
@@ -143,7 +145,9 @@ describe("AgentToolRegistry: awaited runs", () => {
     expect(result).toMatchObject({ ok: false, status: "error" });
     expect(await store.listRuns()).toEqual([]);
     expect(frames).toEqual([]);
-    expect(events).toContainEqual(expect.objectContaining({ type: "agent_tool:run:rejected", rejection: "input-too-large" }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "agent_tool:run:rejected", rejection: "input-too-large" }),
+    );
     const cyclic: Record<string, unknown> = {};
     cyclic["self"] = cyclic;
     expect(await registry.runAgentTool("Echo", { input: cyclic, runId: "cyclic" })).toMatchObject({ ok: false });
@@ -216,10 +220,9 @@ describe("AgentToolRegistry: awaited runs", () => {
     expect(started).toEqual(["r1"]);
     expect(finished).toHaveLength(1);
     expect(finished[0]?.[1]).toEqual({ status: "completed", summary: "echo x" });
-    expect(events.filter((event) => event.type === "agent_tool:hook:error").map((event) => event["hook" as never])).toEqual([
-      "onAgentToolStart",
-      "onAgentToolFinish",
-    ]);
+    expect(
+      events.filter((event) => event.type === "agent_tool:hook:error").map((event) => event["hook" as never]),
+    ).toEqual(["onAgentToolStart", "onAgentToolFinish"]);
     expect((await store.getRun("r1"))?.finishNotifiedRevision).toBe(3);
   });
 
@@ -243,8 +246,12 @@ describe("AgentToolRegistry: awaited runs", () => {
     const b = setup();
     await a.registry.runAgentTool("Echo", { input: "from a", runId: "same" });
     await b.registry.runAgentTool("Echo", { input: "from b", runId: "same" });
-    expect(await a.registry.runAgentTool("Echo", { input: "?", runId: "same" })).toMatchObject({ summary: "echo from a" });
-    expect(await b.registry.runAgentTool("Echo", { input: "?", runId: "same" })).toMatchObject({ summary: "echo from b" });
+    expect(await a.registry.runAgentTool("Echo", { input: "?", runId: "same" })).toMatchObject({
+      summary: "echo from a",
+    });
+    expect(await b.registry.runAgentTool("Echo", { input: "?", runId: "same" })).toMatchObject({
+      summary: "echo from b",
+    });
   });
 
   it("finalizes as interrupted (not-tailable) when the tail keeps breaking and the child stays live", async () => {
@@ -307,7 +314,11 @@ describe("AgentToolRegistry: replay, clear, access", () => {
 
     const missed: AgentToolEventFrame[] = [];
     await registry.replayAgentToolRuns((frame) => missed.push(frame), {
-      cursors: { r0: { sequence: 7, revision: 3 }, r1: { sequence: 5, revision: 1 }, gone: { sequence: 2, revision: 1 } },
+      cursors: {
+        r0: { sequence: 7, revision: 3 },
+        r1: { sequence: 5, revision: 1 },
+        gone: { sequence: 2, revision: 1 },
+      },
     });
     expect(missed.map((frame) => [frame.event.kind, frame.sequence ?? frame.revision])).toEqual([
       ["chunk", 6],

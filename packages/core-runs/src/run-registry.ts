@@ -244,7 +244,10 @@ export class AgentToolRegistry {
     } catch (error) {
       // The child cannot be reached: end the run here so no slot is held forever.
       this.#live.get(runId)?.tailController.abort();
-      await this.#finalize(runId, { status: "aborted", error: `${reason} (child unreachable: ${errorMessage(error)})` });
+      await this.#finalize(runId, {
+        status: "aborted",
+        error: `${reason} (child unreachable: ${errorMessage(error)})`,
+      });
       return true;
     }
     if (!this.#drivers.has(runId)) await this.#drive(record);
@@ -521,12 +524,18 @@ export class AgentToolRegistry {
     try {
       if (!record.startAcknowledged && record.status === "starting") {
         if (signal?.aborted) {
-          return await this.#finalize(runId, { status: "aborted", error: "Aborted by the caller before the child started" });
+          return await this.#finalize(runId, {
+            status: "aborted",
+            error: "Aborted by the caller before the child started",
+          });
         }
         try {
           await this.transport.start(ref, record.input);
         } catch (error) {
-          return await this.#finalize(runId, { status: "error", error: `Could not start the child: ${errorMessage(error)}` });
+          return await this.#finalize(runId, {
+            status: "error",
+            error: `Could not start the child: ${errorMessage(error)}`,
+          });
         }
         const acknowledged = await this.store.updateRun(
           runId,
@@ -547,7 +556,13 @@ export class AgentToolRegistry {
           await this.#ignoreFailure(() => this.transport.cancel(ref, reason));
         }
       } else {
-        this.#emit({ type: "agent_tool:run:reattach", runId, agentType, afterSequence: live.lastSequence, at: this.clock.now() });
+        this.#emit({
+          type: "agent_tool:run:reattach",
+          runId,
+          agentType,
+          afterSequence: live.lastSequence,
+          at: this.clock.now(),
+        });
       }
       return await this.#follow(record, live);
     } finally {
@@ -621,7 +636,9 @@ export class AgentToolRegistry {
     live.progress = snapshot;
     const onProgress = this.#hooks.onProgress;
     if (onProgress) {
-      void this.#callHook("onProgress", record.runId, () => onProgress(toRunInfo({ ...record, progress: snapshot }), snapshot));
+      void this.#callHook("onProgress", record.runId, () =>
+        onProgress(toRunInfo({ ...record, progress: snapshot }), snapshot),
+      );
     }
   }
 

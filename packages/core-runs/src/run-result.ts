@@ -21,7 +21,8 @@ export function toLifecycleResult(record: RunRecord & { status: TerminalRunStatu
 /** The awaited result for a terminal row: the success value, or an `AgentToolFailure`. */
 export function toAgentToolResult(record: RunRecord & { status: TerminalRunStatus }): AgentToolResult {
   const { runId, agentType } = record;
-  switch (record.status) {
+  const status: TerminalRunStatus = record.status;
+  switch (status) {
     case "completed":
       return {
         ok: true,
@@ -44,7 +45,7 @@ export function toAgentToolResult(record: RunRecord & { status: TerminalRunStatu
       };
     case "error":
     case "aborted":
-      return failure(runId, agentType, record.status, record.error ?? defaultError(record.status));
+      return failure(runId, agentType, status, record.error ?? defaultError(status));
   }
 }
 

@@ -27,7 +27,7 @@ import { ChatStore } from "./chat-store.js";
 import type { Env } from "./env.js";
 import { Importer } from "./importer.js";
 import { Researcher } from "./researcher.js";
-import { type Summary, Summarizer, summarySchema } from "./summarizer.js";
+import { Summarizer, type Summary, summarySchema } from "./summarizer.js";
 
 const EVENTS_TAG = "events";
 const CHAT_TAG = "chat";
@@ -117,7 +117,10 @@ export class Assistant extends DurableObject<Env> {
     }
     const validation = await safeValidateWebSocketChatTransportRequest({ value });
     if (!validation.success) {
-      const requestId = typeof (value as { requestId?: unknown })?.requestId === "string" ? (value as { requestId: string }).requestId : "";
+      const requestId =
+        typeof (value as { requestId?: unknown })?.requestId === "string"
+          ? (value as { requestId: string }).requestId
+          : "";
       return send(ws, { type: "error", requestId, errorText: `Invalid request: ${validation.error.message}` });
     }
     const request = validation.data;
@@ -215,7 +218,11 @@ export class Assistant extends DurableObject<Env> {
       if (!results) {
         const text = lastUserText(prompt);
         if (/\bimport\b/i.test(text)) {
-          return { kind: "tools", text: "Starting the import. ", calls: [{ toolName: "importData", input: { batches: 5 } }] };
+          return {
+            kind: "tools",
+            text: "Starting the import. ",
+            calls: [{ toolName: "importData", input: { batches: 5 } }],
+          };
         }
         return {
           kind: "tools",
@@ -231,7 +238,11 @@ export class Assistant extends DurableObject<Env> {
       if (research !== undefined) lines.push(`Research: ${describe(research)}`);
       const summary = results.get("summarize") as Summary | { ok: false; error: string } | undefined;
       if (summary !== undefined) {
-        lines.push("bullets" in (summary as object) ? `Summary — ${(summary as Summary).title}: ${(summary as Summary).bullets.join("; ")}` : `Summary: ${describe(summary)}`);
+        lines.push(
+          "bullets" in (summary as object)
+            ? `Summary — ${(summary as Summary).title}: ${(summary as Summary).bullets.join("; ")}`
+            : `Summary: ${describe(summary)}`,
+        );
       }
       const imported = results.get("importData");
       if (imported !== undefined) lines.push(`Import: ${describe(imported)}`);

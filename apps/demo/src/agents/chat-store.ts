@@ -13,7 +13,9 @@ export class ChatStore {
   }
 
   load(): UIMessage[] {
-    const row = this.#storage.sql.exec<{ messages: string }>("SELECT messages FROM demo_chat WHERE id = 1").toArray()[0];
+    const row = this.#storage.sql
+      .exec<{ messages: string }>("SELECT messages FROM demo_chat WHERE id = 1")
+      .toArray()[0];
     return row ? (JSON.parse(row.messages) as UIMessage[]) : [];
   }
 

@@ -1,5 +1,5 @@
 import type { AgentToolChildDefinition } from "@agent-tools/core-runs";
-import { convertToModelMessages, isStepCount, streamText, toUIMessageStream, tool } from "ai";
+import { convertToModelMessages, isStepCount, streamText, tool, toUIMessageStream } from "ai";
 import { z } from "zod";
 import { lastToolResults, lastUserText } from "../model/scripted-model.js";
 import { selectModel } from "../model/select-model.js";
@@ -30,7 +30,11 @@ export class Researcher extends AgentToolChildObject<Env> {
     const model = selectModel(this.env, "researcher", (prompt) => {
       const results = lastToolResults(prompt);
       if (!results) {
-        return { kind: "tools", text: "Looking that up. ", calls: [{ toolName: "lookup", input: { query: lastUserText(prompt) } }] };
+        return {
+          kind: "tools",
+          text: "Looking that up. ",
+          calls: [{ toolName: "lookup", input: { query: lastUserText(prompt) } }],
+        };
       }
       const found = results.get("lookup") as { query?: string; facts?: string[] } | undefined;
       const facts = found?.facts ?? [];

@@ -22,7 +22,11 @@ export class Summarizer extends AgentToolChildObject<Env> {
       const text = lastUserText(prompt).replace(/\s+/g, " ").trim();
       const summary: Summary = {
         title: `Summary of "${text.slice(0, 40)}"`,
-        bullets: [`The request was: ${text.slice(0, 80)}`, "A researcher was asked for sources", "Findings follow below"],
+        bullets: [
+          `The request was: ${text.slice(0, 80)}`,
+          "A researcher was asked for sources",
+          "Findings follow below",
+        ],
       };
       return { kind: "text", text: JSON.stringify(summary) };
     });

@@ -17,6 +17,7 @@ export type {
 export { AGENT_TOOL_EVENT_TYPE, encodeAgentToolFrame, isLifecycleEvent } from "./frames.js";
 export type { ParseAgentToolFrameResult } from "./parse-frame.js";
 export { parseAgentToolFrame } from "./parse-frame.js";
+export { AGENT_MILESTONE_PART, AGENT_PROGRESS_PART, readMilestoneChunk, readProgressChunk } from "./progress-parts.js";
 export type {
   AgentToolDisplay,
   AgentToolLifecycleResult,
@@ -31,4 +32,3 @@ export type {
 } from "./run-types.js";
 export type { HardTerminalRunStatus, LiveRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_STATUSES } from "./status.js";
-export { AGENT_MILESTONE_PART, AGENT_PROGRESS_PART, readMilestoneChunk, readProgressChunk } from "./progress-parts.js";

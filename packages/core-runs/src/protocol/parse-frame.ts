@@ -1,10 +1,8 @@
-import { AGENT_TOOL_EVENT_TYPE, type AgentToolEvent, type AgentToolEventFrame } from "./frames.js";
 import { isAgentToolInterruptedReason } from "./failure.js";
+import { AGENT_TOOL_EVENT_TYPE, type AgentToolEvent, type AgentToolEventFrame } from "./frames.js";
 
 /** The result of parsing a frame: never throws. */
-export type ParseAgentToolFrameResult =
-  | { ok: true; frame: AgentToolEventFrame }
-  | { ok: false; error: string };
+export type ParseAgentToolFrameResult = { ok: true; frame: AgentToolEventFrame } | { ok: false; error: string };
 
 type Fields = Record<string, unknown>;
 

@@ -27,7 +27,10 @@ function snapshotFields(data: Record<string, unknown>): Omit<AgentToolProgressSn
  * The progress snapshot a `data-agent-progress` or `data-agent-milestone` chunk carries, or `null` for any
  * other chunk. Never throws. `at` falls back to `fallbackAt` when the chunk has no numeric `at`.
  */
-export function readProgressChunk(body: UIMessageChunk | unknown, fallbackAt: number): AgentToolProgressSnapshot | null {
+export function readProgressChunk(
+  body: UIMessageChunk | unknown,
+  fallbackAt: number,
+): AgentToolProgressSnapshot | null {
   if (!isObject(body)) return null;
   const type = body["type"];
   if (type !== AGENT_PROGRESS_PART && type !== AGENT_MILESTONE_PART) return null;

@@ -12,7 +12,10 @@ export function childTransportContract(name: string, create: () => ChildTranspor
       it(contractCase.name, async () => {
         const transport = await create();
         let next = 0;
-        await contractCase.run(transport, () => `contract-${(next += 1)}`);
+        await contractCase.run(transport, () => {
+          next += 1;
+          return `contract-${next}`;
+        });
       });
     }
   });

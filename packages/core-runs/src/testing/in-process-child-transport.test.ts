@@ -1,6 +1,6 @@
-import { InMemoryRunStore } from "./in-memory-run-store.js";
 import { childTransportContract } from "./child-transport-contract.js";
 import { contractChildDefinition } from "./child-transport-contract-cases.js";
+import { InMemoryRunStore } from "./in-memory-run-store.js";
 import { InProcessChildTransport } from "./in-process-child-transport.js";
 
 childTransportContract(

@@ -1,7 +1,7 @@
-import { AgentToolChildRunner, type AgentToolChildDefinition } from "../child-runner.js";
+import { type AgentToolChildDefinition, AgentToolChildRunner } from "../child-runner.js";
 import { AgentToolsError } from "../errors.js";
-import { type Clock, systemClock } from "../ports/clock.js";
 import type { ChildRef, ChildTransport, TailOptions } from "../ports/child-transport.js";
+import { type Clock, systemClock } from "../ports/clock.js";
 import type { RunEventSink } from "../ports/run-event-sink.js";
 import type { RunStore } from "../ports/run-store.js";
 import type { AgentToolRunInspection, AgentToolTailItem } from "../protocol/index.js";
