@@ -305,4 +305,43 @@ describe("AgentToolChildRunner", () => {
     expect(types).toContain("tool-output-available");
     expect(await runner.inspect("r1")).toMatchObject({ status: "completed", summary: "Cats sleep a lot." });
   });
+
+  it("lets a turn append milestones in the same sequence space and publish ephemeral progress", async () => {
+    const child = new ScriptedChild("Scripted");
+    const { runner, store } = makeRunner(child.definition);
+    await runner.start("r1", "x");
+    const run = child.run("r1");
+    const context = await run.context;
+    const tail = collect(runner.tail("r1", { afterSequence: 0 }));
+    await Promise.resolve();
+    run.emit({ type: "start" });
+    await new Promise<void>((resolve) => queueMicrotask(resolve));
+    for (let index = 0; index < 10; index += 1) await Promise.resolve();
+    const sequence = context.appendChunk(
+      { type: "data-agent-milestone", data: { milestone: "fetched" } } as UIMessageChunk,
+      { name: "fetched" },
+    );
+    expect(
+      context.publishEphemeral(
+        { type: "data-agent-progress", data: { fraction: 0.5 }, transient: true } as UIMessageChunk,
+        { fraction: 0.5, at: 1_000 },
+      ),
+    ).toBe(true);
+    run.emit({ type: "finish" });
+    run.complete();
+    const items = await tail;
+    expect(sequence).toBe(2);
+    expect(sequences(items)).toEqual([1, 2, 3]);
+    expect(items.some((item) => item.type === "progress")).toBe(true);
+    const inspection = await runner.inspect("r1");
+    expect(inspection?.milestones).toEqual([{ name: "fetched", sequence: 2, at: 1_000 }]);
+    expect(inspection?.progress).toEqual({ fraction: 0.5, at: 1_000 });
+    expect((await store.readLog("r1")).map((entry) => entry.body.type)).toEqual([
+      "start",
+      "data-agent-milestone",
+      "finish",
+    ]);
+    expect(context.appendChunk({ type: "finish" })).toBeNull();
+    expect(context.publishEphemeral({ type: "finish" })).toBe(false);
+  });
 });

@@ -27,6 +27,17 @@ export type AgentToolTurnContext = {
   clock: Clock;
   /** Record the run's structured output; `getAgentToolOutput` returns it by default. */
   setOutput(output: unknown): void;
+  /**
+   * Append a durable chunk (e.g. a `data-agent-milestone`) to this run's log with the next sequence, in the same
+   * sequence space as the turn's own chunks; pass `milestone` to list it in the run's inspection. Returns the
+   * sequence, or `null` once the run has ended.
+   */
+  appendChunk(body: UIMessageChunk, milestone?: Omit<AgentToolMilestone, "sequence" | "at">): number | null;
+  /**
+   * Send an ephemeral chunk (e.g. `data-agent-progress`) to live tails without a sequence, and keep `snapshot`
+   * (when given) as the run's latest progress on its row. Returns false once the run has ended.
+   */
+  publishEphemeral(body: UIMessageChunk, snapshot?: AgentToolProgressSnapshot): boolean;
 };
 
 /** A turn's chunks: usually `toUIMessageStream({ stream: streamText(…).stream, tools })`. */
@@ -272,7 +283,6 @@ export class AgentToolChildRunner {
   /**
    * Append one durable chunk (e.g. a `data-agent-milestone`) to a live run's log with the next sequence. Used by
    * extension packages; returns the sequence, or `null` when the run is not live here.
-   * @internal
    */
   appendChunk(
     runId: string,
@@ -289,7 +299,6 @@ export class AgentToolChildRunner {
   /**
    * Send an ephemeral chunk (e.g. `data-agent-progress`) to live tails of a run, without a sequence, and keep
    * `snapshot` as the run's latest progress. Returns false when the run is not live here.
-   * @internal
    */
   publishEphemeral(runId: string, body: UIMessageChunk, snapshot?: AgentToolProgressSnapshot): boolean {
     const live = this.#live.get(runId);
@@ -303,6 +312,11 @@ export class AgentToolChildRunner {
   /** True while this runner is executing the run's turn. */
   isLive(runId: string): boolean {
     return this.#live.has(runId);
+  }
+
+  /** The runs whose turns this runner is executing now (a child object that hosts one run has at most one). */
+  liveRunIds(): string[] {
+    return [...this.#live.keys()];
   }
 
   /**
@@ -397,6 +411,8 @@ export class AgentToolChildRunner {
         setOutput: (value) => {
           output = value;
         },
+        appendChunk: (body, milestone) => this.appendChunk(runId, body, milestone),
+        publishEphemeral: (body, snapshot) => this.publishEphemeral(runId, body, snapshot),
       });
       const reader = toReader(stream);
       const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
