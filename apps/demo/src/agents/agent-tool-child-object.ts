@@ -58,6 +58,10 @@ export abstract class AgentToolChildObject<TEnv = unknown> extends DurableObject
   async agentToolDestroy(runId: string): Promise<void> {
     await this.runner.destroy(runId);
     await this.ctx.storage.deleteAll();
+    // deleteAll() drops the SQLite tables too; the store creates them in its constructor, so the next call
+    // (an inspect or a second destroy) needs a new runner and store, not the cached ones over missing tables.
+    // Safe: destroy() awaited the run's end, so the old runner has nothing in flight.
+    this.#runner = undefined;
   }
 
   /**
@@ -78,7 +82,14 @@ export abstract class AgentToolChildObject<TEnv = unknown> extends DurableObject
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     server.accept();
     const inspection = await this.runner.inspect(runId);
-    server.send(JSON.stringify({ type: "child-messages", runId, messages: await this.runner.getMessages(runId), run: inspection }));
+    server.send(
+      JSON.stringify({
+        type: "child-messages",
+        runId,
+        messages: await this.runner.getMessages(runId),
+        run: inspection,
+      }),
+    );
     const tail = this.runner.tail(runId, { afterSequence: inspection?.lastSequence ?? 0 });
     const reader = tail.getReader();
     server.addEventListener("close", () => void reader.cancel().catch(() => undefined));

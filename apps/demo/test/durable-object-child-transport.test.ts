@@ -1,0 +1,222 @@
+import { fileURLToPath } from "node:url";
+import { childTransportContractCases } from "@agent-tools/core-runs/testing/portable";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fromNdjson, toNdjson } from "../src/adapters/ndjson.js";
+import { bundleWorker } from "./harness/bundle.js";
+import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
+
+const TRANSPORT_CONTRACT_WORKER = fileURLToPath(new URL("./fixtures/transport-contract-worker.ts", import.meta.url));
+
+// What `fixtures/transport-contract-worker.ts` answers (repeated here: the worker file needs Workers types).
+type TransportCaseResult = { ok: true } | { ok: false; error: string };
+type ScopingResult = {
+  runId: string;
+  parents: Array<{ parentId: string; deltas: string[]; status: string | null; summary: string | null }>;
+};
+
+let persist: PersistDirectory;
+let host: MiniflareHost;
+
+beforeAll(async () => {
+  persist = await createPersistDirectory();
+  host = await MiniflareHost.start({
+    scriptPath: await bundleWorker(TRANSPORT_CONTRACT_WORKER),
+    durableObjects: { TRANSPORT_CONTRACT_HOST: "TransportContractHost", CONTRACT_CHILD: "ContractChild" },
+    persistDirectory: persist.path,
+  });
+});
+
+afterAll(async () => {
+  await host?.dispose();
+  await persist?.remove();
+});
+
+describe("DurableObjectChildTransport passes the ChildTransport contract inside workerd", () => {
+  it("the worker bundles the same contract cases as Node imports", async () => {
+    const names = await host.fetchJson<string[]>("/transport-contract/cases");
+    expect(names).toEqual(childTransportContractCases.map((contractCase) => contractCase.name));
+    expect(names.length).toBeGreaterThan(0);
+  });
+
+  for (const { name } of childTransportContractCases) {
+    it(name, async () => {
+      const result = await host.fetchJson<TransportCaseResult>(
+        `/transport-contract/run?case=${encodeURIComponent(name)}`,
+        { method: "POST" },
+      );
+      if (!result.ok) expect.fail(result.error);
+    });
+  }
+});
+
+describe("DurableObjectChildTransport scoping", () => {
+  it("two parents starting the same runId reach two different child objects", async () => {
+    const { parents } = await host.fetchJson<ScopingResult>("/transport-contract/scoping", { method: "POST" });
+    expect(parents).toHaveLength(2);
+    const [a, b] = parents;
+    expect(a?.parentId).not.toEqual(b?.parentId);
+    // Each parent's child ran its own first start (a shared child would have ignored the second start).
+    expect(a?.deltas).toEqual(["from ", "parent ", "A"]);
+    expect(b?.deltas).toEqual(["from ", "parent ", "B"]);
+    expect(a?.deltas).not.toEqual(b?.deltas);
+    expect(a).toMatchObject({ status: "completed", summary: "from parent A" });
+    expect(b).toMatchObject({ status: "completed", summary: "from parent B" });
+  });
+});
+
+describe("NDJSON codec (Node)", () => {
+  const encoder = new TextEncoder();
+
+  /** A byte stream that yields `bytes` cut at the given offsets. */
+  function chunked(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array> {
+    const bounds = [0, ...cuts.filter((cut) => cut > 0 && cut < bytes.length).sort((x, y) => x - y), bytes.length];
+    const pieces = bounds.slice(1).map((end, index) => bytes.slice(bounds[index], end));
+    return new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const piece of pieces) controller.enqueue(piece);
+        controller.close();
+      },
+    });
+  }
+
+  function streamOf<T>(values: T[]): ReadableStream<T> {
+    return new ReadableStream<T>({
+      start(controller) {
+        for (const value of values) controller.enqueue(value);
+        controller.close();
+      },
+    });
+  }
+
+  async function readAll<T>(stream: ReadableStream<T>): Promise<T[]> {
+    const reader = stream.getReader();
+    const values: T[] = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return values;
+      values.push(value);
+    }
+  }
+
+  async function concatBytes(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+    const parts = await readAll(stream);
+    const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+    let offset = 0;
+    for (const part of parts) {
+      bytes.set(part, offset);
+      offset += part.length;
+    }
+    return bytes;
+  }
+
+  const values: unknown[] = [
+    { type: "entry", entry: { sequence: 1, body: { type: "text-delta", delta: "héllo wörld — 日本語 🎉" } } },
+    { type: "progress", fraction: 0.5, note: "line\nbreak inside a string" },
+    null,
+    42,
+    "plain string",
+    [1, [2, [3]], { deep: { deeper: true } }],
+    { type: "terminal", inspection: { status: "completed", summary: "🎉🎉" } },
+  ];
+
+  it("round-trips values through toNdjson → fromNdjson", async () => {
+    expect(await readAll(fromNdjson(toNdjson(streamOf(values))))).toEqual(values);
+  });
+
+  it("decodes values split across every chunk boundary, one byte at a time and at random cuts", async () => {
+    const bytes = await concatBytes(toNdjson(streamOf(values)));
+    expect(new TextDecoder().decode(bytes).split("\n")).toHaveLength(values.length + 1);
+
+    // Every byte its own chunk: each value and every multi-byte character crosses boundaries.
+    const everyByte = Array.from({ length: bytes.length }, (_, index) => index);
+    expect(await readAll(fromNdjson(chunked(bytes, everyByte)))).toEqual(values);
+
+    // Deterministic pseudo-random cuts (several patterns).
+    let seed = 12_345;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let round = 0; round < 25; round++) {
+      const cuts = Array.from({ length: 1 + Math.floor(random() * 20) }, () => Math.floor(random() * bytes.length));
+      expect(await readAll(fromNdjson(chunked(bytes, cuts)))).toEqual(values);
+    }
+  });
+
+  it("decodes a multi-byte UTF-8 character split mid-character", async () => {
+    const value = { text: "a€b🎉c" };
+    const bytes = encoder.encode(`${JSON.stringify(value)}\n`);
+    const euro = bytes.indexOf(0xe2); // "€" is E2 82 AC
+    const party = bytes.indexOf(0xf0); // "🎉" is F0 9F 8E 89
+    expect(euro).toBeGreaterThan(0);
+    expect(party).toBeGreaterThan(euro);
+    for (const cuts of [[euro + 1], [euro + 2], [party + 1], [party + 2], [party + 3], [euro + 1, party + 2]]) {
+      expect(await readAll(fromNdjson(chunked(bytes, cuts)))).toEqual([value]);
+    }
+  });
+
+  it("decodes a last line without a trailing newline, and skips blank lines", async () => {
+    const bytes = encoder.encode('{"a":1}\n\n  \n{"b":2}\n{"c":3}');
+    expect(await readAll(fromNdjson(chunked(bytes, [3, 9, 14])))).toEqual([{ a: 1 }, { b: 2 }, { c: 3 }]);
+  });
+
+  it("errors the stream on a malformed line, after the values before it", async () => {
+    const bytes = encoder.encode('{"ok":1}\n{"broken":\n{"ok":2}\n');
+    const reader = fromNdjson(chunked(bytes, [5, 12])).getReader();
+    expect(await reader.read()).toEqual({ done: false, value: { ok: 1 } });
+    await expect(reader.read()).rejects.toThrow(SyntaxError);
+    // The stream is errored now: further reads reject too.
+    await expect(reader.read()).rejects.toThrow();
+  });
+
+  it("errors the stream on a malformed last line without a newline", async () => {
+    const reader = fromNdjson(chunked(encoder.encode('{"ok":1}\n{"trunc'), [4])).getReader();
+    expect(await reader.read()).toEqual({ done: false, value: { ok: 1 } });
+    await expect(reader.read()).rejects.toThrow(SyntaxError);
+  });
+
+  /** An endless source that records when it is cancelled and why. */
+  function endlessSource<T>(next: (index: number) => T) {
+    const state = { pulled: 0, cancelled: false, reason: undefined as unknown };
+    const stream = new ReadableStream<T>(
+      {
+        pull(controller) {
+          controller.enqueue(next(state.pulled++));
+        },
+        cancel(reason) {
+          state.cancelled = true;
+          state.reason = reason;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return { stream, state };
+  }
+
+  it("cancelling the decoded stream cancels the byte source", async () => {
+    const source = endlessSource((index) => encoder.encode(`{"n":${index}}\n`));
+    const reader = fromNdjson<{ n: number }>(source.stream).getReader();
+    expect((await reader.read()).value).toEqual({ n: 0 });
+    expect((await reader.read()).value).toEqual({ n: 1 });
+    expect(source.state.cancelled).toBe(false);
+    await reader.cancel("enough");
+    expect(source.state).toMatchObject({ cancelled: true, reason: "enough" });
+  });
+
+  it("cancelling the encoded stream cancels the value source", async () => {
+    const source = endlessSource((index) => ({ n: index }));
+    const reader = toNdjson(source.stream).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('{"n":0}\n');
+    await reader.cancel("stop");
+    expect(source.state).toMatchObject({ cancelled: true, reason: "stop" });
+  });
+
+  it("cancelling through both codecs reaches the original source", async () => {
+    const source = endlessSource((index) => ({ n: index }));
+    const reader = fromNdjson<{ n: number }>(toNdjson(source.stream)).getReader();
+    expect((await reader.read()).value).toEqual({ n: 0 });
+    await reader.cancel("done");
+    expect(source.state).toMatchObject({ cancelled: true, reason: "done" });
+  });
+});
