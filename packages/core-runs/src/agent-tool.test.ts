@@ -89,7 +89,10 @@ describe("agentTool: execute", () => {
       expect(frame.parentToolCallId).toBe("call-1");
       expect(frame.event).toMatchObject({ runId: "agent-tool:call-1" });
     }
-    expect(transport.calls.map((call) => call.ref)).toContainEqual({ agentType: "Researcher", runId: "agent-tool:call-1" });
+    expect(transport.calls.map((call) => call.ref)).toContainEqual({
+      agentType: "Researcher",
+      runId: "agent-tool:call-1",
+    });
   });
 
   it("returns the summary string of a completed run", async () => {
@@ -102,6 +105,9 @@ describe("agentTool: execute", () => {
     const { registry } = setup();
     class ResearcherAgent {
       static readonly agentType = "Researcher";
+      instructions() {
+        return "Research the topic";
+      }
     }
     const research = agentTool(registry, ResearcherAgent, { description: "Research", inputSchema: topicSchema });
     expect(await execute(research, { topic: "dogs" }, "call-1")).toBe("Findings on dogs");
@@ -206,7 +212,11 @@ describe("agentTool: execute", () => {
       icon: "search",
     });
 
-    const plain = agentTool(registry, "Researcher", { description: "Research", inputSchema: topicSchema, displayName: "R" });
+    const plain = agentTool(registry, "Researcher", {
+      description: "Research",
+      inputSchema: topicSchema,
+      displayName: "R",
+    });
     await execute(plain, { topic: "dogs" }, "call-2");
     const second = frames.find((frame) => frame.event.kind === "started" && frame.event.runId === "agent-tool:call-2");
     expect(second?.event).toMatchObject({ display: { name: "R" } });
@@ -279,7 +289,12 @@ describe("agentTool: execute", () => {
     const { registry, store, transport, researcher } = setup();
     const research = agentTool(registry, "Researcher", { description: "Research", inputSchema: topicSchema });
     expect(await execute(research, { topic: "cats" }, "call-1")).toBe("Findings on cats");
-    const restarted = new AgentToolRegistry({ store, transport, clock: new ManualClock(60_000), sink: createRunEventHub() });
+    const restarted = new AgentToolRegistry({
+      store,
+      transport,
+      clock: new ManualClock(60_000),
+      sink: createRunEventHub(),
+    });
     const again = agentTool(restarted, "Researcher", { description: "Research", inputSchema: topicSchema });
     expect(await execute(again, { topic: "cats" }, "call-1")).toBe("Findings on cats");
     expect(researcher.turns).toEqual(["agent-tool:call-1"]);
@@ -365,7 +380,10 @@ describe("agentTool: in a parent streamText", () => {
     expect(await result.text).toBe("The researcher says: Findings on cats.");
     // What the model saw as the tool result: the child's summary, as text.
     const secondCall = model.doStreamCalls[1];
-    expect(secondCall && toolResultsSeen(secondCall).get("call-1")).toEqual({ type: "text", value: "Findings on cats" });
+    expect(secondCall && toolResultsSeen(secondCall).get("call-1")).toEqual({
+      type: "text",
+      value: "Findings on cats",
+    });
     expect(parts).toContainEqual(
       expect.objectContaining({ type: "tool-result", toolCallId: "call-1", output: "Findings on cats" }),
     );
@@ -422,7 +440,9 @@ describe("agentTool: in a parent streamText", () => {
 
   it("never calls execute for input that fails the schema: the AI SDK reports it, and no run exists", async () => {
     const { registry, store, frames, transport } = setup();
-    const tools = { research: agentTool(registry, "Researcher", { description: "Research", inputSchema: topicSchema }) };
+    const tools = {
+      research: agentTool(registry, "Researcher", { description: "Research", inputSchema: topicSchema }),
+    };
     let seen: unknown;
     const model = scriptedModel([
       toolCallStep("research", "call-bad", { topic: 42 }),
@@ -435,9 +455,7 @@ describe("agentTool: in a parent streamText", () => {
     const parts = await drain(result.stream);
     expect(await result.text).toBe("Let me fix that.");
     // The AI SDK marks the call invalid and emits a tool-error instead of executing the tool.
-    expect(parts).toContainEqual(
-      expect.objectContaining({ type: "tool-call", toolCallId: "call-bad", invalid: true }),
-    );
+    expect(parts).toContainEqual(expect.objectContaining({ type: "tool-call", toolCallId: "call-bad", invalid: true }));
     const toolError = parts.find((part) => part.type === "tool-error");
     expect(toolError).toMatchObject({ toolCallId: "call-bad" });
     expect(parts.some((part) => part.type === "tool-result")).toBe(false);
@@ -448,9 +466,8 @@ describe("agentTool: in a parent streamText", () => {
     expect(transport.calls).toEqual([]);
   });
 
-  // BUG: agent-tool.ts validates the input again inside `execute` (lines 63-69) although the AI SDK already
-  // validated it and passes the schema's *output*; a schema that transforms (here a string into an array) then
-  // fails its own second validation, and a valid tool call becomes an "Invalid input" failure with no run.
+  // The AI SDK validates the input and passes the schema's *output* on; if `execute` parsed it again, a schema
+  // that transforms (here a string into an array) would fail its own second validation.
   it("validates the input once: a transforming inputSchema gives the child the transformed input", async () => {
     const { registry, store } = setup();
     const inputSchema = z.object({ topic: z.string(), tags: z.string().transform((tags) => tags.split(",")) });

@@ -1,4 +1,4 @@
-import { asSchema, type FlexibleSchema, type Tool, tool } from "ai";
+import { asSchema, type FlexibleSchema, jsonSchema, type Tool, tool } from "ai";
 import type { AgentToolChildReference } from "./agent-type.js";
 import { resolveAgentType } from "./agent-type.js";
 import { errorMessage } from "./errors.js";
@@ -54,16 +54,27 @@ export function agentTool<TInput, TOutput = never>(
       ? { ...options.display, ...(options.displayName !== undefined ? { name: options.displayName } : {}) }
       : undefined;
 
+  // The AI SDK checks the input against this schema before calling `execute`, and passes on what it returns. It
+  // only checks here and passes the raw input on, so that `execute` parses it exactly once: a transforming
+  // schema (e.g. "a,b" → ["a", "b"]) must not be applied twice.
+  const checkOnly = jsonSchema<TInput>(() => inputSchema.jsonSchema, {
+    validate: async (value) => {
+      if (!inputSchema.validate) return { success: true, value: value as TInput };
+      const validation = await inputSchema.validate(value);
+      return validation.success ? { success: true, value: value as TInput } : validation;
+    },
+  });
+
   // `tool()` is the AI SDK's typed identity helper; its conditional types cannot follow our generics, hence the cast.
   return tool({
     description: options.description,
-    inputSchema: options.inputSchema,
+    inputSchema: checkOnly,
     execute: async (
       rawInput: TInput,
       { toolCallId, abortSignal }: { toolCallId: string; abortSignal?: AbortSignal },
     ) => {
       const runId = agentToolRunId(toolCallId);
-      // The AI SDK validates before calling us; a direct call is validated here too, before any run exists.
+      // Parsed once, here (the SDK only checked it): invalid input never creates a run, even on a direct call.
       let input = rawInput;
       if (inputSchema.validate) {
         const validation = await inputSchema.validate(rawInput);

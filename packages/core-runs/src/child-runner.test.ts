@@ -1,4 +1,4 @@
-import { isStepCount, streamText, tool, toUIMessageStream, type UIMessageChunk } from "ai";
+import { convertToModelMessages, isStepCount, streamText, tool, toUIMessageStream, type UIMessageChunk } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -6,7 +6,7 @@ import { type AgentToolChildDefinition, AgentToolChildRunner } from "./child-run
 import type { RunStore } from "./ports/run-store.js";
 import type { AgentToolTailItem } from "./protocol/index.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { ManualClock } from "./testing/manual-clock.js";
+import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
 
 async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<AgentToolTailItem[]> {
@@ -219,7 +219,8 @@ describe("AgentToolChildRunner", () => {
     const run = child.run("r1");
     await run.context;
     const tail = collect(runner.tail("r1", { afterSequence: 0 }));
-    await Promise.resolve();
+    // Ephemeral chunks reach tails attached at the time: let the tail attach first.
+    await flushMicrotasks(100);
     run.emit({ type: "start" });
     run.emit({ type: "data-agent-progress", data: { fraction: 0.5 }, transient: true } as UIMessageChunk);
     run.emit({ type: "finish" });
@@ -229,19 +230,114 @@ describe("AgentToolChildRunner", () => {
     expect((await store.readLog("r1")).map((entry) => entry.sequence)).toEqual([1, 2]);
   });
 
-  it("ends a run whose turn was cut off (eviction) as error instead of running forever", async () => {
+  it("resumes a cut-off turn from its completed steps: the tool is not run again", async () => {
     const store = new InMemoryRunStore();
-    const child = new ScriptedChild("Scripted");
-    const first = makeRunner(child.definition, store);
-    await first.runner.start("r1", "x");
-    child.run("r1").emit({ type: "start" });
-    // A new instance over the same storage: the live turn is gone.
-    const second = makeRunner(child.definition, store);
-    expect(await second.runner.inspect("r1")).toMatchObject({
-      status: "error",
-      error: "interrupted before the child could finish",
+    let toolRuns = 0;
+    let modelCalls = 0;
+    let stall = true;
+    const model = new MockLanguageModelV4({
+      doStream: async ({ prompt }) => {
+        modelCalls += 1;
+        const last = prompt.at(-1);
+        if (last?.role !== "tool" && last?.role !== "assistant") {
+          return {
+            stream: convertArrayToReadableStream([
+              { type: "stream-start", warnings: [] },
+              { type: "tool-call", toolCallId: "c1", toolName: "lookup", input: JSON.stringify({ q: "owls" }) },
+              { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage },
+            ]),
+          };
+        }
+        if (stall) {
+          // The host is cut off in the middle of this step: the stream never ends.
+          return {
+            stream: new ReadableStream({
+              start(controller) {
+                controller.enqueue({ type: "stream-start", warnings: [] });
+                controller.enqueue({ type: "text-start", id: "t" });
+                controller.enqueue({ type: "text-delta", id: "t", delta: "Owls are" });
+              },
+            }),
+          };
+        }
+        return {
+          stream: convertArrayToReadableStream([
+            { type: "stream-start", warnings: [] },
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "Owls are nocturnal." },
+            { type: "text-end", id: "t" },
+            { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
+          ]),
+        };
+      },
     });
-    expect(child.turns).toEqual(["r1"]);
+    const tools = {
+      lookup: tool({
+        inputSchema: z.object({ q: z.string() }),
+        execute: async ({ q }) => {
+          toolRuns += 1;
+          return { fact: `${q} hunt at night` };
+        },
+      }),
+    };
+    const definition: AgentToolChildDefinition = {
+      agentType: "Researcher",
+      turn: async ({ messages, abortSignal }) =>
+        toUIMessageStream({
+          stream: streamText({
+            model,
+            messages: await convertToModelMessages(messages),
+            tools,
+            stopWhen: isStepCount(4),
+            abortSignal,
+          }).stream,
+          tools,
+        }),
+    };
+    const first = makeRunner(definition, store);
+    await first.runner.start("r1", "owls");
+    // Let the first turn run until the stalled step's text is in the log (bounded; yields to the event loop).
+    for (let turn = 0; turn < 500; turn += 1) {
+      const logged = await store.readLog("r1");
+      if (logged.some((entry) => entry.body.type === "text-delta")) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const before = await store.readLog("r1");
+    expect(before.some((entry) => entry.body.type === "text-delta")).toBe(true);
+    expect(toolRuns).toBe(1);
+
+    // A new instance over the same storage (the old one is gone): waking the run resumes it.
+    stall = false;
+    const second = makeRunner(definition, store);
+    const items = await collect(second.runner.tail("r1", { afterSequence: 0 }));
+    const inspection = await second.runner.inspect("r1");
+    expect(inspection).toMatchObject({ status: "completed", summary: "Owls are nocturnal." });
+    expect(toolRuns).toBe(1);
+    expect(modelCalls).toBe(3); // step 1 once, the cut-off step twice
+    expect(sequences(items)).toEqual(sequences(items).map((_, index) => index + 1));
+    expect(sequences(items).slice(0, before.length)).toEqual(before.map((entry) => entry.sequence));
+    expect((await store.getRun("r1"))?.recoveryAttempts).toBe(1);
+  });
+
+  it("ends a cut-off run as error when it may not be resumed, instead of running forever", async () => {
+    for (const options of [{ maxRecoveryAttempts: 0 }, { shouldKeepRecovering: () => false }]) {
+      const store = new InMemoryRunStore();
+      const child = new ScriptedChild("Scripted");
+      const first = makeRunner(child.definition, store);
+      await first.runner.start("r1", "x");
+      child.run("r1").emit({ type: "start" });
+      const second = new AgentToolChildRunner({
+        definition: child.definition,
+        store,
+        clock: new ManualClock(5),
+        ...options,
+      });
+      expect(await second.inspect("r1")).toMatchObject({
+        status: "error",
+        error: "interrupted before the child could finish",
+      });
+      expect(child.turns).toEqual(["r1"]);
+    }
   });
 
   it("gives the input as a user message (pretty JSON by default) and rebuilds messages for drill-in", async () => {

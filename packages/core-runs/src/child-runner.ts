@@ -1,4 +1,5 @@
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
+import type { UIMessage, UIMessageChunk } from "ai";
+import { assembleMessage, type CompletedSteps, completedSteps } from "./assemble-message.js";
 import { type FormatAgentToolInput, toInputMessage } from "./child-input-message.js";
 import { errorMessage } from "./errors.js";
 import { type Clock, systemClock } from "./ports/clock.js";
@@ -12,6 +13,7 @@ import type {
   AgentToolTailItem,
   ChildRunStatus,
 } from "./protocol/index.js";
+import { readMilestoneChunk } from "./protocol/index.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
 import type { RunRecord, RunRecordPatch } from "./run-record.js";
 import { TurnObserver } from "./turn-observer.js";
@@ -20,8 +22,14 @@ import { TurnObserver } from "./turn-observer.js";
 export type AgentToolTurnContext = {
   runId: string;
   input: unknown;
-  /** The conversation so far: the input as a user message. */
+  /**
+   * The conversation so far: the input as a user message and, when the turn is resumed after the host was cut
+   * off, the assistant message of the steps it had completed (model steps and tool results), so that a
+   * `streamText` over these messages goes on from there instead of doing them again.
+   */
   messages: UIMessage[];
+  /** True when this turn resumes a run whose earlier turn was cut off. */
+  resumed: boolean;
   /** Aborted when the run is cancelled: pass it to `streamText`. */
   abortSignal: AbortSignal;
   clock: Clock;
@@ -70,7 +78,17 @@ export type AgentToolChildRunnerOptions = {
    * Keep the host alive while a turn runs after `start` returned (e.g. a Durable Object's `ctx.waitUntil`).
    */
   waitUntil?: (promise: Promise<unknown>) => void;
+  /** How many times a cut-off turn is resumed before the run ends as `error`. Default 3. */
+  maxRecoveryAttempts?: number;
+  /** Whether to resume a cut-off run (checked before each attempt). Default: always, within the attempts. */
+  shouldKeepRecovering?: (run: RunRecord) => boolean;
 };
+
+/** Default `maxRecoveryAttempts`. */
+export const DEFAULT_MAX_RECOVERY_ATTEMPTS = 3;
+
+/** The error a run ends with when its cut-off turn cannot be resumed. */
+export const INTERRUPTED_CHILD_ERROR = "interrupted before the child could finish";
 
 type TailListener = (item: AgentToolTailItem) => void;
 
@@ -105,8 +123,13 @@ export class AgentToolChildRunner {
   readonly #live = new Map<string, LiveRun>();
   readonly #starting = new Map<string, Promise<AgentToolRunInspection>>();
   readonly #recording = new Set<string>();
+  readonly #waking = new Map<string, Promise<RunRecord | null>>();
+  readonly #maxRecoveryAttempts: number;
+  readonly #shouldKeepRecovering: (run: RunRecord) => boolean;
 
   constructor(options: AgentToolChildRunnerOptions) {
+    this.#maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
+    this.#shouldKeepRecovering = options.shouldKeepRecovering ?? (() => true);
     this.#definition = options.definition;
     this.agentType = options.definition.agentType;
     this.#store = options.store;
@@ -157,7 +180,7 @@ export class AgentToolChildRunner {
     }
     const live = this.#beginLive(runId, 0, []);
     this.#recording.delete(runId);
-    const done = this.#runTurn(record, live);
+    const done = this.#runTurn(record, live, null);
     live.done = done;
     this.#waitUntil?.(done);
     return this.#inspection(record);
@@ -267,16 +290,11 @@ export class AgentToolChildRunner {
     if (!record) return [];
     const messages = [toInputMessage(record.input, runId, this.#definition.formatAgentToolInput)];
     const entries = await this.#store.readLog(runId);
-    if (entries.length === 0) return messages;
-    const stream = new ReadableStream<UIMessageChunk>({
-      start(controller) {
-        for (const entry of entries) controller.enqueue(entry.body);
-        controller.close();
-      },
-    });
-    let assistant: UIMessage | undefined;
-    for await (const message of readUIMessageStream({ stream, terminateOnError: false })) assistant = message;
-    if (assistant) messages.push({ ...assistant, id: assistant.id || `agent-tool-${runId}-output` });
+    const assistant = await assembleMessage(
+      entries.map((entry) => entry.body),
+      `agent-tool-${runId}-output`,
+    );
+    if (assistant) messages.push(assistant);
     return messages;
   }
 
@@ -320,27 +338,66 @@ export class AgentToolChildRunner {
   }
 
   /**
-   * Load a run's record, repairing a run whose turn was cut off (the host was evicted or restarted mid-turn):
-   * such a run is ended as `error` rather than left `running` forever.
+   * Load a run's record, resuming a run whose turn was cut off (the host was evicted or restarted mid-turn) from
+   * its log: the steps it completed are given back to the turn, not done again. After `maxRecoveryAttempts` (or
+   * when `shouldKeepRecovering` says no) the run ends as `error` instead of staying `running` forever.
+   * Single-flight per run.
    */
-  async #wake(runId: string): Promise<RunRecord | null> {
+  #wake(runId: string): Promise<RunRecord | null> {
+    const inFlight = this.#waking.get(runId);
+    if (inFlight) return inFlight;
+    const waking = this.#wakeOnce(runId).finally(() => this.#waking.delete(runId));
+    this.#waking.set(runId, waking);
+    return waking;
+  }
+
+  async #wakeOnce(runId: string): Promise<RunRecord | null> {
     const record = await this.#store.getRun(runId);
     // A run being recorded right now (between insert and the start of its turn) is not cut off.
     if (record?.status !== "running" || this.#live.has(runId) || this.#recording.has(runId)) return record;
+    const attempts = (record.recoveryAttempts ?? 0) + 1;
+    let keepGoing = attempts <= this.#maxRecoveryAttempts;
+    if (keepGoing) {
+      try {
+        keepGoing = this.#shouldKeepRecovering(record);
+      } catch {
+        keepGoing = false;
+      }
+    }
     const now = this.#clock.now();
-    const updated = await this.#store.updateRun(
+    if (!keepGoing) {
+      const ended = await this.#store.updateRun(
+        runId,
+        {
+          status: "error",
+          error: INTERRUPTED_CHILD_ERROR,
+          revision: record.revision + 1,
+          completedAt: now,
+          updatedAt: now,
+          recoveryAttempts: attempts,
+        },
+        { expectedRevision: record.revision },
+      );
+      return ended ?? (await this.#store.getRun(runId));
+    }
+    const claimed = await this.#store.updateRun(
       runId,
-      {
-        status: "error",
-        error: "interrupted before the child could finish",
-        revision: record.revision + 1,
-        completedAt: now,
-        updatedAt: now,
-        recoveryAttempts: (record.recoveryAttempts ?? 0) + 1,
-      },
+      { recoveryAttempts: attempts, updatedAt: now },
       { expectedRevision: record.revision },
     );
-    return updated ?? (await this.#store.getRun(runId));
+    if (!claimed) return this.#store.getRun(runId);
+    if (this.#live.has(runId)) return claimed;
+    const entries = await this.#store.readLog(runId);
+    const lastSequence = entries.at(-1)?.sequence ?? 0;
+    const milestones = entries.flatMap((entry) => {
+      const milestone = readMilestoneChunk(entry.body, entry.sequence, entry.at);
+      return milestone ? [milestone] : [];
+    });
+    const live = this.#beginLive(runId, lastSequence, milestones);
+    const done = this.#runTurn(claimed, live, await completedSteps(entries, runId));
+    live.done = done;
+    this.#waitUntil?.(done);
+    return claimed;
   }
 
   #beginLive(runId: string, lastSequence: number, milestones: AgentToolMilestone[]): LiveRun {
@@ -386,9 +443,11 @@ export class AgentToolChildRunner {
     }
   }
 
-  async #runTurn(record: RunRecord, live: LiveRun): Promise<void> {
+  async #runTurn(record: RunRecord, live: LiveRun, resume: CompletedSteps | null): Promise<void> {
     const { runId } = record;
     const observer = new TurnObserver();
+    // A resumed turn's summary and tool bookkeeping start from the steps it had completed.
+    for (const chunk of resume?.chunks ?? []) observer.observe(chunk);
     const signal = live.controller.signal;
     let output: unknown;
     let thrown: unknown;
@@ -402,10 +461,12 @@ export class AgentToolChildRunner {
     });
     try {
       const messages = [toInputMessage(record.input, runId, this.#definition.formatAgentToolInput)];
+      if (resume?.message) messages.push(resume.message);
       const stream = await this.#definition.turn({
         runId,
         input: record.input,
         messages,
+        resumed: resume !== null,
         abortSignal: signal,
         clock: this.#clock,
         setOutput: (value) => {
