@@ -300,7 +300,7 @@ describe("AgentToolChildRunner", () => {
     for (let turn = 0; turn < 500; turn += 1) {
       const logged = await store.readLog("r1");
       if (logged.some((entry) => entry.body.type === "text-delta")) break;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
     }
     const before = await store.readLog("r1");
     expect(before.some((entry) => entry.body.type === "text-delta")).toBe(true);
