@@ -34,7 +34,9 @@ export { toRunInfo } from "./run-record.js";
 export type {
   AgentToolHooks,
   AgentToolRegistryOptions,
+  AgentToolRunOutcome,
   ClearAgentToolRunsOptions,
+  FollowAgentToolRunOptions,
   ReplayOptions,
   RunAgentToolOptions,
   StartAgentToolRunResult,

@@ -395,3 +395,73 @@ describe("AgentToolRegistry: replay, clear, access", () => {
     expect(await registry.cancelAgentTool("unknown")).toBe(false);
   });
 });
+
+describe("AgentToolRegistry: following and giving up (the building blocks of recovery)", () => {
+  it("follows a live run, reporting activity, and records the outcome given when it stops waiting", async () => {
+    const finished: string[] = [];
+    const { registry, scripted, frames, store } = setup({
+      hooks: { onAgentToolFinish: (run, result) => void finished.push(`${run.runId}:${result.status}`) },
+    });
+    const { ok } = await registry.startAgentToolRun("Scripted", { input: "a", runId: "r1" });
+    expect(ok).toBe(true);
+    const run = scripted.run("r1");
+    await run.context;
+    const activity: string[] = [];
+    const stop = new AbortController();
+    const following = registry.followAgentToolRun("r1", {
+      stop: stop.signal,
+      onActivity: (item) => activity.push(item.type),
+    });
+    run.emit({ type: "start" });
+    await settle();
+    expect(activity).toEqual(["entry"]);
+    stop.abort({ status: "interrupted", reason: "no-progress", childStillRunning: true, error: "silent too long" });
+    const record = await following;
+    expect(record).toMatchObject({ status: "interrupted", reason: "no-progress", childStillRunning: true });
+    expect(frames.at(-1)).toMatchObject({
+      revision: 3,
+      event: { kind: "interrupted", reason: "no-progress", childStillRunning: true, error: "silent too long" },
+    });
+    expect(finished).toEqual(["r1:interrupted"]);
+
+    // Soft: a re-dispatch re-attaches and collects the real result, which repairs the run.
+    const again = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    await settle();
+    run.emit({ type: "finish" });
+    run.complete();
+    expect(await again).toMatchObject({ ok: true, status: "completed" });
+    const repaired = await store.getRun("r1");
+    expect(repaired).toMatchObject({ status: "completed", revision: 4 });
+    expect(repaired?.reason).toBeUndefined();
+    expect(repaired?.childStillRunning).toBeUndefined();
+    expect(finished).toEqual(["r1:interrupted", "r1:completed"]);
+    expect(scripted.turns).toEqual(["r1"]);
+  });
+
+  it("does not re-attach an interrupted run whose child was torn down", async () => {
+    const { registry, scripted } = setup();
+    await registry.startAgentToolRun("Scripted", { input: "a", runId: "r1" });
+    await scripted.run("r1").context;
+    const stop = new AbortController();
+    const following = registry.followAgentToolRun("r1", { stop: stop.signal });
+    stop.abort({ status: "interrupted", reason: "window-exceeded", childStillRunning: false, error: "too long" });
+    await following;
+    const result = await registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    expect(result).toMatchObject({
+      ok: false,
+      status: "interrupted",
+      reason: "window-exceeded",
+      childStillRunning: false,
+    });
+    expect(scripted.turns).toEqual(["r1"]);
+  });
+
+  it("finalizes a run it is not following, once; a hard terminal never changes", async () => {
+    const { registry, frames } = setup();
+    await registry.runAgentTool("Echo", { input: "x", runId: "done" });
+    const unchanged = await registry.finalizeAgentToolRun("done", { status: "error", error: "late" });
+    expect(unchanged?.status).toBe("completed");
+    expect(frames.filter((frame) => frame.event.kind === "error")).toEqual([]);
+    expect(await registry.finalizeAgentToolRun("unknown", { status: "error", error: "x" })).toBeNull();
+  });
+});

@@ -104,6 +104,32 @@ type LiveState = {
   progress?: AgentToolProgressSnapshot;
   tailController: AbortController;
   cleared: boolean;
+  /** Set when a follower stopped waiting: the terminal outcome to record instead of the child's. */
+  stoppedWith: AgentToolRunOutcome | null;
+  /** Called for every entry or progress item forwarded (re-attach windows are keyed to this). */
+  activity: Set<(item: AgentToolTailItem) => void>;
+};
+
+/** A terminal outcome to record for a run (used by recovery and budgets to give up on a child). */
+export type AgentToolRunOutcome = {
+  status: TerminalRunStatus;
+  summary?: string;
+  output?: unknown;
+  error?: string;
+  reason?: RunRecord["reason"];
+  childStillRunning?: boolean;
+  progress?: AgentToolProgressSnapshot;
+};
+
+/** Options of `followAgentToolRun`. */
+export type FollowAgentToolRunOptions = {
+  /**
+   * Stop following: the run is recorded with the outcome given as the abort reason (an `AgentToolRunOutcome`,
+   * e.g. `interrupted` / `no-progress`) instead of waiting for the child. The child is not cancelled.
+   */
+  stop?: AbortSignal;
+  /** Called for every entry or progress item forwarded to clients while following. */
+  onActivity?: (item: AgentToolTailItem) => void;
 };
 
 /**
@@ -196,7 +222,8 @@ export class AgentToolRegistry {
     if (isTerminalStatus(record.status) && !this.#shouldReattach(record)) {
       return toAgentToolResult(record as RunRecord & { status: TerminalRunStatus });
     }
-    const final = await this.#drive(record, signal);
+    const driven = await this.#drive(record, signal);
+    const final = driven && !isTerminalStatus(driven.status) ? await this.store.getRun(runId) : driven;
     if (!final || !isTerminalStatus(final.status)) {
       return failure(runId, record.agentType, "aborted", "The run was cleared before it finished");
     }
@@ -346,6 +373,56 @@ export class AgentToolRegistry {
     this.#send(clearedFrame(runIds));
     this.#emit({ type: "agent_tool:clear", runIds, at: this.clock.now() });
     return { runIds };
+  }
+
+  /**
+   * Follow a run to its end (re-attaching to its child, or starting it if the child never acknowledged start),
+   * forwarding its entries to clients; the building block of recovery. With `stop`, the follower may give up:
+   * the run is then recorded with the outcome passed as the abort reason. Resolves to the run's row at the end
+   * (`null` if it was cleared meanwhile). A hard-terminal run resolves at once.
+   */
+  async followAgentToolRun(runId: string, options: FollowAgentToolRunOptions = {}): Promise<RunRecord | null> {
+    const record = await this.store.getRun(runId);
+    if (!record || isHardTerminalStatus(record.status)) return record;
+    const { stop, onActivity } = options;
+    const driving = this.#drive(record);
+    const live = this.#live.get(runId);
+    if (live && onActivity) live.activity.add(onActivity);
+    const onStop = () => {
+      const current = this.#live.get(runId);
+      if (!current || current.stoppedWith) return;
+      current.stoppedWith = isOutcome(stop?.reason)
+        ? stop.reason
+        : {
+            status: "interrupted",
+            reason: "no-progress",
+            childStillRunning: true,
+            error: "Stopped waiting for the child",
+          };
+      current.tailController.abort();
+    };
+    if (stop?.aborted) onStop();
+    else stop?.addEventListener("abort", onStop, { once: true });
+    try {
+      return await driving;
+    } finally {
+      stop?.removeEventListener("abort", onStop);
+      if (live && onActivity) live.activity.delete(onActivity);
+    }
+  }
+
+  /**
+   * Record a terminal outcome for a run this registry is not following (e.g. a budget give-up): status machine,
+   * frames, `onAgentToolFinish` and its ledger, exactly as for a run that ended by itself. A hard-terminal row is
+   * returned unchanged; `null` for an unknown run.
+   */
+  finalizeAgentToolRun(runId: string, outcome: AgentToolRunOutcome): Promise<RunRecord | null> {
+    return this.#finalize(runId, outcome);
+  }
+
+  /** Emit an observability event through this registry's sink (for extension packages). Never throws. */
+  emitRunEvent(event: RunEvent): void {
+    this.#emit(event);
   }
 
   /**
@@ -518,6 +595,8 @@ export class AgentToolRegistry {
       lastSequence: record.lastSequence,
       tailController: new AbortController(),
       cleared: false,
+      stoppedWith: null,
+      activity: new Set(),
     };
     this.#live.set(runId, live);
     if (signal) this.#linkSignal(record, signal);
@@ -582,7 +661,7 @@ export class AgentToolRegistry {
           signal: live.tailController.signal,
         });
         for await (const item of stream as unknown as AsyncIterable<AgentToolTailItem>) {
-          if (live.cleared) break;
+          if (live.cleared || live.stoppedWith) break;
           if (item.type === "terminal") {
             terminal = item.inspection;
             break;
@@ -593,6 +672,7 @@ export class AgentToolRegistry {
         // A broken tail: inspect below, and tail again from what we saw.
       }
       if (live.cleared) return null;
+      if (live.stoppedWith) return this.#finalize(runId, live.stoppedWith, live);
       if (!terminal) {
         let inspection: AgentToolRunInspection | null = null;
         try {
@@ -617,6 +697,13 @@ export class AgentToolRegistry {
   }
 
   #forward(record: RunRecord, live: LiveState, item: AgentToolTailItem): void {
+    for (const listener of live.activity) {
+      try {
+        listener(item);
+      } catch {
+        // a follower's bug must not break forwarding
+      }
+    }
     if (item.type === "entry") {
       const { entry } = item;
       if (entry.sequence <= live.lastSequence) return;
@@ -662,19 +749,7 @@ export class AgentToolRegistry {
    * row (conditional on its revision), then send the lifecycle frame and fire `onAgentToolFinish`.
    * A hard-terminal row never changes again; `interrupted` may be repaired.
    */
-  async #finalize(
-    runId: string,
-    outcome: {
-      status: TerminalRunStatus;
-      summary?: string;
-      output?: unknown;
-      error?: string;
-      reason?: RunRecord["reason"];
-      childStillRunning?: boolean;
-      progress?: AgentToolProgressSnapshot;
-    },
-    live?: LiveState,
-  ): Promise<RunRecord | null> {
+  async #finalize(runId: string, outcome: AgentToolRunOutcome, live?: LiveState): Promise<RunRecord | null> {
     if (live && live.entries.length > 0) {
       await this.store.appendLog(runId, live.entries);
     }
@@ -779,4 +854,10 @@ export class AgentToolRegistry {
       // observability never breaks a run
     }
   }
+}
+
+function isOutcome(value: unknown): value is AgentToolRunOutcome {
+  if (typeof value !== "object" || value === null) return false;
+  const status = (value as { status?: unknown }).status;
+  return status === "completed" || status === "error" || status === "aborted" || status === "interrupted";
 }
