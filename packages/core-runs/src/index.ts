@@ -16,6 +16,7 @@ export { AgentToolChildRunner } from "./child-runner.js";
 export type { AgentToolsErrorCode } from "./errors.js";
 export { AgentToolsError, errorMessage, RunNotFoundError, toAgentToolsError } from "./errors.js";
 export { INPUT_PREVIEW_MAX_CHARS, inputByteLength, makeInputPreview } from "./input-preview.js";
+export type { ChatHost, SyntheticChatMessage } from "./ports/chat-host.js";
 // ports
 export type { ChildRef, ChildTransport, TailOptions } from "./ports/child-transport.js";
 export type { Clock, TimerHandle } from "./ports/clock.js";
@@ -39,6 +40,7 @@ export type {
   FollowAgentToolRunOptions,
   ReplayOptions,
   RunAgentToolOptions,
+  RunFinishedListener,
   StartAgentToolRunResult,
 } from "./run-registry.js";
 export { AgentToolRegistry, DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES } from "./run-registry.js";

@@ -465,3 +465,21 @@ describe("AgentToolRegistry: following and giving up (the building blocks of rec
     expect(await registry.finalizeAgentToolRun("unknown", { status: "error", error: "x" })).toBeNull();
   });
 });
+
+describe("AgentToolRegistry: finish listeners", () => {
+  it("tells listeners of every terminal transition, isolating a throwing one", async () => {
+    const { registry } = setup();
+    const seen: string[] = [];
+    registry.onRunFinished(() => {
+      throw new Error("listener bug");
+    });
+    const remove = registry.onRunFinished(
+      (record, previous) => void seen.push(`${record.runId}:${previous}->${record.status}`),
+    );
+    expect((await registry.runAgentTool("Echo", { input: "x", runId: "r1" })).ok).toBe(true);
+    await registry.runAgentTool("Unknown", { input: "x", runId: "r2" });
+    remove();
+    await registry.runAgentTool("Echo", { input: "x", runId: "r3" });
+    expect(seen).toEqual(["r1:running->completed", "r2:starting->error"]);
+  });
+});

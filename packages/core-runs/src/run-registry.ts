@@ -121,6 +121,12 @@ export type AgentToolRunOutcome = {
   progress?: AgentToolProgressSnapshot;
 };
 
+/** Told of every terminal transition of a run, after its row is written and its frame sent. */
+export type RunFinishedListener = (
+  record: RunRecord & { status: TerminalRunStatus },
+  previousStatus: RunStatus,
+) => void | Promise<void>;
+
 /** Options of `followAgentToolRun`. */
 export type FollowAgentToolRunOptions = {
   /**
@@ -160,6 +166,7 @@ export class AgentToolRegistry {
   readonly #drivers = new Map<string, Promise<RunRecord | null>>();
   readonly #live = new Map<string, LiveState>();
   readonly #admitting = new Map<string, Promise<StartAgentToolRunResult>>();
+  readonly #finishListeners = new Set<RunFinishedListener>();
 
   constructor(options: AgentToolRegistryOptions) {
     this.store = options.store;
@@ -418,6 +425,18 @@ export class AgentToolRegistry {
    */
   finalizeAgentToolRun(runId: string, outcome: AgentToolRunOutcome): Promise<RunRecord | null> {
     return this.#finalize(runId, outcome);
+  }
+
+  /**
+   * Listen to every terminal transition (extension packages: detached delivery). Listeners run after the row is
+   * written and the frame sent, before `onAgentToolFinish`; they are awaited and isolated (a throwing listener
+   * stops nothing). Returns a function that removes the listener.
+   */
+  onRunFinished(listener: RunFinishedListener): () => void {
+    this.#finishListeners.add(listener);
+    return () => {
+      this.#finishListeners.delete(listener);
+    };
   }
 
   /** Emit an observability event through this registry's sink (for extension packages). Never throws. */
@@ -802,6 +821,9 @@ export class AgentToolRegistry {
       at: now,
       ...(record.reason !== undefined ? { reason: record.reason } : {}),
     });
+    for (const listener of [...this.#finishListeners]) {
+      await this.#callHook("onRunFinished", record.runId, () => listener(record, previousStatus));
+    }
     if (this.#hooks.onAgentToolFinish) await this.#notifyFinish(record);
   }
 
