@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+// `pnpm demo`: bundle the demo Worker and run it locally in workerd through Miniflare, with Durable Object
+// storage persisted in apps/demo/.demo-data/ (kept across restarts; `--reset` wipes it first).
+//
+// Environment: PORT (default 8787); OPENAI_API_KEY, OPENAI_MODEL, DEMO_PACE_MS, DEBUG are passed to the Worker
+// as bindings when set.
+
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { builtinModules } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { build } from "esbuild";
+import { Log, LogLevel, Miniflare } from "miniflare";
+
+/** Binding name → Durable Object class exported by the Worker (all SQLite-backed). */
+export const DURABLE_OBJECTS = {
+  ASSISTANT: { className: "Assistant", useSQLite: true },
+  RESEARCHER: { className: "Researcher", useSQLite: true },
+  SUMMARIZER: { className: "Summarizer", useSQLite: true },
+  IMPORTER: { className: "Importer", useSQLite: true },
+};
+
+/** Environment variables passed through to the Worker as bindings when set. */
+export const PASSED_ENV = ["OPENAI_API_KEY", "OPENAI_MODEL", "DEMO_PACE_MS", "DEBUG"];
+
+export const COMPATIBILITY_DATE = "2026-04-20";
+export const COMPATIBILITY_FLAGS = ["nodejs_compat"];
+export const HOST = "127.0.0.1";
+export const DEFAULT_PORT = 8787;
+
+const APP_DIRECTORY = fileURLToPath(new URL("../", import.meta.url));
+export const ENTRY = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
+export const BUILD_FILE = fileURLToPath(new URL("../.demo-build/worker.js", import.meta.url));
+export const DATA_DIRECTORY = fileURLToPath(new URL("../.demo-data/", import.meta.url));
+
+/** Bundle the Worker into one ES module (the test harness's options: test/harness/bundle.ts). */
+export async function bundleDemoWorker(entry = ENTRY, outfile = BUILD_FILE) {
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    // Workspace packages export their TypeScript sources under "@agent-tools/source".
+    conditions: ["@agent-tools/source", "workerd", "worker", "browser"],
+    mainFields: ["module", "main"],
+    // workerd provides cloudflare:* itself, and node:* under the nodejs_compat flag.
+    external: ["cloudflare:*", "node:*"],
+    // Durable Object classes are looked up by their exported names.
+    keepNames: true,
+    sourcemap: false,
+    logLevel: "warning",
+    absWorkingDir: APP_DIRECTORY,
+    plugins: [bareNodeBuiltins()],
+  });
+  return outfile;
+}
+
+/** `import "buffer"` in a dependency means workerd's `node:buffer` (available under nodejs_compat). */
+function bareNodeBuiltins() {
+  const names = builtinModules.filter((name) => !name.startsWith("_") && !name.startsWith("node:"));
+  const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const pattern = new RegExp(`^(${names.map(escapeRegExp).join("|")})(/.*)?$`);
+  return {
+    name: "bare-node-builtins",
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: pattern }, (args) => ({ path: `node:${args.path}`, external: true }));
+    },
+  };
+}
+
+/** The bindings taken from the environment (only the variables that are set). */
+export function environmentBindings(env = process.env) {
+  return Object.fromEntries(PASSED_ENV.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]));
+}
+
+/** Miniflare's options for the demo. */
+export function demoOptions({ scriptPath = BUILD_FILE, port = DEFAULT_PORT, env = process.env } = {}) {
+  return {
+    modules: true,
+    scriptPath,
+    compatibilityDate: COMPATIBILITY_DATE,
+    compatibilityFlags: [...COMPATIBILITY_FLAGS],
+    durableObjects: DURABLE_OBJECTS,
+    durableObjectsPersist: DATA_DIRECTORY,
+    bindings: environmentBindings(env),
+    // A placeholder Request.cf instead of fetching one: this machine may be offline.
+    cf: false,
+    host: HOST,
+    port,
+    log: new Log(LogLevel.WARN),
+  };
+}
+
+/**
+ * Exit with `code` once the event loop drains (so Miniflare's fire-and-forget removal of its temporary folder
+ * completes), or after two seconds if something still holds it open.
+ */
+function exitSoon(code) {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), 2_000).unref();
+}
+
+function parsePort(value) {
+  if (value === undefined || value === "") return DEFAULT_PORT;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`PORT must be a port number, got ${value}`);
+  return port;
+}
+
+async function main() {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { reset: { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } },
+  });
+  if (values.help) {
+    process.stdout.write("usage: pnpm demo [--reset]   (PORT=8787; --reset wipes apps/demo/.demo-data first)\n");
+    return;
+  }
+  const port = parsePort(process.env.PORT);
+  if (!existsSync(ENTRY)) throw new Error(`the demo Worker is missing: ${ENTRY}`);
+  if (values.reset) {
+    await rm(DATA_DIRECTORY, { recursive: true, force: true });
+    process.stdout.write(`wiped ${DATA_DIRECTORY}\n`);
+  }
+
+  process.stdout.write("building the demo Worker…\n");
+  const scriptPath = await bundleDemoWorker();
+  const signals = ["SIGINT", "SIGTERM"];
+  const listenersBefore = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const miniflare = new Miniflare(demoOptions({ scriptPath, port }));
+  // Miniflare's own exit hook answers these signals by killing workerd and exiting at once (130 / 143); replace
+  // it with a graceful dispose. (Its process "exit" hook stays, as a last resort.)
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!listenersBefore.get(signal)?.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+
+  let stopping = false;
+  const stop = async (signal) => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting without waiting\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping the demo…\n`);
+    try {
+      await miniflare.dispose();
+    } catch (error) {
+      process.stderr.write(`dispose failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    // Let Miniflare's fire-and-forget clean-up of its temporary folder finish, but do not wait on stray handles.
+    exitSoon(0);
+  };
+  for (const signal of signals) process.on(signal, () => void stop(signal));
+
+  let url;
+  try {
+    url = await miniflare.ready;
+  } catch (error) {
+    await miniflare.dispose().catch(() => undefined);
+    const message = error instanceof Error ? error.message : String(error);
+    const hint = /in use/i.test(message)
+      ? `\n(port ${port} is taken: stop the other server or run with PORT=<port>)`
+      : "";
+    throw new Error(`the demo did not start: ${message}${hint}`);
+  }
+  const shown = new URL(url);
+  shown.hostname = HOST;
+  process.stdout.write(`agent-tools demo running at http://${HOST}:${shown.port}/\n`);
+  process.stdout.write(`data: ${DATA_DIRECTORY}  ·  try: pnpm demo:chat "research cats"  ·  Ctrl-C to stop\n`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error) => {
+    process.stderr.write(`demo: ${error instanceof Error ? error.message : String(error)}\n`);
+    exitSoon(1);
+  });
+}

@@ -1,0 +1,38 @@
+// Types for render-frames.mjs (a plain ES module run by Node without a build step).
+
+export type RenderRun = {
+  runId: string;
+  agentType: string | null;
+  /** Short tag printed on every line of the run, e.g. `[res1]`. */
+  tag: string;
+  status: "unknown" | "running" | "completed" | "error" | "aborted" | "interrupted";
+  revision: number;
+  /** Highest durable sequence applied. */
+  sequence: number;
+  seen: Set<number>;
+  /** Text not yet printed (no full line yet). */
+  pending: string;
+  lastProgress: string | null;
+  tools: Map<string, string>;
+  parentToolCallId: string | null;
+};
+
+export type RenderState = {
+  runs: Map<string, RenderRun>;
+  cleared: Set<string>;
+  tagCounters: Map<string, number>;
+  chatTools: Map<string, string>;
+  chatError: string | null;
+};
+
+export const TERMINAL_STATUSES: readonly string[];
+export function createRenderState(): RenderState;
+export function isTerminal(status: unknown): boolean;
+export function progressBar(fraction: unknown, width?: number): string;
+export function truncate(text: unknown, max: number): string;
+export function parseFrame(input: unknown): Record<string, unknown> | null;
+export function renderFrame(state: RenderState, input: unknown, options?: { replay?: boolean }): string[];
+export function renderChatChunk(state: RenderState, chunk: unknown): { text: string; lines: string[] };
+export function renderRunInfo(state: RenderState, info: unknown): string[];
+export function flushAll(state: RenderState): string[];
+export function encodeCursors(state: RenderState): string;

@@ -1,0 +1,382 @@
+// Terminal rendering for `pnpm demo:chat`: agent-tool-event frames and chat chunks → printable lines.
+//
+// No I/O here: every function takes a render state (from `createRenderState()`) and returns the lines to print,
+// so the rendering can be unit-tested. Nothing in this module throws on malformed input; what cannot be read is
+// skipped.
+//
+// Line shapes (each child line carries a short run tag, so concurrent runs can interleave):
+//   ┌ [res1] Researcher (agent-tool:call-1) started — research cats
+//   │ [res1] Looking that up.
+//   │ [res1] → tool lookup({"query":"cats"})
+//   │ [res1] [████░░░░░░] 40% reading sources
+//   │ [res1] ◆ sources-read
+//   └ [res1] finished: Findings on "cats": …
+
+/** Statuses after which a run is no longer live (`interrupted` is soft, but nothing more is awaited). */
+export const TERMINAL_STATUSES = Object.freeze(["completed", "error", "aborted", "interrupted"]);
+
+const LIFECYCLE_STATUS = { finished: "completed", error: "error", aborted: "aborted", interrupted: "interrupted" };
+const HARD_TERMINAL = new Set(["completed", "error", "aborted"]);
+const TEXT_WRAP = 96;
+const PREVIEW = 60;
+const SUMMARY = 240;
+
+/** A fresh render state: the runs seen so far (tags, statuses, revisions, applied sequences), and cleared runIds. */
+export function createRenderState() {
+  return { runs: new Map(), cleared: new Set(), tagCounters: new Map(), chatTools: new Map(), chatError: null };
+}
+
+/** True when `status` is terminal (including the soft `interrupted`). */
+export function isTerminal(status) {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** `[████░░░░░░]` for a fraction in [0, 1] (clamped; anything else renders empty). */
+export function progressBar(fraction, width = 10) {
+  const value = typeof fraction === "number" && Number.isFinite(fraction) ? Math.min(1, Math.max(0, fraction)) : 0;
+  const filled = Math.round(value * width);
+  return `[${"█".repeat(filled)}${"░".repeat(width - filled)}]`;
+}
+
+/** Whitespace collapsed to single spaces and cut to `max` characters (with an ellipsis). */
+export function truncate(text, max) {
+  const flat = String(text).replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat;
+}
+
+const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+const isPositiveInteger = (value) => typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
+const nonEmptyString = (value) => typeof value === "string" && value.length > 0;
+
+/**
+ * Read one frame from the wire (JSON text or an already-parsed value). Returns the frame, with a chunk body sent
+ * as a JSON string decoded, or `null` when it is not a readable `agent-tool-event` frame. Never throws.
+ */
+export function parseFrame(input) {
+  try {
+    const raw = typeof input === "string" ? JSON.parse(input) : input;
+    if (!isObject(raw) || raw.type !== "agent-tool-event" || !isObject(raw.event)) return null;
+    const event = raw.event;
+    if (event.kind === "cleared") {
+      if (!Array.isArray(event.runIds)) return null;
+      return { ...raw, event: { kind: "cleared", runIds: event.runIds.filter(nonEmptyString) } };
+    }
+    if (!nonEmptyString(event.runId) || typeof event.kind !== "string") return null;
+    if (event.kind === "chunk") {
+      const body = readBody(event.body);
+      if (body === null) return null;
+      return { ...raw, event: { ...event, body } };
+    }
+    if (event.kind in LIFECYCLE_STATUS || event.kind === "started") return raw;
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+function readBody(body) {
+  if (typeof body === "string") {
+    try {
+      const parsed = JSON.parse(body);
+      return isObject(parsed) && typeof parsed.type === "string" ? parsed : null;
+    } catch {
+      return null;
+    }
+  }
+  return isObject(body) && typeof body.type === "string" ? body : null;
+}
+
+function tagPrefix(agentType) {
+  const letters = String(agentType ?? "")
+    .replace(/[^A-Za-z]/g, "")
+    .slice(0, 3)
+    .toLowerCase();
+  return letters.length > 0 ? letters : "run";
+}
+
+function ensureRun(state, runId, agentType) {
+  let run = state.runs.get(runId);
+  if (run === undefined) {
+    const prefix = tagPrefix(agentType);
+    const count = (state.tagCounters.get(prefix) ?? 0) + 1;
+    state.tagCounters.set(prefix, count);
+    run = {
+      runId,
+      agentType: agentType ?? null,
+      tag: `[${prefix}${count}]`,
+      status: "unknown",
+      revision: 0,
+      sequence: 0,
+      seen: new Set(),
+      pending: "",
+      lastProgress: null,
+      tools: new Map(),
+      parentToolCallId: null,
+    };
+    state.runs.set(runId, run);
+  }
+  return run;
+}
+
+const bodyLine = (run, text) => `  │ ${run.tag} ${text}`;
+
+/** Buffered text of a run as complete lines (the rest of the buffer, if `all`, too). */
+function drainText(run, all) {
+  const lines = [];
+  for (;;) {
+    const newline = run.pending.indexOf("\n");
+    if (newline >= 0) {
+      lines.push(run.pending.slice(0, newline));
+      run.pending = run.pending.slice(newline + 1);
+      continue;
+    }
+    if (run.pending.length > TEXT_WRAP) {
+      // Soft wrap at the last space inside the width, so long text still streams line by line.
+      const space = run.pending.lastIndexOf(" ", TEXT_WRAP);
+      const cut = space > 0 ? space : TEXT_WRAP;
+      lines.push(run.pending.slice(0, cut));
+      run.pending = run.pending.slice(cut).replace(/^ /, "");
+      continue;
+    }
+    break;
+  }
+  if (all && run.pending.length > 0) {
+    lines.push(run.pending);
+    run.pending = "";
+  }
+  return lines
+    .map((line) => line.trimEnd())
+    .filter((line) => line.length > 0)
+    .map((line) => bodyLine(run, line));
+}
+
+function jsonPreview(value, max) {
+  if (value === undefined) return "";
+  try {
+    return truncate(JSON.stringify(value) ?? "", max);
+  } catch {
+    return "…";
+  }
+}
+
+function progressText(data) {
+  const fraction = typeof data.fraction === "number" && Number.isFinite(data.fraction) ? data.fraction : undefined;
+  const message = typeof data.message === "string" && data.message.length > 0 ? data.message : undefined;
+  const phase = typeof data.phase === "string" && data.phase.length > 0 ? data.phase : undefined;
+  const parts = [];
+  if (fraction !== undefined) {
+    parts.push(progressBar(fraction), `${Math.round(Math.min(1, Math.max(0, fraction)) * 100)}%`);
+  } else {
+    parts.push("…");
+  }
+  if (message !== undefined) parts.push(truncate(message, PREVIEW));
+  else if (phase !== undefined) parts.push(`(${truncate(phase, PREVIEW)})`);
+  return parts.join(" ");
+}
+
+/** Lines for one chunk body of a child run (text is buffered into whole lines). */
+function renderChildChunk(run, body) {
+  const data = isObject(body.data) ? body.data : {};
+  switch (body.type) {
+    case "text-delta":
+      if (typeof body.delta !== "string") return [];
+      run.pending += body.delta;
+      return drainText(run, false);
+    case "text-end":
+      return drainText(run, true);
+    case "data-agent-progress": {
+      const line = progressText(data);
+      if (line === run.lastProgress) return [];
+      run.lastProgress = line;
+      return [...drainText(run, true), bodyLine(run, line)];
+    }
+    case "data-agent-milestone": {
+      const name = nonEmptyString(data.milestone)
+        ? data.milestone
+        : nonEmptyString(data.name)
+          ? data.name
+          : "milestone";
+      const message = nonEmptyString(data.message) ? ` — ${truncate(data.message, PREVIEW)}` : "";
+      return [...drainText(run, true), bodyLine(run, `◆ ${truncate(name, PREVIEW)}${message}`)];
+    }
+    case "tool-input-available": {
+      const name = nonEmptyString(body.toolName) ? body.toolName : "tool";
+      if (nonEmptyString(body.toolCallId)) run.tools.set(body.toolCallId, name);
+      return [...drainText(run, true), bodyLine(run, `→ tool ${name}(${jsonPreview(body.input, PREVIEW)})`)];
+    }
+    case "tool-output-available": {
+      const name = run.tools.get(body.toolCallId) ?? "tool";
+      return [...drainText(run, true), bodyLine(run, `← ${name}: ${jsonPreview(body.output, PREVIEW)}`)];
+    }
+    case "tool-output-error":
+    case "tool-input-error": {
+      const name = run.tools.get(body.toolCallId) ?? (nonEmptyString(body.toolName) ? body.toolName : "tool");
+      return [...drainText(run, true), bodyLine(run, `✗ ${name}: ${truncate(body.errorText ?? "failed", SUMMARY)}`)];
+    }
+    case "error":
+      return [...drainText(run, true), bodyLine(run, `! ${truncate(body.errorText ?? "error", SUMMARY)}`)];
+    default:
+      return [];
+  }
+}
+
+function lifecycleLine(run, event) {
+  const name = run.agentType ?? "run";
+  switch (event.kind) {
+    case "started": {
+      const preview = nonEmptyString(event.inputPreview) ? ` — ${truncate(event.inputPreview, PREVIEW)}` : "";
+      return `  ┌ ${run.tag} ${name} (${run.runId}) started${preview}`;
+    }
+    case "finished": {
+      const summary = nonEmptyString(event.summary) ? truncate(event.summary, SUMMARY) : "(no summary)";
+      return `  └ ${run.tag} finished: ${summary}`;
+    }
+    case "error":
+      return `  └ ${run.tag} error: ${truncate(event.error ?? "unknown error", SUMMARY)}`;
+    case "aborted":
+      return `  └ ${run.tag} aborted${nonEmptyString(event.error) ? `: ${truncate(event.error, SUMMARY)}` : ""}`;
+    case "interrupted": {
+      const details = [event.reason, event.childStillRunning === true ? "child still running" : null]
+        .filter(nonEmptyString)
+        .join(", ");
+      const error = nonEmptyString(event.error) ? `: ${truncate(event.error, SUMMARY)}` : "";
+      return `  └ ${run.tag} interrupted${details ? ` (${details})` : ""}${error}`;
+    }
+    default:
+      return null;
+  }
+}
+
+/** Apply a lifecycle event to a run; returns whether it was newer than what the run holds. */
+function applyLifecycle(run, frame) {
+  const event = frame.event;
+  if (isPositiveInteger(frame.revision)) {
+    if (frame.revision <= run.revision) return false;
+    run.revision = frame.revision;
+  } else if (event.kind === "started" ? run.status !== "unknown" : HARD_TERMINAL.has(run.status)) {
+    // No revision: a started never revives a known run, a terminal never overrides a hard terminal.
+    return false;
+  }
+  if (event.kind === "started") {
+    if (nonEmptyString(event.agentType)) run.agentType = event.agentType;
+    if (!isTerminal(run.status)) run.status = "running";
+  } else {
+    run.status = LIFECYCLE_STATUS[event.kind];
+  }
+  return true;
+}
+
+/**
+ * The lines to print for one frame. Frames marked `replay: true` update the state (tags, cursors, statuses) but
+ * print nothing unless `options.replay` is set. Chunks are deduplicated by `(runId, sequence)`, lifecycle frames
+ * are applied only when their revision is newer, and frames for cleared runs are ignored. Never throws.
+ *
+ * @param {ReturnType<typeof createRenderState>} state
+ * @param {unknown} input a frame (JSON text or parsed)
+ * @param {{ replay?: boolean }} [options]
+ * @returns {string[]}
+ */
+export function renderFrame(state, input, options = {}) {
+  try {
+    const frame = parseFrame(input);
+    if (frame === null) return [];
+    const silent = frame.replay === true && options.replay !== true;
+    const event = frame.event;
+    if (event.kind === "cleared") {
+      const lines = [];
+      for (const runId of event.runIds) {
+        const run = state.runs.get(runId);
+        if (run !== undefined) {
+          lines.push(...drainText(run, true));
+          state.runs.delete(runId);
+        }
+        state.cleared.add(runId);
+      }
+      if (silent || event.runIds.length === 0) return [];
+      const count = event.runIds.length;
+      return [...lines, `  ✕ cleared ${count} run${count === 1 ? "" : "s"}`];
+    }
+    if (state.cleared.has(event.runId)) return [];
+    const run = ensureRun(state, event.runId, event.kind === "started" ? event.agentType : undefined);
+    if (nonEmptyString(frame.parentToolCallId)) run.parentToolCallId = frame.parentToolCallId;
+    if (event.kind === "chunk") {
+      if (isPositiveInteger(frame.sequence)) {
+        if (run.seen.has(frame.sequence)) return [];
+        run.seen.add(frame.sequence);
+        run.sequence = Math.max(run.sequence, frame.sequence);
+      }
+      if (run.status === "unknown") run.status = "running";
+      return silent ? [] : renderChildChunk(run, event.body);
+    }
+    if (!applyLifecycle(run, frame) || silent) return [];
+    const line = lifecycleLine(run, event);
+    const flushed = event.kind === "started" ? [] : drainText(run, true);
+    return line === null ? flushed : [...flushed, line];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What to print for one chunk of the assistant's own reply: `text` to write as is (streaming deltas) and whole
+ * `lines` (its tool calls, errors). An `error` chunk is also remembered in `state.chatError`. Never throws.
+ *
+ * @returns {{ text: string, lines: string[] }}
+ */
+export function renderChatChunk(state, chunk) {
+  try {
+    const body = readBody(chunk);
+    if (body === null) return { text: "", lines: [] };
+    switch (body.type) {
+      case "text-delta":
+        return { text: typeof body.delta === "string" ? body.delta : "", lines: [] };
+      case "tool-input-available": {
+        const name = nonEmptyString(body.toolName) ? body.toolName : "tool";
+        if (nonEmptyString(body.toolCallId)) state.chatTools.set(body.toolCallId, name);
+        return { text: "", lines: [`→ ${name}(${jsonPreview(body.input, PREVIEW)})`] };
+      }
+      case "tool-output-error":
+      case "tool-input-error": {
+        const name = state.chatTools.get(body.toolCallId) ?? (nonEmptyString(body.toolName) ? body.toolName : "tool");
+        return { text: "", lines: [`✗ ${name}: ${truncate(body.errorText ?? "failed", SUMMARY)}`] };
+      }
+      case "error": {
+        const errorText = truncate(body.errorText ?? "error", SUMMARY);
+        state.chatError = errorText;
+        return { text: "", lines: [`! error: ${errorText}`] };
+      }
+      default:
+        return { text: "", lines: [] };
+    }
+  } catch {
+    return { text: "", lines: [] };
+  }
+}
+
+/**
+ * Lines for a run info from `GET …/runs` (used when a terminal frame was missed): a closing line when the info
+ * shows a terminal status the state did not have yet. Never throws.
+ */
+export function renderRunInfo(state, info) {
+  try {
+    if (!isObject(info) || !nonEmptyString(info.runId) || state.cleared.has(info.runId)) return [];
+    const run = ensureRun(state, info.runId, info.agentType);
+    if (run.agentType === null && nonEmptyString(info.agentType)) run.agentType = info.agentType;
+    if (!isTerminal(info.status) || isTerminal(run.status)) return [];
+    run.status = info.status;
+    const error = nonEmptyString(info.error) ? `: ${truncate(info.error, SUMMARY)}` : "";
+    return [...drainText(run, true), `  └ ${run.tag} ${info.status}${error}`];
+  } catch {
+    return [];
+  }
+}
+
+/** Print what is still buffered for every run (before exiting). */
+export function flushAll(state) {
+  return [...state.runs.values()].flatMap((run) => drainText(run, true));
+}
+
+/** The `agentToolCursors` query value for the runs in `state`: `[[runId, sequence, revision], …]` as JSON. */
+export function encodeCursors(state) {
+  return JSON.stringify([...state.runs.values()].map((run) => [run.runId, run.sequence, run.revision]));
+}
