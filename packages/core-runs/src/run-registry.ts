@@ -517,18 +517,17 @@ export class AgentToolRegistry {
     const overCap = slots.size >= this.#maxConcurrent;
     // Checked and taken synchronously: no await between the count and the reservation.
     if (!overCap) slots.add(runId);
+    // A refused run is recorded as `error` (revision 2: it went starting → error) without its input.
+    const { input: _input, ...withoutInput } = base;
     const record: RunRecord = overCap
       ? {
-          ...base,
+          ...withoutInput,
           status: "error",
           revision: 2,
           completedAt: now,
           error: `maxConcurrentAgentTools (${this.#maxConcurrent}) exceeded`,
-          input: undefined,
-          startAcknowledged: false,
         }
       : base;
-    if (overCap) delete record.input;
     let inserted: boolean;
     try {
       inserted = await this.store.insertRun(record);
