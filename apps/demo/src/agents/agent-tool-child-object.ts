@@ -14,6 +14,7 @@ import { toNdjson } from "../adapters/ndjson.js";
  * shows the child's own conversation. Subclasses only say what the child is (`definition()`).
  */
 const TURNS_KEY = "agentToolTurns";
+const RESUMED_TURNS_KEY = "agentToolResumedTurns";
 
 export abstract class AgentToolChildObject<TEnv = unknown> extends DurableObject<TEnv> {
   #runner: AgentToolChildRunner | undefined;
@@ -26,9 +27,11 @@ export abstract class AgentToolChildObject<TEnv = unknown> extends DurableObject
     this.#runner ??= new AgentToolChildRunner({
       definition: {
         ...definition,
-        // Count turns durably: the demo's tests check a run never gets a second one.
+        // Count turns durably: the demo's tests check a run never gets a second fresh turn (a turn resumed after
+        // the host was cut off goes on from the steps it had completed, and is counted apart).
         turn: async (context) => {
-          await this.ctx.storage.put(TURNS_KEY, ((await this.ctx.storage.get<number>(TURNS_KEY)) ?? 0) + 1);
+          const key = context.resumed ? RESUMED_TURNS_KEY : TURNS_KEY;
+          await this.ctx.storage.put(key, ((await this.ctx.storage.get<number>(key)) ?? 0) + 1);
           return definition.turn(context);
         },
       },
@@ -77,6 +80,7 @@ export abstract class AgentToolChildObject<TEnv = unknown> extends DurableObject
         messages: await this.runner.getMessages(runId),
         run: await this.runner.inspect(runId),
         turns: (await this.ctx.storage.get<number>(TURNS_KEY)) ?? 0,
+        resumedTurns: (await this.ctx.storage.get<number>(RESUMED_TURNS_KEY)) ?? 0,
       });
     }
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
