@@ -1,0 +1,105 @@
+import { type CoreRunEvent, isCoreRunEvent, type RunEvent } from "./channel.js";
+
+/** How many run ids `agent_tool:clear` lists before "+N more". */
+const MAX_LISTED_RUN_IDS = 10;
+
+/** Fields every event has; an extension event's other fields are printed as `key=value`. */
+const COMMON_FIELDS = new Set(["type", "at", "runId", "agentType"]);
+
+/**
+ * One readable line for a run event, for logs: the type, then `agentType/runId`, then the typed fields that
+ * matter. Never prints inputs, outputs or objects; ids with spaces or control characters are quoted, so a line
+ * stays one line.
+ *
+ * @example
+ * formatRunEvent(event); // "agent_tool:run:finish Researcher/agent-tool:call-1 completed 120ms"
+ * subscribe("agentTool", (event) => console.log(`[agent-tools] ${formatRunEvent(event)}`));
+ */
+export function formatRunEvent(event: RunEvent): string {
+  const parts = isCoreRunEvent(event) ? coreParts(event) : extensionParts(event);
+  return [event.type, ...parts].join(" ");
+}
+
+function coreParts(event: CoreRunEvent): string[] {
+  switch (event.type) {
+    case "agent_tool:run:dispatch":
+      return [
+        subject(event),
+        event.detached ? "detached" : "awaited",
+        ...(event.parentToolCallId !== undefined ? [`toolCall=${token(event.parentToolCallId)}`] : []),
+      ];
+    case "agent_tool:run:start":
+      return [subject(event)];
+    case "agent_tool:run:rejected":
+      return [subject(event), event.rejection];
+    case "agent_tool:run:finish":
+      return [
+        subject(event),
+        event.status,
+        ...(event.reason !== undefined ? [event.reason] : []),
+        `${event.durationMs}ms`,
+        ...(event.previousStatus === "interrupted" ? ["(repaired)"] : []),
+      ];
+    case "agent_tool:run:reattach":
+      return [subject(event), `after=${event.afterSequence}`];
+    case "agent_tool:hook:error":
+      return [token(event.hook), token(event.runId), token(event.errorName)];
+    case "agent_tool:replay":
+      return [
+        `runs=${event.runs}`,
+        `frames=${event.frames}`,
+        `cleared=${event.cleared}`,
+        event.withCursors ? "cursors" : "full",
+      ];
+    case "agent_tool:clear": {
+      const listed = event.runIds.slice(0, MAX_LISTED_RUN_IDS).map(token);
+      const more = event.runIds.length - listed.length;
+      return [
+        `runs=${event.runIds.length}`,
+        ...(listed.length > 0 ? [listed.join(",")] : []),
+        ...(more > 0 ? [`+${more} more`] : []),
+      ];
+    }
+    case "agent_tool:child:turn:start":
+      return [subject(event), ...(event.resumed ? ["resumed"] : [])];
+    case "agent_tool:child:turn:finish":
+      return [subject(event), event.status, `entries=${event.entries}`];
+  }
+}
+
+function extensionParts(event: RunEvent): string[] {
+  const record = event as Record<string, unknown>;
+  const parts: string[] = [];
+  const runId = record["runId"];
+  const agentType = record["agentType"];
+  if (typeof runId === "string") {
+    parts.push(typeof agentType === "string" ? `${token(agentType)}/${token(runId)}` : token(runId));
+  } else if (typeof agentType === "string") {
+    parts.push(token(agentType));
+  }
+  for (const [key, value] of Object.entries(record)) {
+    if (COMMON_FIELDS.has(key)) continue;
+    const text = scalar(value);
+    if (text !== undefined) parts.push(`${key}=${text}`);
+  }
+  return parts;
+}
+
+function subject(event: { agentType: string; runId: string }): string {
+  return `${token(event.agentType)}/${token(event.runId)}`;
+}
+
+/** A primitive, or an array of primitives, as text; `undefined` for objects (never printed). */
+function scalar(value: unknown): string | undefined {
+  if (typeof value === "string") return token(value);
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value) && value.every((item) => ["string", "number", "boolean"].includes(typeof item))) {
+    return value.map((item) => (typeof item === "string" ? token(item) : String(item))).join(",");
+  }
+  return undefined;
+}
+
+/** Ids print as they are when they are plain; anything else is quoted, so a line stays one line. */
+function token(text: string): string {
+  return /^[\w.:@/+-]+$/.test(text) ? text : JSON.stringify(text);
+}

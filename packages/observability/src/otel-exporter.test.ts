@@ -1,0 +1,475 @@
+import {
+  AgentToolRegistry,
+  type ChildRef,
+  createRunEventHub,
+  getDefaultRunEventHub,
+  type RunEventHub,
+} from "@agent-tools/core-runs";
+import {
+  echoChild,
+  flushMicrotasks,
+  InMemoryRunStore,
+  InProcessChildTransport,
+  ManualClock,
+  ScriptedChild,
+  textChunks,
+} from "@agent-tools/core-runs/testing";
+import {
+  type Attributes,
+  type AttributeValue,
+  type Context,
+  type Link,
+  ROOT_CONTEXT,
+  type Span,
+  type SpanAttributes,
+  type SpanContext,
+  type SpanOptions,
+  type SpanStatus,
+  SpanStatusCode,
+  type TimeInput,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunEvent } from "./channel.js";
+import { createOpenTelemetryExporter, type OpenTelemetryExporter } from "./otel-exporter.js";
+import { formatTraceparent, parseTraceparent } from "./traceparent.js";
+
+const T0 = 1_000;
+
+/** An in-memory span: records what the exporter does to it. */
+class FakeSpan implements Span {
+  readonly attributes: Attributes = {};
+  readonly events: Array<{ name: string; attributes: unknown; time: TimeInput | undefined }> = [];
+  readonly links: Link[];
+  status: SpanStatus | undefined;
+  endTime: TimeInput | undefined;
+  endCount = 0;
+  readonly #context: SpanContext;
+
+  constructor(
+    public name: string,
+    options: SpanOptions,
+    readonly parent: FakeSpan | undefined,
+    ids: { traceId: string; spanId: string },
+  ) {
+    Object.assign(this.attributes, options.attributes);
+    this.links = [...(options.links ?? [])];
+    this.startTime = options.startTime;
+    this.#context = { ...ids, traceFlags: 1 };
+  }
+
+  readonly startTime: TimeInput | undefined;
+
+  spanContext(): SpanContext {
+    return this.#context;
+  }
+  setAttribute(key: string, value: AttributeValue): this {
+    this.attributes[key] = value;
+    return this;
+  }
+  setAttributes(attributes: SpanAttributes): this {
+    Object.assign(this.attributes, attributes);
+    return this;
+  }
+  addEvent(name: string, attributesOrStartTime?: SpanAttributes | TimeInput, startTime?: TimeInput): this {
+    this.events.push({ name, attributes: attributesOrStartTime, time: startTime });
+    return this;
+  }
+  addLink(link: Link): this {
+    this.links.push(link);
+    return this;
+  }
+  addLinks(links: Link[]): this {
+    this.links.push(...links);
+    return this;
+  }
+  setStatus(status: SpanStatus): this {
+    this.status = status;
+    return this;
+  }
+  updateName(name: string): this {
+    this.name = name;
+    return this;
+  }
+  end(endTime?: TimeInput): void {
+    this.endCount += 1;
+    this.endTime = endTime;
+  }
+  isRecording(): boolean {
+    return this.endCount === 0;
+  }
+  recordException(): void {}
+}
+
+/** Just `startSpan`: the parent comes from the context through the real `trace.getSpan`. */
+class FakeTracer implements Pick<Tracer, "startSpan"> {
+  readonly spans: FakeSpan[] = [];
+  #nextId = 1;
+
+  startSpan(name: string, options: SpanOptions = {}, context?: Context): FakeSpan {
+    const parent = context ? (trace.getSpan(context) as FakeSpan | undefined) : undefined;
+    const id = this.#nextId++;
+    const traceId = parent?.spanContext().traceId ?? id.toString(16).padStart(32, "a");
+    const span = new FakeSpan(name, options, parent, { traceId, spanId: id.toString(16).padStart(16, "0") });
+    this.spans.push(span);
+    return span;
+  }
+
+  named(prefix: string): FakeSpan[] {
+    return this.spans.filter((span) => span.name.startsWith(prefix));
+  }
+}
+
+const exporters: OpenTelemetryExporter[] = [];
+afterEach(() => {
+  for (const exporter of exporters.splice(0)) exporter.dispose();
+  expect(getDefaultRunEventHub().hasListeners).toBe(false);
+});
+
+function exporterFor(options: Parameters<typeof createOpenTelemetryExporter>[0]): OpenTelemetryExporter {
+  const exporter = createOpenTelemetryExporter(options);
+  exporters.push(exporter);
+  return exporter;
+}
+
+function setup(options: { maxConcurrentAgentTools?: number } = {}) {
+  const clock = new ManualClock(T0);
+  const researcher = new ScriptedChild("Researcher");
+  const transport = new InProcessChildTransport({ children: [researcher.definition, echoChild("Echo")], clock });
+  const registry = new AgentToolRegistry({ store: new InMemoryRunStore(), transport, clock, ...options });
+  return { clock, researcher, transport, registry };
+}
+
+describe("createOpenTelemetryExporter: real runs", () => {
+  it("a run is one span nested under the parent's span; the child turn is a span linked to it", async () => {
+    const tracer = new FakeTracer();
+    const toolCall = tracer.startSpan("ai.toolCall Researcher");
+    const exporter = exporterFor({
+      tracer,
+      parentContext: (event) =>
+        event.type === "agent_tool:run:dispatch" ? trace.setSpan(ROOT_CONTEXT, toolCall) : undefined,
+    });
+    const { clock, researcher, registry } = setup();
+    const result = registry.runAgentTool("Researcher", {
+      input: "secret input",
+      runId: "agent-tool:call-1",
+      parentToolCallId: "call-1",
+    });
+    const run = researcher.run("agent-tool:call-1");
+    await run.context;
+    run.emit(...textChunks(["secret answer"]));
+    await clock.advanceBy(60);
+    // An extension package's event (e.g. progress) lands on the run's span as an event.
+    getDefaultRunEventHub().emit({
+      type: "agent_tool:progress",
+      runId: "agent-tool:call-1",
+      fraction: 0.5,
+      phase: "search",
+      data: { secret: "objects are never exported" },
+      at: clock.now(),
+    });
+    await clock.advanceBy(60);
+    run.complete();
+    expect(await result).toMatchObject({ ok: true });
+
+    const [runSpan, ...otherRuns] = tracer.named("agent_tool.run");
+    const [turnSpan, ...otherTurns] = tracer.named("agent_tool.child.turn");
+    expect(otherRuns).toEqual([]);
+    expect(otherTurns).toEqual([]);
+    if (!runSpan || !turnSpan) throw new Error("expected a run span and a turn span");
+
+    expect(runSpan.name).toBe("agent_tool.run Researcher");
+    expect(runSpan.parent).toBe(toolCall);
+    expect(runSpan.spanContext().traceId).toBe(toolCall.spanContext().traceId);
+    expect([runSpan.startTime, runSpan.endTime, runSpan.endCount]).toEqual([T0, T0 + 120, 1]);
+    expect(runSpan.attributes).toStrictEqual({
+      "agent_tool.run_id": "agent-tool:call-1",
+      "agent_tool.agent_type": "Researcher",
+      "agent_tool.detached": false,
+      "agent_tool.parent_tool_call_id": "call-1",
+      "agent_tool.status": "completed",
+      "agent_tool.previous_status": "running",
+      "agent_tool.duration_ms": 120,
+    });
+    expect(runSpan.status).toEqual({ code: SpanStatusCode.OK });
+    expect(runSpan.events).toStrictEqual([
+      { name: "agent_tool:run:start", attributes: {}, time: T0 },
+      {
+        name: "agent_tool:progress",
+        attributes: {
+          "agent_tool.run_id": "agent-tool:call-1",
+          "agent_tool.fraction": 0.5,
+          "agent_tool.phase": "search",
+        },
+        time: T0 + 60,
+      },
+    ]);
+
+    expect(turnSpan.name).toBe("agent_tool.child.turn Researcher");
+    expect(turnSpan.links).toEqual([{ context: runSpan.spanContext() }]);
+    expect([turnSpan.startTime, turnSpan.endTime, turnSpan.endCount]).toEqual([T0, T0 + 120, 1]);
+    expect(turnSpan.attributes).toStrictEqual({
+      "agent_tool.run_id": "agent-tool:call-1",
+      "agent_tool.agent_type": "Researcher",
+      "agent_tool.resumed": false,
+      "agent_tool.status": "completed",
+      "agent_tool.entries": 7,
+    });
+    expect(turnSpan.status).toEqual({ code: SpanStatusCode.OK });
+    expect(exporter.openSpans).toBe(0);
+    expect(JSON.stringify(tracer.spans.map((span) => [span.attributes, span.events]))).not.toContain("secret");
+  });
+
+  it("a cancelled run ends ERROR with its typed status", async () => {
+    const tracer = new FakeTracer();
+    exporterFor({ tracer });
+    const { clock, researcher, registry } = setup();
+    const result = registry.runAgentTool("Researcher", { input: "x", runId: "r1" });
+    await researcher.run("r1").context;
+    await flushMicrotasks();
+    await clock.advanceBy(50);
+    await registry.cancelAgentTool("r1");
+    await result;
+    const [runSpan] = tracer.named("agent_tool.run");
+    const [turnSpan] = tracer.named("agent_tool.child.turn");
+    expect(runSpan?.status).toEqual({ code: SpanStatusCode.ERROR, message: "aborted" });
+    expect(runSpan?.attributes).toMatchObject({ "agent_tool.status": "aborted", "agent_tool.duration_ms": 50 });
+    expect(runSpan?.endTime).toBe(T0 + 50);
+    expect(turnSpan?.status).toEqual({ code: SpanStatusCode.ERROR, message: "aborted" });
+    expect(turnSpan?.attributes).toMatchObject({ "agent_tool.status": "aborted", "agent_tool.entries": 0 });
+  });
+
+  it("a dispatch refused by the cap: its span carries the rejection and ends ERROR; a refused input is a span of no length", async () => {
+    const tracer = new FakeTracer();
+    exporterFor({ tracer });
+    const { researcher, registry } = setup({ maxConcurrentAgentTools: 1 });
+    const first = registry.runAgentTool("Researcher", { input: "x", runId: "r1" });
+    await researcher.run("r1").context;
+    await registry.runAgentTool("Echo", { input: "x", runId: "r2" });
+    await registry.runAgentTool("Echo", { input: 1n, runId: "r3" });
+    researcher.run("r1").complete();
+    await first;
+
+    const spans = tracer.named("agent_tool.run");
+    expect(spans.map((span) => span.attributes["agent_tool.run_id"])).toEqual(["r1", "r2", "r3"]);
+    const [, capped, refused] = spans;
+    expect(capped?.attributes).toMatchObject({
+      "agent_tool.status": "error",
+      "agent_tool.rejection": "max-concurrency",
+      "agent_tool.previous_status": "starting",
+    });
+    expect(capped?.events).toEqual([
+      { name: "agent_tool:run:rejected", attributes: { "agent_tool.rejection": "max-concurrency" }, time: T0 },
+    ]);
+    expect(capped?.status).toEqual({ code: SpanStatusCode.ERROR, message: "error" });
+    expect(refused?.attributes).toStrictEqual({
+      "agent_tool.run_id": "r3",
+      "agent_tool.agent_type": "Echo",
+      "agent_tool.status": "error",
+      "agent_tool.rejection": "invalid-input",
+    });
+    expect(refused?.status).toEqual({ code: SpanStatusCode.ERROR, message: "rejected: invalid-input" });
+    expect([refused?.startTime, refused?.endTime, refused?.endCount]).toEqual([T0, T0, 1]);
+    expect(tracer.spans.every((span) => span.endCount === 1)).toBe(true);
+  });
+
+  it("a run cleared while live: its span ends ERROR `cleared`", async () => {
+    const tracer = new FakeTracer();
+    const exporter = exporterFor({ tracer });
+    const { researcher, registry } = setup();
+    const result = registry.runAgentTool("Researcher", { input: "x", runId: "r1" });
+    await researcher.run("r1").context;
+    await flushMicrotasks();
+    await registry.clearAgentToolRuns();
+    await result;
+    const [runSpan] = tracer.named("agent_tool.run");
+    expect(runSpan?.attributes).toMatchObject({ "agent_tool.cleared": true });
+    expect(runSpan?.status).toEqual({ code: SpanStatusCode.ERROR, message: "cleared" });
+    expect(runSpan?.endCount).toBe(1);
+    expect(exporter.openSpans).toBe(0);
+  });
+
+  it("hook errors are span events", async () => {
+    const tracer = new FakeTracer();
+    exporterFor({ tracer });
+    const clock = new ManualClock(T0);
+    const transport = new InProcessChildTransport({ children: [echoChild("Echo")], clock });
+    const registry = new AgentToolRegistry({
+      store: new InMemoryRunStore(),
+      transport,
+      clock,
+      hooks: {
+        onAgentToolStart() {
+          throw new TypeError("bug");
+        },
+      },
+    });
+    await registry.runAgentTool("Echo", { input: "x", runId: "r1" });
+    const [runSpan] = tracer.named("agent_tool.run");
+    expect(runSpan?.events[0]).toEqual({
+      name: "agent_tool:hook:error",
+      attributes: { "agent_tool.hook": "onAgentToolStart", "agent_tool.error_name": "TypeError" },
+      time: T0,
+    });
+  });
+
+  it("a child in another isolate links its turn to the run's span through a traceparent the host carries", async () => {
+    // Two hubs stand for two isolates: the parent's Durable Object and the child's.
+    const parentHub = createRunEventHub();
+    const childHub = createRunEventHub();
+    const tracer = new FakeTracer();
+    const parentExporter = exporterFor({ tracer, source: parentHub });
+    // What the child's host received with the start call, by runId.
+    const carried = new Map<string, string>();
+    exporterFor({
+      tracer,
+      source: childHub,
+      linkContext: (event) => {
+        const traceparent = carried.get(event.runId);
+        return traceparent === undefined ? undefined : parseTraceparent(traceparent);
+      },
+    });
+    // The host's transport puts the run's trace context on the start call (here: a map).
+    class TracingTransport extends InProcessChildTransport {
+      override start(ref: ChildRef, input: unknown) {
+        const spanContext = parentExporter.runSpanContext(ref.runId);
+        if (spanContext) carried.set(ref.runId, formatTraceparent(spanContext));
+        return super.start(ref, input);
+      }
+    }
+    const clock = new ManualClock(T0);
+    const transport = new TracingTransport({ children: [echoChild("Echo")], clock, sink: childHub });
+    const registry = new AgentToolRegistry({ store: new InMemoryRunStore(), transport, clock, sink: parentHub });
+    expect(await registry.runAgentTool("Echo", { input: "x", runId: "r1" })).toMatchObject({ ok: true });
+
+    const [runSpan] = tracer.named("agent_tool.run");
+    const [turnSpan] = tracer.named("agent_tool.child.turn");
+    if (!runSpan || !turnSpan) throw new Error("expected a run span and a turn span");
+    expect(carried.get("r1")).toBe(`00-${runSpan.spanContext().traceId}-${runSpan.spanContext().spanId}-01`);
+    expect(turnSpan.links).toEqual([
+      {
+        context: {
+          traceId: runSpan.spanContext().traceId,
+          spanId: runSpan.spanContext().spanId,
+          traceFlags: 1,
+          isRemote: true,
+        },
+      },
+    ]);
+    expect(parentExporter.runSpanContext("r1")).toBeUndefined();
+  });
+});
+
+describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () => {
+  const dispatch = (runId: string, at: number): RunEvent => ({
+    type: "agent_tool:run:dispatch",
+    runId,
+    agentType: "Echo",
+    detached: true,
+    at,
+  });
+
+  function withHub(options: { maxOpenSpans?: number; now?: () => number } = {}) {
+    const hub: RunEventHub = createRunEventHub();
+    const tracer = new FakeTracer();
+    const exporter = exporterFor({ tracer, source: hub, ...options });
+    return { hub, tracer, exporter };
+  }
+
+  it("an interrupted run ends ERROR with its typed reason", () => {
+    const { hub, tracer } = withHub();
+    hub.emit(dispatch("r1", T0));
+    hub.emit({
+      type: "agent_tool:run:finish",
+      runId: "r1",
+      agentType: "Echo",
+      status: "interrupted",
+      reason: "no-progress",
+      previousStatus: "running",
+      durationMs: 900,
+      at: T0 + 900,
+    });
+    const [span] = tracer.spans;
+    expect(span?.status).toEqual({ code: SpanStatusCode.ERROR, message: "interrupted: no-progress" });
+    expect(span?.attributes).toMatchObject({ "agent_tool.status": "interrupted", "agent_tool.reason": "no-progress" });
+  });
+
+  it("a finish whose dispatch this isolate never saw gets a span rebuilt from its duration", () => {
+    const { hub, tracer } = withHub();
+    hub.emit({
+      type: "agent_tool:run:finish",
+      runId: "r1",
+      agentType: "Echo",
+      status: "completed",
+      previousStatus: "running",
+      durationMs: 400,
+      at: T0 + 400,
+    });
+    const [span] = tracer.spans;
+    expect(span?.name).toBe("agent_tool.run Echo");
+    expect([span?.startTime, span?.endTime]).toEqual([T0, T0 + 400]);
+    expect(span?.attributes).toMatchObject({ "agent_tool.rebuilt": true, "agent_tool.status": "completed" });
+  });
+
+  it("a re-attach with no open span opens one; a re-attach of an open run is an event", () => {
+    const { hub, tracer } = withHub();
+    hub.emit({ type: "agent_tool:run:reattach", runId: "r1", agentType: "Echo", afterSequence: 4, at: T0 });
+    hub.emit({ type: "agent_tool:run:reattach", runId: "r1", agentType: "Echo", afterSequence: 6, at: T0 + 1 });
+    expect(tracer.spans).toHaveLength(1);
+    expect(tracer.spans[0]?.attributes).toMatchObject({
+      "agent_tool.reattached": true,
+      "agent_tool.after_sequence": 4,
+    });
+    expect(tracer.spans[0]?.events).toEqual([
+      { name: "agent_tool:run:reattach", attributes: { "agent_tool.after_sequence": 6 }, time: T0 + 1 },
+    ]);
+  });
+
+  it("replays and events of unknown runs open no span", () => {
+    const { hub, tracer } = withHub();
+    hub.emit({ type: "agent_tool:replay", runs: 1, frames: 3, cleared: 0, withCursors: false, at: T0 });
+    hub.emit({ type: "agent_tool:progress", runId: "nobody", fraction: 1, at: T0 });
+    hub.emit({
+      type: "agent_tool:child:turn:finish",
+      runId: "nobody",
+      agentType: "Echo",
+      status: "completed",
+      entries: 1,
+      at: T0,
+    });
+    expect(tracer.spans).toEqual([]);
+  });
+
+  it("keeps at most `maxOpenSpans` open: the oldest is ended as unfinished", () => {
+    const { hub, tracer, exporter } = withHub({ maxOpenSpans: 2 });
+    hub.emit(dispatch("r1", T0));
+    hub.emit(dispatch("r2", T0 + 1));
+    hub.emit(dispatch("r3", T0 + 2));
+    expect(exporter.openSpans).toBe(2);
+    const [first, second, third] = tracer.spans;
+    expect(first?.attributes["agent_tool.unfinished"]).toBe(true);
+    expect([first?.endTime, first?.endCount]).toEqual([T0 + 2, 1]);
+    expect(second?.endCount).toBe(0);
+    expect(third?.endCount).toBe(0);
+    expect(exporter.runSpanContext("r1")).toBeUndefined();
+    expect(exporter.runSpanContext("r3")).toEqual(third?.spanContext());
+  });
+
+  it("dispose ends every open span as unfinished, stops listening, and is idempotent", () => {
+    const { hub, tracer, exporter } = withHub({ now: () => T0 + 99 });
+    hub.emit(dispatch("r1", T0));
+    hub.emit({ type: "agent_tool:child:turn:start", runId: "r1", agentType: "Echo", resumed: false, at: T0 });
+    expect(exporter.openSpans).toBe(2);
+    exporter.dispose();
+    exporter.dispose();
+    expect(hub.hasListeners).toBe(false);
+    expect(exporter.openSpans).toBe(0);
+    for (const span of tracer.spans) {
+      expect(span.attributes["agent_tool.unfinished"]).toBe(true);
+      expect([span.endTime, span.endCount]).toEqual([T0 + 99, 1]);
+    }
+    hub.emit(dispatch("r2", T0 + 100));
+    expect(tracer.spans).toHaveLength(2);
+  });
+});
