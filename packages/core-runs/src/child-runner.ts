@@ -13,7 +13,7 @@ import type {
   AgentToolTailItem,
   ChildRunStatus,
 } from "./protocol/index.js";
-import { readMilestoneChunk } from "./protocol/index.js";
+import { AGENT_PROGRESS_PART, readMilestoneChunk } from "./protocol/index.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
 import type { RunRecord, RunRecordPatch } from "./run-record.js";
 import { TurnObserver } from "./turn-observer.js";
@@ -30,6 +30,8 @@ export type AgentToolTurnContext = {
   messages: UIMessage[];
   /** True when this turn resumes a run whose earlier turn was cut off. */
   resumed: boolean;
+  /** The run's milestones so far (a resumed turn can skip reporting them again). */
+  milestones: readonly AgentToolMilestone[];
   /** Aborted when the run is cancelled: pass it to `streamText`. */
   abortSignal: AbortSignal;
   clock: Clock;
@@ -96,7 +98,10 @@ type LiveRun = {
   controller: AbortController;
   listeners: Set<TailListener>;
   lastSequence: number;
-  pending: AgentToolLogEntry[];
+  /** Entries and ephemeral items not yet delivered, in order: entries wait for their write, the rest for them. */
+  pending: AgentToolTailItem[];
+  /** The latest progress snapshot (also persisted on the row). */
+  progress: AgentToolProgressSnapshot | undefined;
   flushing: Promise<void> | null;
   storeError: unknown;
   milestones: AgentToolMilestone[];
@@ -255,6 +260,12 @@ export class AgentToolChildRunner {
           return;
         }
         draining = false;
+        // A tail that attaches mid-run starts from the latest progress (ephemeral frames sent before it are gone).
+        const progress = live?.progress;
+        if (live && progress && !closed) {
+          const body = { type: AGENT_PROGRESS_PART, data: progress, transient: true } as unknown as UIMessageChunk;
+          deliver({ type: "progress", body, at: progress.at });
+        }
         for (const item of buffered.splice(0)) deliver(item);
         if (!live && !closed) {
           const final = (await this.#store.getRun(runId)) ?? record;
@@ -310,7 +321,11 @@ export class AgentToolChildRunner {
     const live = this.#live.get(runId);
     if (!live) return null;
     const entry = this.#enqueue(runId, live, body);
-    if (milestone) live.milestones.push({ ...milestone, sequence: entry.sequence, at: entry.at });
+    if (milestone) {
+      live.milestones.push({ ...milestone, sequence: entry.sequence, at: entry.at });
+      const { name, data: _data, ...fields } = milestone;
+      this.#recordProgress(runId, live, { ...fields, milestone: name, at: entry.at });
+    }
     return entry.sequence;
   }
 
@@ -321,10 +336,23 @@ export class AgentToolChildRunner {
   publishEphemeral(runId: string, body: UIMessageChunk, snapshot?: AgentToolProgressSnapshot): boolean {
     const live = this.#live.get(runId);
     if (!live) return false;
-    if (snapshot) void this.#store.updateRun(runId, { progress: snapshot }).catch(() => undefined);
-    const item: AgentToolTailItem = { type: "progress", body, at: this.#clock.now() };
-    for (const listener of live.listeners) listener(item);
+    if (snapshot) this.#recordProgress(runId, live, snapshot);
+    this.#deliverEphemeral(live, { type: "progress", body, at: this.#clock.now() });
     return true;
+  }
+
+  /** Deliver an ephemeral item now, or after the entries still being written (so it never overtakes them). */
+  #deliverEphemeral(live: LiveRun, item: AgentToolTailItem): void {
+    if (live.flushing || live.pending.length > 0) {
+      live.pending.push(item);
+      return;
+    }
+    for (const listener of live.listeners) listener(item);
+  }
+
+  #recordProgress(runId: string, live: LiveRun, snapshot: AgentToolProgressSnapshot): void {
+    live.progress = snapshot;
+    void this.#store.updateRun(runId, { progress: snapshot }).catch(() => undefined);
   }
 
   /** True while this runner is executing the run's turn. */
@@ -365,6 +393,14 @@ export class AgentToolChildRunner {
       }
     }
     const now = this.#clock.now();
+    this.#emit({
+      type: "agent_tool:child:recover",
+      runId,
+      agentType: this.agentType,
+      attempt: attempts,
+      outcome: keepGoing ? "resumed" : "gave-up",
+      at: now,
+    });
     if (!keepGoing) {
       const ended = await this.#store.updateRun(
         runId,
@@ -406,6 +442,7 @@ export class AgentToolChildRunner {
       listeners: new Set(),
       lastSequence,
       pending: [],
+      progress: undefined,
       flushing: null,
       storeError: undefined,
       milestones,
@@ -418,7 +455,7 @@ export class AgentToolChildRunner {
   #enqueue(runId: string, live: LiveRun, body: UIMessageChunk): AgentToolLogEntry {
     live.lastSequence += 1;
     const entry: AgentToolLogEntry = { sequence: live.lastSequence, body, at: this.#clock.now() };
-    live.pending.push(entry);
+    live.pending.push({ type: "entry", entry });
     // Group commit: everything enqueued while a write is in flight goes out in the next single append.
     live.flushing ??= this.#flush(runId, live);
     return entry;
@@ -428,9 +465,9 @@ export class AgentToolChildRunner {
     try {
       while (live.pending.length > 0) {
         const batch = live.pending.splice(0);
-        await this.#store.appendLog(runId, batch);
-        for (const entry of batch) {
-          const item: AgentToolTailItem = { type: "entry", entry };
+        const entries = batch.flatMap((item) => (item.type === "entry" ? [item.entry] : []));
+        if (entries.length > 0) await this.#store.appendLog(runId, entries);
+        for (const item of batch) {
           for (const listener of live.listeners) listener(item);
         }
       }
@@ -456,7 +493,7 @@ export class AgentToolChildRunner {
       type: "agent_tool:child:turn:start",
       runId,
       agentType: this.agentType,
-      resumed: false,
+      resumed: resume !== null,
       at: this.#clock.now(),
     });
     try {
@@ -467,6 +504,7 @@ export class AgentToolChildRunner {
         input: record.input,
         messages,
         resumed: resume !== null,
+        milestones: live.milestones,
         abortSignal: signal,
         clock: this.#clock,
         setOutput: (value) => {
@@ -483,8 +521,7 @@ export class AgentToolChildRunner {
           const { done, value } = await reader.read();
           if (done || signal.aborted) break;
           if (isTransient(value)) {
-            const item: AgentToolTailItem = { type: "progress", body: value, at: this.#clock.now() };
-            for (const listener of live.listeners) listener(item);
+            this.#deliverEphemeral(live, { type: "progress", body: value, at: this.#clock.now() });
             continue;
           }
           observer.observe(value);

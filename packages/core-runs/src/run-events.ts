@@ -32,7 +32,26 @@ export type CoreRunEvent =
   | { type: "agent_tool:hook:error"; hook: string; runId: string; errorName: string; at: number }
   | { type: "agent_tool:replay"; runs: number; frames: number; cleared: number; withCursors: boolean; at: number }
   | { type: "agent_tool:clear"; runIds: string[]; at: number }
+  | {
+      type: "agent_tool:run:progress";
+      runId: string;
+      agentType: string;
+      fraction?: number;
+      phase?: string;
+      milestone?: string;
+      /** The milestone's log sequence (milestones only). */
+      sequence?: number;
+      at: number;
+    }
   | { type: "agent_tool:child:turn:start"; runId: string; agentType: string; resumed: boolean; at: number }
+  | {
+      type: "agent_tool:child:recover";
+      runId: string;
+      agentType: string;
+      attempt: number;
+      outcome: "resumed" | "gave-up";
+      at: number;
+    }
   | {
       type: "agent_tool:child:turn:finish";
       runId: string;

@@ -365,7 +365,17 @@ export class AgentToolRegistry {
           live.tailController.abort();
         }
         await this.#ignoreFailure(() => this.transport.cancel(ref, "Cleared"));
-        // The run ends here (aborted) for hooks; clients forget it through `cleared`.
+        // The run ends here (aborted) for hooks and observers; clients forget it through `cleared`.
+        const now = this.clock.now();
+        this.#emit({
+          type: "agent_tool:run:finish",
+          runId: record.runId,
+          agentType: record.agentType,
+          status: "aborted",
+          previousStatus: record.status,
+          durationMs: Math.max(0, now - record.startedAt),
+          at: now,
+        });
         await this.#fireFinish({ ...record, status: "aborted", error: "The run was cleared" } as RunRecord & {
           status: TerminalRunStatus;
         });
@@ -729,7 +739,7 @@ export class AgentToolRegistry {
       live.entries.push(entry);
       this.#send(entryFrame(record, entry));
       const snapshot = readProgressChunk(entry.body, entry.at);
-      if (snapshot) this.#progress(record, live, snapshot);
+      if (snapshot) this.#progress(record, live, snapshot, entry.sequence);
     } else if (item.type === "progress") {
       this.#send(ephemeralFrame(record, item.body));
       const snapshot = readProgressChunk(item.body, item.at);
@@ -737,8 +747,18 @@ export class AgentToolRegistry {
     }
   }
 
-  #progress(record: RunRecord, live: LiveState, snapshot: AgentToolProgressSnapshot): void {
+  #progress(record: RunRecord, live: LiveState, snapshot: AgentToolProgressSnapshot, sequence?: number): void {
     live.progress = snapshot;
+    this.#emit({
+      type: "agent_tool:run:progress",
+      runId: record.runId,
+      agentType: record.agentType,
+      at: snapshot.at,
+      ...(snapshot.fraction !== undefined ? { fraction: snapshot.fraction } : {}),
+      ...(snapshot.phase !== undefined ? { phase: snapshot.phase } : {}),
+      ...(snapshot.milestone !== undefined ? { milestone: snapshot.milestone } : {}),
+      ...(sequence !== undefined ? { sequence } : {}),
+    });
     const onProgress = this.#hooks.onProgress;
     if (onProgress) {
       void this.#callHook("onProgress", record.runId, () =>

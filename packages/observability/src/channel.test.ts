@@ -40,6 +40,8 @@ describe("channel", () => {
       "agent_tool:clear",
       "agent_tool:child:turn:start",
       "agent_tool:child:turn:finish",
+      "agent_tool:run:progress",
+      "agent_tool:child:recover",
     ]);
     expect(Object.isFrozen(CORE_RUN_EVENT_TYPES)).toBe(true);
     expect(CORE_RUN_EVENT_TYPES.every(isCoreRunEventType)).toBe(true);

@@ -29,6 +29,8 @@ const coreRunEventTypes: Record<CoreRunEventType, true> = {
   "agent_tool:clear": true,
   "agent_tool:child:turn:start": true,
   "agent_tool:child:turn:finish": true,
+  "agent_tool:run:progress": true,
+  "agent_tool:child:recover": true,
 };
 
 /**

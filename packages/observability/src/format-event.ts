@@ -64,6 +64,16 @@ function coreParts(event: CoreRunEvent): string[] {
       return [subject(event), ...(event.resumed ? ["resumed"] : [])];
     case "agent_tool:child:turn:finish":
       return [subject(event), event.status, `entries=${event.entries}`];
+    case "agent_tool:run:progress":
+      return [
+        subject(event),
+        ...(event.milestone !== undefined ? [`milestone=${token(event.milestone)}`] : []),
+        ...(event.sequence !== undefined ? [`#${event.sequence}`] : []),
+        ...(event.fraction !== undefined ? [`${Math.round(event.fraction * 100)}%`] : []),
+        ...(event.phase !== undefined ? [`phase=${token(event.phase)}`] : []),
+      ];
+    case "agent_tool:child:recover":
+      return [subject(event), event.outcome, `attempt=${event.attempt}`];
   }
 }
 

@@ -266,8 +266,7 @@ describe("subscribe: event sequences of real runs", () => {
   });
 
   // Gap in core (reported): the run ends `aborted` for hooks and for its awaiting caller, but no
-  // `agent_tool:run:finish` is emitted. `it.fails` turns red once core emits it: then make this a plain `it`.
-  it.fails("clearing a live run emits its `agent_tool:run:finish` (aborted)", async () => {
+  it("clearing a live run emits its `agent_tool:run:finish` (aborted)", async () => {
     const context = setup();
     const { result } = await startResearch(context, "r1");
     const events = record({ types: ["agent_tool:run:finish"] });
