@@ -323,8 +323,11 @@ export class AgentToolChildRunner {
     const entry = this.#enqueue(runId, live, body);
     if (milestone) {
       live.milestones.push({ ...milestone, sequence: entry.sequence, at: entry.at });
+      // A milestone moves the latest snapshot on, keeping what it does not bring itself (the bar's fraction and
+      // message, and persisted data: a milestone's own data lives in the log).
       const { name, data: _data, ...fields } = milestone;
-      this.#recordProgress(runId, live, { ...fields, milestone: name, at: entry.at });
+      const given = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+      this.#recordProgress(runId, live, { ...live.progress, ...given, milestone: name, at: entry.at });
     }
     return entry.sequence;
   }

@@ -405,10 +405,18 @@ export class AgentToolRegistry {
     const driving = this.#drive(record);
     const live = this.#live.get(runId);
     if (live && onActivity) live.activity.add(onActivity);
+    // Stopping settles at once, even if the transport ignores the abort and the driver stays stuck in it: the
+    // outcome is recorded here, the stuck driver is forgotten (a later dispatch starts a fresh one), and if it
+    // ever wakes up it records nothing more for this stop.
+    let stopped: Promise<RunRecord | null> | null = null;
+    let resolveStopped: (record: RunRecord | null) => void = () => {};
+    const whenStopped = new Promise<RunRecord | null>((resolve) => {
+      resolveStopped = resolve;
+    });
     const onStop = () => {
       const current = this.#live.get(runId);
-      if (!current || current.stoppedWith) return;
-      current.stoppedWith = isOutcome(stop?.reason)
+      if (!current || current.stoppedWith || current.cleared) return;
+      const outcome: AgentToolRunOutcome = isOutcome(stop?.reason)
         ? stop.reason
         : {
             status: "interrupted",
@@ -416,12 +424,18 @@ export class AgentToolRegistry {
             childStillRunning: true,
             error: "Stopped waiting for the child",
           };
+      current.stoppedWith = outcome;
       current.tailController.abort();
+      if (this.#drivers.get(runId) === driving) this.#drivers.delete(runId);
+      if (this.#live.get(runId) === current) this.#live.delete(runId);
+      stopped = this.#finalize(runId, outcome, current);
+      resolveStopped(null);
     };
     if (stop?.aborted) onStop();
     else stop?.addEventListener("abort", onStop, { once: true });
     try {
-      return await driving;
+      await Promise.race([driving, whenStopped]);
+      return stopped ? await stopped : await driving;
     } finally {
       stop?.removeEventListener("abort", onStop);
       if (live && onActivity) live.activity.delete(onActivity);
@@ -601,22 +615,7 @@ export class AgentToolRegistry {
       if (signal) this.#linkSignal(record, signal);
       return existing;
     }
-    const driving = this.#runDriver(record, signal).finally(() => this.#drivers.delete(runId));
-    this.#drivers.set(runId, driving);
-    return driving;
-  }
-
-  #linkSignal(record: RunRecord, signal: AbortSignal): void {
-    const onAbort = () => void this.cancelAgentTool(record.runId, "Aborted by the caller").catch(() => undefined);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  }
-
-  async #runDriver(initial: RunRecord, signal?: AbortSignal): Promise<RunRecord | null> {
-    const { runId, agentType } = initial;
-    const ref: ChildRef = { agentType, runId };
-    let record = initial;
-    if (isLiveStatus(record.status)) (await this.#loadSlots()).add(runId);
+    // The live state exists from this synchronous call on, so followers can attach before the first await.
     const live: LiveState = {
       cancelRequested: null,
       entries: [],
@@ -627,9 +626,28 @@ export class AgentToolRegistry {
       activity: new Set(),
     };
     this.#live.set(runId, live);
+    const driving = this.#runDriver(record, live, signal).finally(() => {
+      if (this.#drivers.get(runId) === driving) this.#drivers.delete(runId);
+    });
+    this.#drivers.set(runId, driving);
+    return driving;
+  }
+
+  #linkSignal(record: RunRecord, signal: AbortSignal): void {
+    const onAbort = () => void this.cancelAgentTool(record.runId, "Aborted by the caller").catch(() => undefined);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  }
+
+  async #runDriver(initial: RunRecord, live: LiveState, signal?: AbortSignal): Promise<RunRecord | null> {
+    const { runId, agentType } = initial;
+    const ref: ChildRef = { agentType, runId };
+    let record = initial;
     if (signal) this.#linkSignal(record, signal);
     try {
-      if (!record.startAcknowledged && record.status === "starting") {
+      if (isLiveStatus(record.status)) (await this.#loadSlots()).add(runId);
+      // A run whose child never acknowledged start (also one interrupted before it did) is started, idempotently.
+      if (!record.startAcknowledged && record.input !== undefined && !isHardTerminalStatus(record.status)) {
         if (signal?.aborted) {
           return await this.#finalize(runId, {
             status: "aborted",
@@ -647,7 +665,8 @@ export class AgentToolRegistry {
         const acknowledged = await this.store.updateRun(
           runId,
           {
-            status: "running",
+            // An interrupted run keeps its status until a real result repairs it.
+            status: record.status === "starting" ? "running" : record.status,
             revision: record.revision + 1,
             startAcknowledged: true,
             input: undefined,
@@ -700,7 +719,8 @@ export class AgentToolRegistry {
         // A broken tail: inspect below, and tail again from what we saw.
       }
       if (live.cleared) return null;
-      if (live.stoppedWith) return this.#finalize(runId, live.stoppedWith, live);
+      // A follower gave up: it records its outcome itself (see followAgentToolRun).
+      if (live.stoppedWith) return this.store.getRun(runId);
       if (!terminal) {
         let inspection: AgentToolRunInspection | null = null;
         try {
@@ -816,7 +836,8 @@ export class AgentToolRegistry {
           ? { progress: outcome.progress ?? live?.progress }
           : {}),
       };
-      if (!current.startAcknowledged) patch.input = undefined;
+      // The input stays on a run whose child never acknowledged start and that may still be started (soft outcome).
+      if (!current.startAcknowledged && isHard) patch.input = undefined;
       const updated = await this.store.updateRun(runId, patch, { expectedRevision: current.revision });
       if (!updated) continue;
       this.#slots?.delete(runId);

@@ -586,8 +586,14 @@ describe("createProgressReporter through a parent registry", () => {
       at: 10_000,
     });
     expect(progressCalls[1]?.run).toMatchObject({ runId: "r1", agentType: "Importer", progress: { fraction: 0.5 } });
-    // At the terminal the parent keeps the child's persisted snapshot (no data: persist was not asked for).
-    expect((await registry.getAgentToolRun("r1"))?.progress).toEqual({ fraction: 1, message: "done", at: 10_310 });
+    // At the terminal the parent keeps the child's persisted snapshot (no data: persist was not asked for); the
+    // last milestone moved it on, keeping the bar's fraction and message.
+    expect((await registry.getAgentToolRun("r1"))?.progress).toEqual({
+      fraction: 1,
+      message: "done",
+      milestone: "imported",
+      at: 10_310,
+    });
   });
 
   it("replays a finished run's milestones once each with their sequences, and none past a client's cursor", async () => {

@@ -1,0 +1,28 @@
+// recovery
+
+export type { ReattachDecision, ReattachPolicy, ReattachProgress } from "./reattach-policy.js";
+export { evaluateReattach } from "./reattach-policy.js";
+export type {
+  RecoveryHandle,
+  RecoveryReport,
+  RecoveryRowFailure,
+  RecoveryRowReport,
+} from "./recover-agent-tool-runs.js";
+export { recoverAgentToolRuns } from "./recover-agent-tool-runs.js";
+// events
+export type {
+  RecoveryDoneEvent,
+  RecoveryEvent,
+  RecoveryRowEvent,
+  RecoveryRowFailedEvent,
+  RecoveryRowOutcome,
+} from "./recovery-events.js";
+// options and policy
+export type { RecoverAgentToolRunsOptions, ResolvedRecoveryOptions } from "./recovery-options.js";
+export {
+  DEFAULT_AGENT_TOOL_INSPECT_TIMEOUT_MS,
+  DEFAULT_AGENT_TOOL_REATTACH_MAX_WINDOW_MS,
+  DEFAULT_AGENT_TOOL_REATTACH_NO_PROGRESS_TIMEOUT_MS,
+  DEFAULT_AGENT_TOOL_RECOVERY_DEADLINE_MS,
+  resolveRecoveryOptions,
+} from "./recovery-options.js";
