@@ -37,6 +37,7 @@ export function terminalFrame(record: RunRecord, replay = false): AgentToolEvent
   if (!isTerminalStatus(record.status)) return null;
   const status: TerminalRunStatus = record.status;
   const { runId } = record;
+  const completedAt = record.completedAt !== undefined ? { completedAt: record.completedAt } : {};
   let event: AgentToolLifecycleEvent;
   switch (status) {
     case "completed":
@@ -45,13 +46,19 @@ export function terminalFrame(record: RunRecord, replay = false): AgentToolEvent
         runId,
         summary: record.summary ?? "",
         ...(record.output !== undefined ? { output: record.output } : {}),
+        ...completedAt,
       };
       break;
     case "error":
-      event = { kind: "error", runId, error: record.error ?? "The run failed" };
+      event = { kind: "error", runId, error: record.error ?? "The run failed", ...completedAt };
       break;
     case "aborted":
-      event = { kind: "aborted", runId, ...(record.error !== undefined ? { error: record.error } : {}) };
+      event = {
+        kind: "aborted",
+        runId,
+        ...(record.error !== undefined ? { error: record.error } : {}),
+        ...completedAt,
+      };
       break;
     case "interrupted":
       event = {
@@ -60,6 +67,7 @@ export function terminalFrame(record: RunRecord, replay = false): AgentToolEvent
         error: record.error ?? "The parent stopped waiting for this run",
         reason: record.reason ?? "not-tailable",
         childStillRunning: record.childStillRunning ?? false,
+        ...completedAt,
       };
       break;
   }

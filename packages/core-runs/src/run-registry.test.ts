@@ -329,6 +329,16 @@ describe("AgentToolRegistry: replay, clear, access", () => {
     expect(missed.at(-1)?.event).toEqual({ kind: "cleared", runIds: ["gone"] });
   });
 
+  it("sends started to a client that knows a run only from its chunks (cursor revision 0)", async () => {
+    const { registry } = await withFinishedRuns(1);
+    const replayed: AgentToolEventFrame[] = [];
+    await registry.replayAgentToolRuns((frame) => replayed.push(frame), {
+      cursors: { r0: { sequence: 7, revision: 0 } },
+    });
+    expect(replayed.map((frame) => frame.event.kind)).toEqual(["started", "finished"]);
+    expect(replayed[1]?.event).toMatchObject({ kind: "finished", completedAt: 10_000 });
+  });
+
   it("replays a live run's chunks seen so far", async () => {
     const { registry, scripted } = setup();
     const running = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });

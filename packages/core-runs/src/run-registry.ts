@@ -311,17 +311,19 @@ export class AgentToolRegistry {
       const cursor = cursors?.[record.runId];
       const live = this.#live.get(record.runId);
       const terminal = terminalFrame(record, true);
-      const needsLifecycle = !cursor || (terminal !== null && cursor.revision < record.revision);
+      const needsLifecycle = !cursor || cursor.revision < 1 || (terminal !== null && cursor.revision < record.revision);
       const afterSequence = cursor?.sequence ?? 0;
-      const entries =
-        live && !isTerminalStatus(record.status)
-          ? live.entries.filter((entry) => entry.sequence > afterSequence)
-          : afterSequence >= record.lastSequence && cursor
-            ? []
-            : await this.store.readLog(record.runId, { afterSequence });
+      // The parent's stored copy (written when a run ends), then what a live follower holds beyond it (a run
+      // being followed, also one re-attached after an interruption).
+      const stored =
+        cursor && afterSequence >= record.lastSequence ? [] : await this.store.readLog(record.runId, { afterSequence });
+      const storedUpTo = stored.at(-1)?.sequence ?? afterSequence;
+      const entries = live
+        ? [...stored, ...live.entries.filter((entry) => entry.sequence > Math.max(storedUpTo, record.lastSequence))]
+        : stored;
       if (!needsLifecycle && entries.length === 0) continue;
       runs += 1;
-      if (!cursor) emit(startedFrame(record, true));
+      if (!cursor || cursor.revision < 1) emit(startedFrame(record, true));
       for (const entry of entries) emit(entryFrame(record, entry, true));
       const progress = live?.progress;
       if (progress && !isTerminalStatus(record.status)) {

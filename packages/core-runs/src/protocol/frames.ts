@@ -22,15 +22,23 @@ export type AgentToolStartedEvent = {
  */
 export type AgentToolChunkEvent = { kind: "chunk"; runId: string; body: UIMessageChunk };
 
-export type AgentToolFinishedEvent = { kind: "finished"; runId: string; summary: string; output?: unknown };
-export type AgentToolErrorEvent = { kind: "error"; runId: string; error: string };
-export type AgentToolAbortedEvent = { kind: "aborted"; runId: string; error?: string };
+/** Terminal events carry the server time the run ended (`completedAt`, epoch ms) when known. */
+export type AgentToolFinishedEvent = {
+  kind: "finished";
+  runId: string;
+  summary: string;
+  output?: unknown;
+  completedAt?: number;
+};
+export type AgentToolErrorEvent = { kind: "error"; runId: string; error: string; completedAt?: number };
+export type AgentToolAbortedEvent = { kind: "aborted"; runId: string; error?: string; completedAt?: number };
 export type AgentToolInterruptedEvent = {
   kind: "interrupted";
   runId: string;
   error: string;
   reason: AgentToolInterruptedReason;
   childStillRunning: boolean;
+  completedAt?: number;
 };
 /** Runs the server forgot; clients drop them and ignore late frames for them. */
 export type AgentToolClearedEvent = { kind: "cleared"; runIds: string[] };

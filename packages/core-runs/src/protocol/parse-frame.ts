@@ -41,6 +41,11 @@ function parseEvent(raw: Fields): AgentToolEvent | string {
   }
   const runId = raw["runId"];
   if (typeof runId !== "string" || runId.length === 0) return "event.runId must be a non-empty string";
+  const rawCompletedAt = raw["completedAt"];
+  if (rawCompletedAt !== undefined && (typeof rawCompletedAt !== "number" || !Number.isFinite(rawCompletedAt))) {
+    return "completedAt must be a number";
+  }
+  const completedAt = typeof rawCompletedAt === "number" ? { completedAt: rawCompletedAt } : {};
   switch (kind) {
     case "started": {
       const agentType = raw["agentType"];
@@ -70,17 +75,17 @@ function parseEvent(raw: Fields): AgentToolEvent | string {
     case "finished": {
       const summary = raw["summary"] ?? "";
       if (typeof summary !== "string") return "finished summary must be a string";
-      return { kind, runId, summary, ...("output" in raw ? { output: raw["output"] } : {}) };
+      return { kind, runId, summary, ...("output" in raw ? { output: raw["output"] } : {}), ...completedAt };
     }
     case "error": {
       const error = raw["error"];
       if (typeof error !== "string") return "error event needs error: string";
-      return { kind, runId, error };
+      return { kind, runId, error, ...completedAt };
     }
     case "aborted": {
       const error = raw["error"];
       if (!isOptionalString(error)) return "aborted error must be a string";
-      return { kind, runId, ...(typeof error === "string" ? { error } : {}) };
+      return { kind, runId, ...(typeof error === "string" ? { error } : {}), ...completedAt };
     }
     case "interrupted": {
       const error = raw["error"];
@@ -89,7 +94,7 @@ function parseEvent(raw: Fields): AgentToolEvent | string {
       if (typeof error !== "string") return "interrupted event needs error: string";
       if (!isAgentToolInterruptedReason(reason)) return "interrupted event needs a known reason";
       if (typeof childStillRunning !== "boolean") return "interrupted event needs childStillRunning: boolean";
-      return { kind, runId, error, reason, childStillRunning };
+      return { kind, runId, error, reason, childStillRunning, ...completedAt };
     }
     default:
       // Not String(kind): a null-prototype object (or a throwing toString) would throw.
