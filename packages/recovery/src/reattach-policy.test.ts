@@ -68,6 +68,7 @@ describe("resolveRecoveryOptions", () => {
       agentToolRecoveryDeadlineMs: 5_000,
       agentToolReattachNoProgressTimeoutMs: 120_000,
       agentToolReattachMaxWindowMs: Number.POSITIVE_INFINITY,
+      includeDetached: false,
     });
   });
 

@@ -647,6 +647,25 @@ describe("recoverAgentToolRuns: bounded and single-flight", () => {
     ]);
   });
 
+  it("leaves detached runs to their own budgets unless told to include them", async () => {
+    const world = createWorld();
+    await leftBehind(world, "background", { row: { detached: true } });
+    await leftBehind(world, "awaited");
+    await settle();
+    const { done } = recoverAgentToolRuns(world.registry, { agentToolReattachNoProgressTimeoutMs: 1_000 });
+    await world.clock.advanceBy(1_000);
+    const report = await done;
+    expect(report.rows.map((row) => row.runId)).toEqual(["awaited"]);
+    expect((await world.registry.getAgentToolRun("background"))?.status).toBe("running");
+
+    const again = recoverAgentToolRuns(world.registry, {
+      agentToolReattachNoProgressTimeoutMs: 1_000,
+      includeDetached: true,
+    });
+    await world.clock.advanceBy(1_000);
+    expect((await again.done).rows.map((row) => row.runId)).toEqual(["background"]);
+  });
+
   it("a tail that never yields and ignores the abort is given up after the silence, once", async () => {
     const world = createWorld();
     await leftBehind(world, "stuck");

@@ -104,7 +104,10 @@ async function recover(
   const startedAt = clock.now();
   let records: RunRecord[];
   try {
-    records = await registry.store.listRuns({ status: ["starting", "running"] });
+    // Detached runs are watched by their own budgets (`@agent-tools/detached` re-follows them on start): a slow
+    // background run is not dead, so the re-attach windows here must not give up on it.
+    const live = await registry.store.listRuns({ status: ["starting", "running"] });
+    records = options.includeDetached ? live : live.filter((record) => record.detached !== true);
   } catch (error) {
     throw new AgentToolsError("STORE_FAILED", "Recovery could not list the runs to recover", { cause: error });
   }

@@ -35,6 +35,11 @@ export type RecoverAgentToolRunsOptions = {
    * then the child is cancelled.
    */
   agentToolReattachMaxWindowMs?: number;
+  /**
+   * Also recover detached runs (default false: `@agent-tools/detached` watches them with its own budgets, and a
+   * slow background run is not dead). Set it only when you use detached runs without that package's `start()`.
+   */
+  includeDetached?: boolean;
 };
 
 /** The options with their defaults applied. */
@@ -51,6 +56,7 @@ export function resolveRecoveryOptions(options: RecoverAgentToolRunsOptions = {}
     agentToolReattachNoProgressTimeoutMs:
       options.agentToolReattachNoProgressTimeoutMs ?? DEFAULT_AGENT_TOOL_REATTACH_NO_PROGRESS_TIMEOUT_MS,
     agentToolReattachMaxWindowMs: options.agentToolReattachMaxWindowMs ?? DEFAULT_AGENT_TOOL_REATTACH_MAX_WINDOW_MS,
+    includeDetached: options.includeDetached ?? false,
   };
   requireDuration("agentToolInspectTimeoutMs", resolved.agentToolInspectTimeoutMs, { allowZero: false });
   requireDuration("agentToolRecoveryDeadlineMs", resolved.agentToolRecoveryDeadlineMs, { allowZero: false });

@@ -6,12 +6,15 @@ import {
   encodeAgentToolFrame,
   parseAgentToolCursors,
 } from "@agent-tools/core-runs/protocol";
+import { createDetachedRuns, type DetachedRuns } from "@agent-tools/detached";
+import { type RecoverAgentToolRunsOptions, recoverAgentToolRuns } from "@agent-tools/recovery";
 import {
   convertToModelMessages,
   isStepCount,
   safeValidateWebSocketChatTransportRequest,
   streamText,
   type ToolSet,
+  tool,
   toUIMessageStream,
   type UIMessage,
   type UIMessageChunk,
@@ -21,8 +24,10 @@ import {
 import { z } from "zod";
 import { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
+import { DurableObjectWakeupScheduler } from "../adapters/durable-object-wakeup-scheduler.js";
 import { lastToolResults, lastUserText } from "../model/scripted-model.js";
 import { selectModel } from "../model/select-model.js";
+import { AssistantChatHost, SERVER_TURN_SOURCE, withServerMessages } from "./assistant-chat-host.js";
 import { ChatStore } from "./chat-store.js";
 import type { Env } from "./env.js";
 import { Importer } from "./importer.js";
@@ -31,6 +36,10 @@ import { Summarizer, type Summary, summarySchema } from "./summarizer.js";
 
 const EVENTS_TAG = "events";
 const CHAT_TAG = "chat";
+/** `metadata.source` of the chat messages a background import injects. */
+const BACKGROUND_IMPORT_SOURCE = "background-import";
+/** How `@agent-tools/detached`'s default `formatDetachedCompletion` starts a completion message. */
+const COMPLETION_PREFIX = "Background task ";
 
 type ActiveChat = { requestId: string; chatId: string; controller: AbortController; chunks: UIMessageChunk[] };
 
@@ -42,7 +51,10 @@ type ActiveChat = { requestId: string; chatId: string; controller: AbortControll
 export class Assistant extends DurableObject<Env> {
   readonly registry: AgentToolRegistry;
   readonly transport: DurableObjectChildTransport;
+  /** Background runs: dispatched without blocking the turn, their completion told to the chat (`notify`). */
+  readonly detached: DetachedRuns<Assistant>;
   readonly #chats: ChatStore;
+  readonly #chatHost: AssistantChatHost;
   readonly #active = new Map<string, ActiveChat>();
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -59,7 +71,23 @@ export class Assistant extends DurableObject<Env> {
       waitUntil: (promise) => ctx.waitUntil(promise),
     });
     this.#chats = new ChatStore(ctx.storage);
+    this.#chatHost = new AssistantChatHost({
+      load: () => this.#chats.load(),
+      save: (messages) => this.#chats.save(messages),
+      runTurn: (messages) => this.#runServerTurn(messages),
+    });
+    const watchIntervalMs = Number((env as { DETACHED_WATCH_INTERVAL_MS?: string }).DETACHED_WATCH_INTERVAL_MS);
+    this.detached = createDetachedRuns<Assistant>({
+      registry: this.registry,
+      host: this,
+      scheduler: new DurableObjectWakeupScheduler(ctx.storage),
+      chatHost: this.#chatHost,
+      waitUntil: (promise) => ctx.waitUntil(promise),
+      ...(watchIntervalMs > 0 ? { watchIntervalMs } : {}),
+    });
     if (env.DEBUG) enableDebugLog();
+    // Follow background runs again and arm the alarm for what is outstanding (in the background).
+    ctx.waitUntil(this.detached.start());
     // Re-attach to children still running when this object last stopped (in the background).
     ctx.waitUntil(this.#resumeLiveRuns());
   }
@@ -76,11 +104,22 @@ export class Assistant extends DurableObject<Env> {
     if (rest === "/clear" && request.method === "POST") return Response.json(await this.registry.clearAgentToolRuns());
     const cancel = /^\/cancel\/([^/]+)$/.exec(rest);
     if (cancel?.[1] && request.method === "POST") {
-      return Response.json({ cancelled: await this.registry.cancelAgentTool(decodeURIComponent(cancel[1])) });
+      const runId = decodeURIComponent(cancel[1]);
+      // A background run is cancelled through `detached`, so its `aborted` is delivered (once) like any result.
+      const isDetached = (await this.registry.store.getRun(runId))?.detached === true;
+      const cancelled = isDetached
+        ? await this.detached.cancelAgentTool(runId)
+        : await this.registry.cancelAgentTool(runId);
+      return Response.json({ cancelled });
     }
     const sub = /^\/sub\/([^/]+)\/([^/]+)$/.exec(rest);
     if (sub?.[1] && sub[2]) return this.#drillIn(request, decodeURIComponent(sub[1]), decodeURIComponent(sub[2]));
     return new Response("Not found", { status: 404 });
+  }
+
+  /** The reconcile tick of background runs: budgets, deliveries and their retries, follows after a restart. */
+  override async alarm(): Promise<void> {
+    await this.detached.tick();
   }
 
   /** Drill-in to one child, only for runs this parent created: a guessed runId never creates a child. */
@@ -163,32 +202,84 @@ export class Assistant extends DurableObject<Env> {
     this.#active.set(chatId, active);
     send(ws, { type: "start", requestId });
     try {
-      const messages = request.messages as UIMessage[];
-      const tools = this.#tools();
-      const result = streamText({
-        model: this.#model(),
-        system: "You are a helpful assistant. Delegate research and summaries to your tools, then answer.",
-        messages: await convertToModelMessages(messages, { tools }),
-        tools,
-        stopWhen: isStepCount(5),
-        abortSignal: controller.signal,
+      // One turn at a time: a background run's delivery waits for this turn, and this turn for a delivery.
+      await this.#chatHost.exclusive(async () => {
+        // Keep what the server added to the chat since the client last looked (completions, reactions).
+        const messages = withServerMessages(request.messages as UIMessage[], this.#chats.load());
+        const stream = await this.#streamTurn(messages, {
+          signal: controller.signal,
+          onEnd: (updated) => this.#chats.save(updated),
+        });
+        for await (const chunk of stream) {
+          active.chunks.push(chunk);
+          send(ws, { type: "chunk", requestId, sequence: active.chunks.length, chunk });
+        }
       });
-      const stream = toUIMessageStream({
-        stream: result.stream,
-        tools,
-        originalMessages: messages,
-        onEnd: ({ messages: updated }) => this.#chats.save(updated),
-      });
-      for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
-        active.chunks.push(chunk);
-        send(ws, { type: "chunk", requestId, sequence: active.chunks.length, chunk });
-      }
       send(ws, { type: "end", requestId });
     } catch (error) {
       send(ws, { type: "error", requestId, errorText: error instanceof Error ? error.message : String(error) });
     } finally {
       if (this.#active.get(chatId) === active) this.#active.delete(chatId);
     }
+  }
+
+  /** A model turn the server starts (a background run finished): streamed to every chat socket, then stored. */
+  async #runServerTurn(messages: UIMessage[]): Promise<UIMessage[]> {
+    const requestId = `server:${crypto.randomUUID()}`;
+    let updated = messages;
+    let sequence = 0;
+    this.#sendToChats({ type: "start", requestId });
+    try {
+      const stream = await this.#streamTurn(messages, {
+        metadata: { source: SERVER_TURN_SOURCE },
+        onEnd: (after) => {
+          updated = after;
+        },
+      });
+      for await (const chunk of stream) {
+        sequence += 1;
+        this.#sendToChats({ type: "chunk", requestId, sequence, chunk });
+      }
+      this.#sendToChats({ type: "end", requestId });
+    } catch (error) {
+      this.#sendToChats({
+        type: "error",
+        requestId,
+        errorText: error instanceof Error ? error.message : String(error),
+      });
+    }
+    return updated;
+  }
+
+  /** Stream one model turn over `messages`; `onEnd` receives the conversation after it. */
+  async #streamTurn(
+    messages: UIMessage[],
+    options: { signal?: AbortSignal; metadata?: unknown; onEnd: (messages: UIMessage[]) => void },
+  ): Promise<AsyncIterable<UIMessageChunk>> {
+    const tools = this.#tools();
+    const result = streamText({
+      model: this.#model(),
+      system: "You are a helpful assistant. Delegate research and summaries to your tools, then answer.",
+      messages: await convertToModelMessages(messages, { tools }),
+      tools,
+      stopWhen: isStepCount(5),
+      ...(options.signal ? { abortSignal: options.signal } : {}),
+    });
+    const { metadata } = options;
+    const stream = toUIMessageStream({
+      stream: result.stream,
+      tools,
+      originalMessages: messages,
+      // Real ids: the chat merges what clients send with what the server added by message id.
+      generateMessageId: () => crypto.randomUUID(),
+      ...(metadata !== undefined ? { messageMetadata: () => metadata } : {}),
+      onEnd: ({ messages: updated }) => options.onEnd(updated),
+    });
+    return stream as unknown as AsyncIterable<UIMessageChunk>;
+  }
+
+  #sendToChats(frame: WebSocketChatTransportResponse): void {
+    for (const ws of this.ctx.getWebSockets(CHAT_TAG)) send(ws, frame);
   }
 
   #tools(): ToolSet {
@@ -209,6 +300,22 @@ export class Assistant extends DurableObject<Env> {
         inputSchema: z.object({ batches: z.number().int().min(1).max(20) }),
         displayName: "Importer",
       }),
+      startBackgroundImport: tool({
+        description: "Start a data import in the background and answer at once; you are told when it finishes",
+        inputSchema: z.object({ batches: z.number().int().min(1).max(20) }),
+        execute: async ({ batches }: { batches: number }, { toolCallId }: { toolCallId: string }) => {
+          const started = await this.detached.runAgentToolDetached(Importer, {
+            input: { batches },
+            // Stable across a re-run of the same turn: a second dispatch returns the run, never a second import.
+            runId: `background:${toolCallId}`,
+            display: { name: "Background import", background: true },
+            detached: { notify: { source: BACKGROUND_IMPORT_SOURCE }, onMilestones: ["half-way"] },
+          });
+          return started.status === "error"
+            ? { ok: false, status: "error", error: started.error ?? "The import could not be started" }
+            : { ok: true, runId: started.runId, status: started.status };
+        },
+      }),
     } as ToolSet;
   }
 
@@ -217,6 +324,17 @@ export class Assistant extends DurableObject<Env> {
       const results = lastToolResults(prompt);
       if (!results) {
         const text = lastUserText(prompt);
+        // A background run's completion, injected by `notify` (a user-role message): react to it.
+        if (text.startsWith(COMPLETION_PREFIX)) {
+          return { kind: "text", text: `Update on your background task: ${text.slice(COMPLETION_PREFIX.length)}` };
+        }
+        if (/\bbackground\b/i.test(text)) {
+          return {
+            kind: "tools",
+            text: "I will run the import in the background. ",
+            calls: [{ toolName: "startBackgroundImport", input: { batches: 5 } }],
+          };
+        }
         if (/\bimport\b/i.test(text)) {
           return {
             kind: "tools",
@@ -231,6 +349,18 @@ export class Assistant extends DurableObject<Env> {
             { toolName: "research", input: { topic: text } },
             { toolName: "summarize", input: { text } },
           ],
+        };
+      }
+      const background = results.get("startBackgroundImport") as
+        | { ok: true; runId: string }
+        | { ok: false; error: string }
+        | undefined;
+      if (background !== undefined) {
+        return {
+          kind: "text",
+          text: background.ok
+            ? `The import is running in the background (${background.runId}). I will tell you when it is done.`
+            : `I could not start the import: ${background.error}`,
         };
       }
       const lines: string[] = [];
@@ -262,8 +392,23 @@ export class Assistant extends DurableObject<Env> {
   }
 
   async #resumeLiveRuns(): Promise<void> {
-    const live = await this.registry.listAgentToolRuns({ status: ["starting", "running"] });
-    await Promise.all(live.map((run) => this.registry.waitForAgentToolRun(run.runId)));
+    // Recovery windows, from optional bindings (tests shorten them); unset → the spec's defaults.
+    const knobs = {
+      agentToolInspectTimeoutMs: "RECOVERY_INSPECT_TIMEOUT_MS",
+      agentToolRecoveryDeadlineMs: "RECOVERY_DEADLINE_MS",
+      agentToolReattachNoProgressTimeoutMs: "RECOVERY_NO_PROGRESS_MS",
+      agentToolReattachMaxWindowMs: "RECOVERY_MAX_WINDOW_MS",
+    } as const;
+    const bindings = this.env as unknown as Record<string, unknown>;
+    const options: RecoverAgentToolRunsOptions = Object.fromEntries(
+      Object.entries(knobs).flatMap(([option, binding]) => {
+        const value = bindings[binding];
+        return typeof value === "string" && value !== "" ? [[option, Number(value)]] : [];
+      }),
+    );
+    // In the background: finished children are collected, live ones re-attached, hung ones given up with a reason.
+    await recoverAgentToolRuns(this.registry, options).done;
+    // After recovery, not during it: a run recovery finalizes is notified by the registry itself.
     await this.registry.deliverPendingFinishHooks();
   }
 }

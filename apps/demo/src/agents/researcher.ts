@@ -12,22 +12,48 @@ const FACTS: Record<string, string[]> = {
   rust: ["Rust guarantees memory safety without a garbage collector", "its borrow checker runs at compile time"],
 };
 
+/** Where a Researcher object counts its `lookup` executions (one object per run, so: per run). */
+const LOOKUPS_KEY = "researcherLookups";
+
+/** The facts the knowledge base has on `query`. */
+function lookupFacts(query: string): { query: string; facts: string[] } {
+  const key = Object.keys(FACTS).find((name) => query.toLowerCase().includes(name)) ?? "default";
+  return { query, facts: FACTS[key] ?? [] };
+}
+
 /** A deterministic knowledge base: the Researcher's own server-side tool. */
 export const lookupTool = tool({
   description: "Look up facts about a topic",
   inputSchema: z.object({ query: z.string() }),
-  execute: async ({ query }) => {
-    const key = Object.keys(FACTS).find((name) => query.toLowerCase().includes(name)) ?? "default";
-    return { query, facts: FACTS[key] ?? [] };
-  },
+  execute: async ({ query }) => lookupFacts(query),
 });
+
+/**
+ * `lookupTool` counting its executions in the child's durable storage, so tests can check that a turn resumed after
+ * a restart did not run the tool again.
+ */
+function countedLookupTool(storage: DurableObjectStorage) {
+  return tool({
+    description: lookupTool.description ?? "Look up facts about a topic",
+    inputSchema: z.object({ query: z.string() }),
+    execute: async ({ query }) => {
+      await storage.put(LOOKUPS_KEY, ((await storage.get<number>(LOOKUPS_KEY)) ?? 0) + 1);
+      return lookupFacts(query);
+    },
+  });
+}
+
+/** The Researcher's own knob: `RESEARCHER_PACE_MS` paces its model alone (e.g. huge, to make it hang in tests). */
+type ResearcherEnv = Env & { RESEARCHER_PACE_MS?: string };
 
 /** A child that streams text and uses its own server-side tool (`lookup`). */
 export class Researcher extends AgentToolChildObject<Env> {
   static readonly agentType = "Researcher";
 
   protected definition(): AgentToolChildDefinition {
-    const model = selectModel(this.env, "researcher", (prompt) => {
+    const env: ResearcherEnv = this.env;
+    const modelEnv = env.RESEARCHER_PACE_MS !== undefined ? { ...env, DEMO_PACE_MS: env.RESEARCHER_PACE_MS } : env;
+    const model = selectModel(modelEnv, "researcher", (prompt) => {
       const results = lastToolResults(prompt);
       if (!results) {
         return {
@@ -43,7 +69,7 @@ export class Researcher extends AgentToolChildObject<Env> {
         text: `Findings on "${found?.query ?? "the topic"}": ${facts.join("; ")}. That is what the sources say.`,
       };
     });
-    const tools = { lookup: lookupTool };
+    const tools = { lookup: countedLookupTool(this.ctx.storage) };
     return {
       agentType: Researcher.agentType,
       formatAgentToolInput: (input) => {
@@ -63,5 +89,14 @@ export class Researcher extends AgentToolChildObject<Env> {
           tools,
         }),
     };
+  }
+
+  /** The drill-in JSON, plus `lookups`: how many times this run's `lookup` tool executed. */
+  override async fetch(request: Request): Promise<Response> {
+    const response = await super.fetch(request);
+    const isJson = response.headers.get("content-type")?.includes("application/json") === true;
+    if (request.headers.get("Upgrade") === "websocket" || !response.ok || !isJson) return response;
+    const body = (await response.json()) as Record<string, unknown>;
+    return Response.json({ ...body, lookups: (await this.ctx.storage.get<number>(LOOKUPS_KEY)) ?? 0 });
   }
 }

@@ -1,0 +1,170 @@
+import { fileURLToPath } from "node:url";
+import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleWorker } from "./harness/bundle.js";
+import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
+import { RecordingSocket } from "./harness/ws-client.js";
+
+const WORKER = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
+const DURABLE_OBJECTS = {
+  ASSISTANT: "Assistant",
+  RESEARCHER: "Researcher",
+  SUMMARIZER: "Summarizer",
+  IMPORTER: "Importer",
+};
+
+type ChatFrame = { type: string; requestId?: string; chunk?: { type: string; [key: string]: unknown } };
+type StoredMessage = {
+  id: string;
+  role: string;
+  metadata?: { source?: string };
+  parts: Array<{ type: string; text?: string }>;
+};
+
+const COMPLETION_SOURCE = "background-import";
+const REACTION_SOURCE = "assistant:server-turn";
+
+function sendRequest(text: string, chatId: string, requestId: string) {
+  return {
+    type: "send",
+    requestId,
+    id: chatId,
+    trigger: "submit-message",
+    messageId: undefined,
+    messages: [{ id: `user-${requestId}`, role: "user", parts: [{ type: "text", text }] }],
+    headers: {},
+    body: {},
+    metadata: null,
+  };
+}
+
+async function startHost(persist: PersistDirectory, paceMs: number) {
+  return MiniflareHost.start({
+    scriptPath: await bundleWorker(WORKER),
+    durableObjects: DURABLE_OBJECTS,
+    persistDirectory: persist.path,
+    // A short watch interval: while a background run is followed, the alarm is never more than 300 ms away, so a
+    // restarted runtime wakes the Assistant by itself to follow the run again.
+    bindings: { DEMO_PACE_MS: String(paceMs), DETACHED_WATCH_INTERVAL_MS: "300" },
+  });
+}
+
+const textOf = (message: StoredMessage) => message.parts.map((part) => part.text ?? "").join("");
+const completionsIn = (messages: StoredMessage[]) =>
+  messages.filter((message) => message.metadata?.source === COMPLETION_SOURCE);
+const reactionsIn = (messages: StoredMessage[]) =>
+  messages.filter((message) => message.metadata?.source === REACTION_SOURCE);
+const isServerTurnEnd = (frame: unknown) =>
+  (frame as ChatFrame).type === "end" && String((frame as ChatFrame).requestId).startsWith("server:");
+const agentFrames = (messages: unknown[]) =>
+  (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
+
+describe("background runs started from chat (workerd)", () => {
+  let persist: PersistDirectory;
+  let host: MiniflareHost;
+  const wsUrl = (path: string) => new URL(path, host.url.toString().replace(/^http/, "ws")).toString();
+
+  /**
+   * Wait until the chat holds the completion and the model's reaction. The chat socket is connected before the
+   * messages are read, so a server turn that ends after the read is seen as an `end` frame: no polling.
+   */
+  async function chatAfterCompletion(chatId: string): Promise<StoredMessage[]> {
+    const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
+    try {
+      const read = () => host.fetchJson<StoredMessage[]>(`/agents/assistant/${chatId}/messages`);
+      let messages = await read();
+      if (reactionsIn(messages).length === 0) {
+        await chat.waitFor((frames) => frames.some(isServerTurnEnd), 30_000);
+        messages = await read();
+      }
+      return messages;
+    } finally {
+      chat.close();
+    }
+  }
+
+  beforeAll(async () => {
+    persist = await createPersistDirectory();
+  });
+
+  afterAll(async () => {
+    await host?.dispose();
+    await persist?.remove();
+  });
+
+  it("a background run started from chat finishes, and its completion reaches the chat exactly once", async () => {
+    host = await startHost(persist, 0);
+    const chatId = "background";
+    const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
+    chat.send(sendRequest("please import the data in the background", chatId, "r-1"));
+    // The turn answers at once, without waiting for the import.
+    await chat.waitFor((frames) =>
+      frames.some((frame) => (frame as ChatFrame).requestId === "r-1" && (frame as ChatFrame).type === "end"),
+    );
+    const answer = (chat.messages as ChatFrame[])
+      .filter((frame) => frame.requestId === "r-1" && frame.chunk?.type === "text-delta")
+      .map((frame) => String(frame.chunk?.["delta"]))
+      .join("");
+    expect(answer).toContain("The import is running in the background (background:");
+    // Then the run finishes, the completion is injected between turns, and the model reacts in a server turn.
+    await chat.waitFor((frames) => frames.some(isServerTurnEnd));
+    chat.close();
+
+    const messages = await chatAfterCompletion(chatId);
+    const completions = completionsIn(messages);
+    expect(completions).toHaveLength(1);
+    expect(completions[0]?.role).toBe("user");
+    expect(completions[0]?.id).toMatch(/^agent-tool:detached:background:.+:completed$/);
+    expect(textOf(completions[0] as StoredMessage)).toMatch(/completed: Imported 500 rows$/);
+    const reactions = reactionsIn(messages);
+    expect(reactions).toHaveLength(1);
+    expect(textOf(reactions[0] as StoredMessage)).toContain("Update on your background task: Background import");
+    expect(messages.filter((message) => message.id.endsWith(":milestone:half-way"))).toHaveLength(1);
+    // The completion comes after the turn that started the run, the reaction right after the completion.
+    const order = messages.map((message) => message.id);
+    expect(order.indexOf(completions[0]?.id as string)).toBeGreaterThan(1);
+    expect(order.indexOf(reactions[0]?.id as string)).toBe(order.indexOf(completions[0]?.id as string) + 1);
+
+    const runs = await host.fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`);
+    expect(runs.filter((run) => run.runId.startsWith("background:")).map((run) => run.status)).toEqual(["completed"]);
+
+    // Restarting the runtime does not deliver it again.
+    await host.restart();
+    const after = await chatAfterCompletion(chatId);
+    expect(completionsIn(after)).toHaveLength(1);
+    expect(reactionsIn(after)).toHaveLength(1);
+    await host.dispose();
+  });
+
+  it("a background run in flight when the runtime restarts completes after the restart, told to the chat once", async () => {
+    host = await startHost(persist, 40);
+    const chatId = "background-restart";
+    const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+    const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
+    chat.send(sendRequest("start the import in the background", chatId, "r-2"));
+    await chat.waitFor((frames) =>
+      frames.some((frame) => (frame as ChatFrame).requestId === "r-2" && (frame as ChatFrame).type === "end"),
+    );
+    // Restart once the Importer has started reporting (its first milestone), long before it finishes.
+    await events.waitFor((messages) =>
+      agentFrames(messages).some(
+        (frame) => frame.event.kind === "chunk" && frame.event.body.type === "data-agent-milestone",
+      ),
+    );
+    const runId = agentFrames(events.messages).find((frame) => frame.event.kind === "started")?.event;
+    expect(runId && "runId" in runId ? runId.runId : "").toMatch(/^background:/);
+    expect(agentFrames(events.messages).some((frame) => frame.event.kind === "finished")).toBe(false);
+    events.close();
+    chat.close();
+    await host.restart();
+
+    const messages = await chatAfterCompletion(chatId);
+    const completions = completionsIn(messages);
+    expect(completions).toHaveLength(1);
+    expect(textOf(completions[0] as StoredMessage)).toMatch(/completed: Imported 500 rows$/);
+    expect(reactionsIn(messages)).toHaveLength(1);
+    expect(messages.filter((message) => message.id.endsWith(":milestone:half-way")).length).toBeLessThanOrEqual(1);
+    const runs = await host.fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`);
+    expect(runs.filter((run) => run.runId.startsWith("background:")).map((run) => run.status)).toEqual(["completed"]);
+  });
+});

@@ -1,0 +1,316 @@
+import { fileURLToPath } from "node:url";
+import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleWorker } from "./harness/bundle.js";
+import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
+import { RecordingSocket } from "./harness/ws-client.js";
+
+// Start-up recovery in workerd (@agent-tools/recovery in the Assistant): the runtime is restarted (Miniflare
+// disposed, then started again on the same persistence folder) at several points of a Researcher run, whose turn
+// has two model steps: a `lookup` tool call, then the text of its findings.
+
+const WORKER = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
+const DURABLE_OBJECTS = {
+  ASSISTANT: "Assistant",
+  RESEARCHER: "Researcher",
+  SUMMARIZER: "Summarizer",
+  IMPORTER: "Importer",
+};
+
+/** The drill-in JSON of a Researcher run. */
+type ResearcherDrill = {
+  runId: string;
+  /** Fresh turns the child object started. */
+  turns: number;
+  /** Turns it started to resume a turn cut off by a restart. */
+  resumedTurns: number;
+  /** Executions of its `lookup` tool. */
+  lookups: number;
+  run: { status: string; summary?: string } | null;
+};
+
+type ChunkBody = { type: string; [key: string]: unknown };
+
+const agentFrames = (messages: unknown[]) =>
+  (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
+const runIdOf = (frame: AgentToolEventFrame) => ("runId" in frame.event ? frame.event.runId : "");
+const isTerminalKind = (kind: string) => ["finished", "error", "aborted", "interrupted"].includes(kind);
+const bodyOf = (frame: AgentToolEventFrame): ChunkBody | null =>
+  frame.event.kind === "chunk" ? (frame.event.body as ChunkBody) : null;
+
+function researcherRunId(messages: unknown[]): string | undefined {
+  const started = agentFrames(messages).find(
+    (frame) => frame.event.kind === "started" && frame.event.agentType === "Researcher",
+  );
+  return started ? runIdOf(started) : undefined;
+}
+
+function framesOfRun(messages: unknown[], runId: string): AgentToolEventFrame[] {
+  return agentFrames(messages).filter((frame) => runIdOf(frame) === runId);
+}
+
+/** True once the Researcher's tool step is done and its text step has begun streaming. */
+function isInTextStep(messages: unknown[]): boolean {
+  const runId = researcherRunId(messages);
+  if (!runId) return false;
+  const bodies = framesOfRun(messages, runId).map(bodyOf);
+  const toolDone = bodies.findIndex((body) => body?.type === "tool-output-available");
+  return toolDone >= 0 && bodies.slice(toolDone).some((body) => body?.type === "text-delta");
+}
+
+function sendRequest(text: string, chatId: string) {
+  return {
+    type: "send",
+    requestId: `request-${chatId}`,
+    id: chatId,
+    trigger: "submit-message",
+    messageId: undefined,
+    messages: [{ id: `user-${chatId}`, role: "user", parts: [{ type: "text", text }] }],
+    headers: {},
+    body: {},
+    metadata: null,
+  };
+}
+
+/**
+ * The durable chunks of a run as a client that dedupes by sequence holds them, checking that a sequence seen twice
+ * (before and after the restart, or replayed and live) always carries the same body.
+ */
+function dedupedLog(frames: AgentToolEventFrame[]): Map<number, ChunkBody> {
+  const log = new Map<number, ChunkBody>();
+  for (const frame of frames) {
+    const body = bodyOf(frame);
+    if (frame.sequence === undefined || body === null) continue;
+    const known = log.get(frame.sequence);
+    if (known !== undefined) expect(body).toEqual(known);
+    log.set(frame.sequence, body);
+  }
+  return new Map([...log.entries()].sort(([a], [b]) => a - b));
+}
+
+async function startHost(persist: PersistDirectory, bindings: Record<string, string>) {
+  return MiniflareHost.start({
+    scriptPath: await bundleWorker(WORKER),
+    durableObjects: DURABLE_OBJECTS,
+    persistDirectory: persist.path,
+    bindings,
+  });
+}
+
+function describeWithHost(
+  name: string,
+  bindings: Record<string, string>,
+  body: (context: { host: () => MiniflareHost; wsUrl: (path: string) => string }) => void,
+) {
+  describe(name, () => {
+    let persist: PersistDirectory;
+    let host: MiniflareHost;
+    beforeAll(async () => {
+      persist = await createPersistDirectory();
+      host = await startHost(persist, bindings);
+    });
+    afterAll(async () => {
+      await host?.dispose();
+      await persist?.remove();
+    });
+    body({
+      host: () => host,
+      wsUrl: (path) => new URL(path, host.url.toString().replace(/^http/, "ws")).toString(),
+    });
+  });
+}
+
+/** Start a chat turn that runs the Researcher, and wait until its run is in its text step. */
+async function researchUntilTextStep(wsUrl: (path: string) => string, chatId: string) {
+  const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+  const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
+  chat.send(sendRequest("research cats", chatId));
+  await events.waitFor(isInTextStep);
+  const runId = researcherRunId(events.messages) as string;
+  const before = framesOfRun(events.messages, runId);
+  events.close();
+  chat.close();
+  return { runId, before };
+}
+
+/** Start a chat turn whose Researcher run hangs; return once its child acknowledged the run (row `running`). */
+async function startHungResearch(host: MiniflareHost, wsUrl: (path: string) => string, chatId: string) {
+  const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+  const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
+  chat.send(sendRequest("research cats", chatId));
+  await events.waitFor((messages) => researcherRunId(messages) !== undefined);
+  const runId = researcherRunId(events.messages) as string;
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const runs = await host.fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`);
+    if (runs.find((run) => run.runId === runId)?.status === "running") break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  events.close();
+  chat.close();
+  return runId;
+}
+
+describeWithHost(
+  "recovery in workerd: restarted while the Researcher streams its text step",
+  { DEMO_PACE_MS: "100" },
+  ({ host, wsUrl }) => {
+    it("completes the run after the restart: the tool is not run again, the cut-off turn resumes", async () => {
+      const chatId = "mid-stream";
+      const { runId, before } = await researchUntilTextStep(wsUrl, chatId);
+      await host().restart();
+
+      // The first connection wakes the Assistant, whose start-up recovery re-attaches to the Researcher.
+      const after = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+      await after.waitFor((messages) => framesOfRun(messages, runId).some((frame) => isTerminalKind(frame.event.kind)));
+      const seen = framesOfRun(after.messages, runId);
+      expect(seen.at(-1)?.event).toMatchObject({
+        kind: "finished",
+        summary: expect.stringContaining('Findings on "research cats": cats sleep 12 to 16 hours a day'),
+      });
+
+      // What a client holds across the restart: every sequence from 1, no gap, each with one body.
+      const log = dedupedLog([...before, ...seen]);
+      const sequences = [...log.keys()];
+      expect(sequences).toEqual(sequences.map((_, index) => index + 1));
+      const bodies = [...log.values()];
+      expect(bodies.filter((body) => body.type === "tool-output-available")).toHaveLength(1);
+      expect(bodies.at(-1)?.type).toBe("finish");
+
+      const drill = await host().fetchJson<ResearcherDrill>(
+        `/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent(runId)}`,
+      );
+      // One logical run (one run row, completed) and two turns started: the fresh one, cut off by the restart,
+      // and one resuming it from its completed tool step. The tool itself ran once.
+      expect(drill.run?.status).toBe("completed");
+      expect({ turns: drill.turns, resumedTurns: drill.resumedTurns, lookups: drill.lookups }).toEqual({
+        turns: 1,
+        resumedTurns: 1,
+        lookups: 1,
+      });
+
+      const runs = await host().fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`);
+      expect(runs.find((run) => run.runId === runId)?.status).toBe("completed");
+      expect(runs.every((run) => run.status !== "running" && run.status !== "starting")).toBe(true);
+      after.close();
+    });
+  },
+);
+
+describeWithHost(
+  "recovery in workerd: the child finished while the parent was down",
+  { DEMO_PACE_MS: "100" },
+  ({ host, wsUrl }) => {
+    it("collects the finished run at the parent's start-up instead of running it again", async () => {
+      const chatId = "parent-down";
+      const { runId } = await researchUntilTextStep(wsUrl, chatId);
+      await host().restart();
+
+      // Wake only the child (straight through its namespace, not through the parent) and let it finish.
+      const miniflare = host().miniflare;
+      const parentId = (await miniflare.getDurableObjectNamespace("ASSISTANT")).idFromName(chatId).toString();
+      const researchers = await miniflare.getDurableObjectNamespace("RESEARCHER");
+      const child = researchers.get(researchers.idFromName(`${parentId}/Researcher/${runId}`));
+      const readChild = async () =>
+        (await (await child.fetch(`http://child/?runId=${encodeURIComponent(runId)}`)).json()) as ResearcherDrill;
+      let finished = await readChild();
+      for (let attempt = 0; attempt < 300 && finished.run?.status === "running"; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        finished = await readChild();
+      }
+      expect(finished).toMatchObject({ turns: 1, resumedTurns: 1, lookups: 1, run: { status: "completed" } });
+
+      // Now the parent starts: it finds the child finished and collects it.
+      const after = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+      await after.waitFor((messages) => framesOfRun(messages, runId).some((frame) => isTerminalKind(frame.event.kind)));
+      const seen = framesOfRun(after.messages, runId);
+      expect(seen.at(-1)?.event).toMatchObject({ kind: "finished", summary: finished.run?.summary });
+      const sequences = [...dedupedLog(seen).keys()];
+      expect(sequences).toEqual(sequences.map((_, index) => index + 1));
+
+      const drill = await host().fetchJson<ResearcherDrill>(
+        `/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent(runId)}`,
+      );
+      // Collected, not re-run: no turn and no tool execution since the child finished on its own.
+      expect(drill).toMatchObject({ turns: 1, resumedTurns: 1, lookups: 1, run: { status: "completed" } });
+      const runs = await host().fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`);
+      expect(runs.find((run) => run.runId === runId)?.status).toBe("completed");
+      after.close();
+    });
+  },
+);
+
+describeWithHost(
+  "recovery in workerd: a child that hangs",
+  // The Researcher's model waits 10 minutes between chunks; recovery waits 1.5 s for progress.
+  { DEMO_PACE_MS: "0", RESEARCHER_PACE_MS: "600000", RECOVERY_NO_PROGRESS_MS: "1500" },
+  ({ host, wsUrl }) => {
+    it("gives the run up with its typed reason, replayed to clients", async () => {
+      const chatId = "hung";
+      const runId = await startHungResearch(host(), wsUrl, chatId);
+      await host().restart();
+
+      const watcher = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+      await watcher.waitFor((messages) =>
+        framesOfRun(messages, runId).some((frame) => frame.event.kind === "interrupted"),
+      );
+      expect(framesOfRun(watcher.messages, runId).at(-1)).toMatchObject({
+        event: { kind: "interrupted", reason: "no-progress", childStillRunning: true },
+      });
+      watcher.close();
+
+      // A client connecting later gets the typed reason in the replay.
+      const later = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+      await later.waitFor((messages) => framesOfRun(messages, runId).some((frame) => isTerminalKind(frame.event.kind)));
+      const replayed = framesOfRun(later.messages, runId).at(-1);
+      expect(replayed).toMatchObject({
+        replay: true,
+        event: { kind: "interrupted", reason: "no-progress", childStillRunning: true, runId },
+      });
+      expect(replayed?.event).toHaveProperty("error", expect.any(String));
+      later.close();
+
+      const runs = await host().fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`);
+      expect(runs.find((run) => run.runId === runId)?.status).toBe("interrupted");
+    });
+  },
+);
+
+describeWithHost(
+  "recovery in workerd: a child that hangs past the re-attach window",
+  { DEMO_PACE_MS: "0", RESEARCHER_PACE_MS: "600000", RECOVERY_NO_PROGRESS_MS: "60000", RECOVERY_MAX_WINDOW_MS: "1500" },
+  ({ host, wsUrl }) => {
+    it("records window-exceeded, then tears the child down", async () => {
+      const chatId = "window";
+      const runId = await startHungResearch(host(), wsUrl, chatId);
+      await host().restart();
+
+      const watcher = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+      await watcher.waitFor((messages) =>
+        framesOfRun(messages, runId).some((frame) => frame.event.kind === "interrupted"),
+      );
+      const lifecycle = framesOfRun(watcher.messages, runId).filter((frame) => frame.event.kind !== "chunk");
+      expect(lifecycle.at(-1)).toMatchObject({
+        event: { kind: "interrupted", reason: "window-exceeded", childStillRunning: false },
+      });
+      // The child is cancelled after the outcome is recorded; its abort is not a second result.
+      let drill = await host().fetchJson<ResearcherDrill>(
+        `/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent(runId)}`,
+      );
+      for (let attempt = 0; attempt < 100 && drill.run?.status === "running"; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        drill = await host().fetchJson<ResearcherDrill>(
+          `/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent(runId)}`,
+        );
+      }
+      expect(drill.run?.status).toBe("aborted");
+      const runs = await host().fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`);
+      expect(runs.find((run) => run.runId === runId)?.status).toBe("interrupted");
+      expect(
+        framesOfRun(watcher.messages, runId)
+          .filter((frame) => isTerminalKind(frame.event.kind))
+          .map((frame) => frame.event.kind),
+      ).toEqual(["interrupted"]);
+      watcher.close();
+    });
+  },
+);

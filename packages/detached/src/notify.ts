@@ -1,0 +1,64 @@
+import type { AgentToolLifecycleResult, AgentToolRunInfo, ChatHost, TerminalRunStatus } from "@agent-tools/core-runs";
+
+/** `metadata.source` of the messages this package injects, unless told otherwise. */
+export const DEFAULT_DETACHED_SOURCE = "agent-tool:detached";
+
+/** `notify: true | { source }`: on finish, tell the chat (a user-role message the model answers). */
+export type DetachedNotifyOption = true | { source?: string };
+
+/** The text of a completion message; an empty string sends nothing. */
+export type FormatDetachedCompletion = (run: AgentToolRunInfo, result: AgentToolLifecycleResult) => string;
+
+/** The id of the completion message for `(runId, status)`: a second delivery merges with the first. */
+export function completionMessageId(runId: string, status: TerminalRunStatus): string {
+  return `${DEFAULT_DETACHED_SOURCE}:${runId}:${status}`;
+}
+
+/** Default completion text: what ran, how it ended, and its summary or error. */
+export const defaultFormatDetachedCompletion: FormatDetachedCompletion = (run, result) => {
+  const name = typeof run.display?.name === "string" ? run.display.name : run.agentType;
+  const task = `Background task ${name} (${run.runId})`;
+  switch (result.status) {
+    case "completed":
+      return result.summary ? `${task} completed: ${result.summary}` : `${task} completed.`;
+    case "error":
+      return `${task} failed: ${result.error ?? "unknown error"}`;
+    case "aborted":
+      return `${task} was cancelled.`;
+    case "interrupted":
+      return `${task} was interrupted (${result.reason ?? "unknown reason"}): ${result.error ?? ""}`.trimEnd();
+  }
+};
+
+/** The source `notify` resolves to. */
+export function notifySource(option: DetachedNotifyOption): string {
+  return option === true ? DEFAULT_DETACHED_SOURCE : (option.source ?? DEFAULT_DETACHED_SOURCE);
+}
+
+/**
+ * Tell the chat that a detached run finished, between model turns: append a user-role message (deterministic id
+ * per run and status, `metadata.source`) and start a model turn so the model reacts. A message already in the
+ * chat (a second delivery) starts no second turn; an empty text sends nothing. Resolves once the turn ended.
+ */
+export async function notifyChat(
+  chatHost: ChatHost,
+  run: AgentToolRunInfo,
+  result: AgentToolLifecycleResult,
+  options: { source: string; format: FormatDetachedCompletion },
+): Promise<"appended" | "duplicate" | "suppressed"> {
+  const text = options.format(run, result);
+  if (text === "") return "suppressed";
+  let outcome: "appended" | "duplicate" = "duplicate";
+  await chatHost.runBetweenTurns(async () => {
+    const appended = await chatHost.appendMessage({
+      id: completionMessageId(run.runId, result.status),
+      role: "user",
+      text,
+      source: options.source,
+    });
+    if (!appended) return;
+    outcome = "appended";
+    await chatHost.startTurn();
+  });
+  return outcome;
+}

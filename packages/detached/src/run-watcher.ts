@@ -1,0 +1,105 @@
+import {
+  type AgentToolMilestone,
+  type AgentToolRegistry,
+  type AgentToolRunOutcome,
+  type AgentToolTailItem,
+  type RunRecord,
+  readMilestoneChunk,
+  readProgressChunk,
+} from "@agent-tools/core-runs";
+
+export type RunWatcherOptions = {
+  registry: AgentToolRegistry;
+  /** Keep the host alive while a follow runs (a Durable Object's `ctx.waitUntil`). */
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
+  /** A signal (a progress or milestone report) was forwarded for the run. */
+  onSignal(runId: string, at: number, isFirst: boolean): void;
+  /** A durable milestone entry was forwarded for the run (possibly more than once). */
+  onMilestone(runId: string, milestone: AgentToolMilestone): void;
+  /** Following ended (the run's row at the end, `null` if it was cleared or the follow failed). */
+  onEnded(runId: string, record: RunRecord | null): void;
+};
+
+type Watch = {
+  readonly controller: AbortController;
+  lastSignalAt: number | undefined;
+  done: Promise<RunRecord | null>;
+};
+
+/**
+ * Follows detached runs in this process (one follow per run) through `registry.followAgentToolRun`, turning the
+ * forwarded items into signals and milestones. A follow ends with the run (or with `stop`); following never
+ * cancels the child.
+ */
+export class RunWatcher {
+  readonly #options: RunWatcherOptions;
+  readonly #watches = new Map<string, Watch>();
+
+  constructor(options: RunWatcherOptions) {
+    this.#options = options;
+  }
+
+  /** How many runs are followed here. */
+  get size(): number {
+    return this.#watches.size;
+  }
+
+  isFollowing(runId: string): boolean {
+    return this.#watches.has(runId);
+  }
+
+  /** The latest report time of a signal forwarded while following here (epoch ms, server time). */
+  lastSignalAt(runId: string): number | undefined {
+    return this.#watches.get(runId)?.lastSignalAt;
+  }
+
+  /**
+   * Follow the run unless it is followed here already (joining the registry's driver, or starting one: a run
+   * re-followed after a restart is re-attached from the last sequence the parent recorded).
+   */
+  ensure(record: RunRecord): void {
+    const { runId } = record;
+    if (this.#watches.has(runId)) return;
+    const watch: Watch = { controller: new AbortController(), lastSignalAt: undefined, done: Promise.resolve(null) };
+    this.#watches.set(runId, watch);
+    watch.done = this.#options.registry
+      .followAgentToolRun(runId, {
+        stop: watch.controller.signal,
+        onActivity: (item) => this.#onActivity(runId, watch, item),
+      })
+      .catch(() => null)
+      .then((final) => {
+        if (this.#watches.get(runId) === watch) this.#watches.delete(runId);
+        this.#options.onEnded(runId, final);
+        return final;
+      });
+    this.#options.waitUntil?.(watch.done);
+  }
+
+  /**
+   * Stop following: the registry records `outcome` instead of the child's result and stops tailing (the child is
+   * not cancelled). Resolves the row at the end, or `undefined` when the run is not followed here.
+   */
+  stop(runId: string, outcome: AgentToolRunOutcome): Promise<RunRecord | null> | undefined {
+    const watch = this.#watches.get(runId);
+    if (!watch) return undefined;
+    watch.controller.abort(outcome);
+    return watch.done;
+  }
+
+  #onActivity(runId: string, watch: Watch, item: AgentToolTailItem): void {
+    if (item.type === "terminal") return;
+    const body = item.type === "entry" ? item.entry.body : item.body;
+    // When the child reported it (so an old milestone replayed on re-attach is not a fresh signal).
+    const at = item.type === "entry" ? item.entry.at : item.at;
+    if (readProgressChunk(body, at) !== null) {
+      const isFirst = watch.lastSignalAt === undefined;
+      watch.lastSignalAt = Math.max(watch.lastSignalAt ?? at, at);
+      this.#options.onSignal(runId, at, isFirst);
+    }
+    if (item.type === "entry") {
+      const milestone = readMilestoneChunk(body, item.entry.sequence, item.entry.at);
+      if (milestone) this.#options.onMilestone(runId, milestone);
+    }
+  }
+}
