@@ -31,7 +31,7 @@ export { createRunEventHub, getDefaultRunEventHub } from "./run-event-hub.js";
 export type { CoreRunEvent, DispatchRejection, ExtensionRunEvent, RunEvent } from "./run-events.js";
 export { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
 export type { RunRecord, RunRecordPatch } from "./run-record.js";
-export { toRunInfo } from "./run-record.js";
+export { applyRunPatch, toRunInfo } from "./run-record.js";
 export type {
   AgentToolHooks,
   AgentToolRegistryOptions,

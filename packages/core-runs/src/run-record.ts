@@ -50,6 +50,31 @@ export type RunRecord = {
 /** A partial update of a row: a field set to `undefined` is removed. */
 export type RunRecordPatch = { [K in keyof RunRecord]?: RunRecord[K] | undefined };
 
+/**
+ * `RunStore.updateRun`'s merge rule, shared by every store: the patch's fields replace the row's, a field set to
+ * `undefined` is removed, `meta` is merged per key (each extension package owns its key; a key set to `undefined`
+ * is removed), and `runId` never changes. Pure: returns a new row.
+ */
+export function applyRunPatch(record: RunRecord, patch: RunRecordPatch): RunRecord {
+  const next: Record<string, unknown> = { ...record };
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === "runId") continue;
+    if (key === "meta" && value !== undefined) {
+      const meta: Record<string, unknown> = { ...record.meta };
+      for (const [metaKey, metaValue] of Object.entries(value as Record<string, unknown>)) {
+        if (metaValue === undefined) delete meta[metaKey];
+        else meta[metaKey] = metaValue;
+      }
+      next["meta"] = meta;
+    } else if (value === undefined) {
+      delete next[key];
+    } else {
+      next[key] = value;
+    }
+  }
+  return next as RunRecord;
+}
+
 /** The public view of a registry row. */
 export function toRunInfo(record: RunRecord): AgentToolRunInfo {
   return {

@@ -1,10 +1,11 @@
-import type {
-  AgentToolLogEntry,
-  RunRecord,
-  RunRecordPatch,
-  RunStore,
-  RunStoreFilter,
-  RunUpdateCondition,
+import {
+  type AgentToolLogEntry,
+  applyRunPatch,
+  type RunRecord,
+  type RunRecordPatch,
+  type RunStore,
+  type RunStoreFilter,
+  type RunUpdateCondition,
 } from "@agent-tools/core-runs";
 
 /**
@@ -118,7 +119,7 @@ export class DurableObjectRunStore implements RunStore {
     const stored = sql.exec<RunRow>(`SELECT * FROM ${RUN_STORE_TABLES.runs} WHERE run_id = ?`, runId).toArray()[0];
     if (stored === undefined) return null;
     if (condition.expectedRevision !== undefined && stored.revision !== condition.expectedRevision) return null;
-    const merged = withoutUndefined({ ...fromRunRow(stored), ...patch, runId });
+    const merged = applyRunPatch(fromRunRow(stored), patch);
     const row = toRunRow(merged);
     sql.exec(
       `UPDATE ${RUN_STORE_TABLES.runs} SET status = ?, revision = ?, started_at = ?, record = ? WHERE run_id = ?`,
@@ -271,11 +272,6 @@ function fromRunRow(row: RunRow): RunRecord {
     revision: row.revision,
     startedAt: row.started_at,
   };
-}
-
-/** `updateRun`'s rule: a patch field set to `undefined` removes the field. */
-function withoutUndefined(record: RunRecordPatch): RunRecord {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as RunRecord;
 }
 
 function parseEntries(json: string): AgentToolLogEntry[] {

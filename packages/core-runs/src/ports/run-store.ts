@@ -21,7 +21,8 @@ export type RunUpdateCondition = {
  * every implementation must pass it):
  * - Every call is atomic. `null` means "not found", never failure; failures reject.
  * - `insertRun` creates only if absent and says whether it did (so two dispatches of one runId cannot both win).
- * - `updateRun` merges the patch (a field set to `undefined` is removed) and, given `expectedRevision`, applies
+ * - `updateRun` merges the patch as `applyRunPatch` does (a field set to `undefined` is removed; `meta` is
+ *   merged per key, so extension packages never overwrite each other's key) and, given `expectedRevision`, applies
  *   only when the stored revision matches; it returns the stored row after the update, or `null` when the row
  *   is missing or the condition failed.
  * - `listRuns` orders by `startedAt`, then `runId`, ascending.

@@ -1,6 +1,6 @@
 import type { RunStore, RunStoreFilter, RunUpdateCondition } from "../ports/run-store.js";
 import type { AgentToolLogEntry } from "../protocol/index.js";
-import type { RunRecord, RunRecordPatch } from "../run-record.js";
+import { applyRunPatch, type RunRecord, type RunRecordPatch } from "../run-record.js";
 
 /** Call counters of an `InMemoryRunStore`, for tests and benchmarks. */
 export type InMemoryRunStoreStats = {
@@ -80,14 +80,7 @@ export class InMemoryRunStore implements RunStore {
     if (row === undefined) return null;
     const expectedRevision = condition?.expectedRevision;
     if (expectedRevision !== undefined && row.revision !== expectedRevision) return null;
-    const changes = copy(patch) as Record<string, unknown>;
-    const next: Record<string, unknown> = { ...row };
-    for (const [key, value] of Object.entries(changes)) {
-      if (key === "runId") continue;
-      if (value === undefined) delete next[key];
-      else next[key] = value;
-    }
-    const updated = next as RunRecord;
+    const updated = applyRunPatch(row, copy(patch));
     this.#rows.set(runId, updated);
     return copy(updated);
   }

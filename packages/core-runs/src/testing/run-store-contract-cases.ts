@@ -81,6 +81,15 @@ function richRunRecord(overrides: Partial<RunRecord> = {}): RunRecord {
  */
 export const runStoreContractCases: ReadonlyArray<RunStoreContractCase> = [
   {
+    name: "updateRun merges meta per key: one package's key never overwrites another's",
+    async run(store) {
+      await store.insertRun(makeRunRecord({ runId: "meta", meta: { detached: { onFinish: "done" }, other: 1 } }));
+      const updated = await store.updateRun("meta", { meta: { progress: { at: 5 }, other: undefined } });
+      assertEqual(updated?.meta, { detached: { onFinish: "done" }, progress: { at: 5 } }, "merged per key");
+      assertEqual((await store.getRun("meta"))?.meta, updated?.meta, "stored as returned");
+    },
+  },
+  {
     name: "getRun of an unknown runId returns null",
     async run(store) {
       assertEqual(await store.getRun("missing"), null, "getRun(missing)");
