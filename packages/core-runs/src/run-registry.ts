@@ -167,6 +167,7 @@ export class AgentToolRegistry {
   readonly #live = new Map<string, LiveState>();
   readonly #admitting = new Map<string, Promise<StartAgentToolRunResult>>();
   readonly #finishListeners = new Set<RunFinishedListener>();
+  readonly #pending = new Set<Promise<void>>();
 
   constructor(options: AgentToolRegistryOptions) {
     this.store = options.store;
@@ -378,9 +379,11 @@ export class AgentToolRegistry {
           durationMs: Math.max(0, now - record.startedAt),
           at: now,
         });
-        await this.#fireFinish({ ...record, status: "aborted", error: "The run was cleared" } as RunRecord & {
-          status: TerminalRunStatus;
-        });
+        this.#background(
+          this.#fireFinish({ ...record, status: "aborted", error: "The run was cleared" } as RunRecord & {
+            status: TerminalRunStatus;
+          }),
+        );
       }
       await this.#ignoreFailure(() => this.transport.destroy(ref));
     }
@@ -468,6 +471,14 @@ export class AgentToolRegistry {
   /** Emit an observability event through this registry's sink (for extension packages). Never throws. */
   emitRunEvent(event: RunEvent): void {
     this.#emit(event);
+  }
+
+  /**
+   * Resolve once the hooks started so far (`onAgentToolStart`, `onAgentToolFinish` and its ledger write) have
+   * settled. Hooks never hold up runs or their callers; tests and graceful shutdowns can wait for them here.
+   */
+  async whenIdle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
   }
 
   /**
@@ -575,7 +586,10 @@ export class AgentToolRegistry {
       ...(options.parentToolCallId !== undefined ? { parentToolCallId: options.parentToolCallId } : {}),
     });
     this.#send(startedFrame(record));
-    await this.#callHook("onAgentToolStart", runId, () => this.#hooks.onAgentToolStart?.(toRunInfo(record)));
+    // Hooks are isolated in time too: a slow or hanging hook never holds up its run (nor its caller).
+    this.#background(
+      this.#callHook("onAgentToolStart", runId, () => this.#hooks.onAgentToolStart?.(toRunInfo(record))),
+    );
     if (overCap) {
       this.#emit({ type: "agent_tool:run:rejected", runId, agentType, rejection: "max-concurrency", at: now });
       await this.#announceTerminal(record as RunRecord & { status: TerminalRunStatus }, "starting");
@@ -866,7 +880,16 @@ export class AgentToolRegistry {
     for (const listener of [...this.#finishListeners]) {
       await this.#callHook("onRunFinished", record.runId, () => listener(record, previousStatus));
     }
-    if (this.#hooks.onAgentToolFinish) await this.#notifyFinish(record);
+    // The caller awaiting the run resolves from the written row; the hook runs beside it (the ledger keeps it
+    // at least once across a crash), so a slow or hanging hook never blocks the run's result.
+    if (this.#hooks.onAgentToolFinish) this.#background(this.#notifyFinish(record));
+  }
+
+  /** Track background work (hooks): kept alive through `waitUntil`, awaited by `whenIdle`. */
+  #background(work: Promise<void>): void {
+    this.#pending.add(work);
+    this.#waitUntil?.(work);
+    void work.finally(() => this.#pending.delete(work));
   }
 
   /** The finish ledger: call the hook, then record the revision it was called for. */

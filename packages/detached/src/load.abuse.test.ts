@@ -1,0 +1,209 @@
+// Load (issue 10): hundreds of detached runs dispatched as fast as possible under a small maxConcurrentAgentTools.
+// Over-cap dispatches are refused with a result; a dispatcher that retries gets every run done; every completion is
+// delivered once; slots are released; the reconcile tick's cost (store reads / writes) is reported.
+import { type AgentToolLifecycleResult, AgentToolRegistry, type AgentToolRunInfo } from "@agent-tools/core-runs";
+import {
+  flushMicrotasks,
+  InMemoryRunStore,
+  InProcessChildTransport,
+  ManualClock,
+  ManualWakeupScheduler,
+  ScriptedChild,
+} from "@agent-tools/core-runs/testing/portable";
+import { describe, expect, it } from "vitest";
+import { createDetachedRuns } from "./detach-run.js";
+
+const CAP = 5;
+const RUNS = 300;
+
+class CountingHost {
+  readonly calls = new Map<string, AgentToolLifecycleResult[]>();
+  async onDone(run: AgentToolRunInfo, result: AgentToolLifecycleResult): Promise<void> {
+    const list = this.calls.get(run.runId) ?? [];
+    list.push(result);
+    this.calls.set(run.runId, list);
+  }
+}
+
+function setup() {
+  const clock = new ManualClock(1_000_000);
+  const store = new InMemoryRunStore();
+  const worker = new ScriptedChild("Worker");
+  const transport = new InProcessChildTransport({ children: [worker.definition], clock });
+  const registry = new AgentToolRegistry({
+    store,
+    transport,
+    clock,
+    sink: { emit: () => {} },
+    maxConcurrentAgentTools: CAP,
+  });
+  const host = new CountingHost();
+  const scheduler = new ManualWakeupScheduler();
+  const detached = createDetachedRuns({ registry, host, scheduler });
+  scheduler.onWake(async () => {
+    await detached.tick();
+  });
+  const settle = async () => {
+    await flushMicrotasks(200);
+    await detached.whenIdle();
+    await flushMicrotasks(200);
+  };
+  const finish = async (runId: string) => {
+    const run = worker.run(runId);
+    run.emit({ type: "start" }, { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: runId });
+    run.emit({ type: "text-end", id: "t" }, { type: "finish" });
+    run.complete();
+  };
+  return { clock, store, worker, transport, registry, host, scheduler, detached, settle, finish };
+}
+
+const CAP_ERROR = `maxConcurrentAgentTools (${CAP}) exceeded`;
+
+describe(`load: ${RUNS} detached runs under maxConcurrentAgentTools: ${CAP}`, () => {
+  it("refuses those over the cap with a result, never exceeds the cap, and a retrying dispatcher gets all done", async () => {
+    const world = setup();
+    const { detached, store, worker, host } = world;
+    // Everything at once, as fast as possible.
+    const first = await Promise.all(
+      Array.from({ length: RUNS }, (_, index) =>
+        detached.runAgentToolDetached("Worker", {
+          input: { job: index },
+          runId: `job-${index}-try-0`,
+          detached: { onFinish: "onDone" },
+        }),
+      ),
+    );
+    const accepted = first.filter((result) => result.status === "running");
+    const refused = first.filter((result) => result.status === "error");
+    expect(accepted).toHaveLength(CAP);
+    expect(refused).toHaveLength(RUNS - CAP);
+    expect(refused.every((result) => result.error === CAP_ERROR)).toBe(true);
+    await world.settle();
+    expect(await store.listRuns({ status: ["starting", "running"] })).toHaveLength(CAP);
+    expect(new Set(worker.turns).size).toBe(CAP);
+
+    // A dispatcher: finish what runs, retry the refused with a new runId, until every job is done.
+    const jobOf = (runId: string) => Number(runId.split("-")[1]);
+    const pending = new Set(refused.map((result) => jobOf(result.runId)));
+    const liveRunIds = new Set(accepted.map((result) => result.runId));
+    const doneJobs = new Set<number>();
+    let attempt = 0;
+    let maxLive = 0;
+    let dispatches = RUNS;
+    while (doneJobs.size < RUNS) {
+      attempt += 1;
+      expect(attempt).toBeLessThan(RUNS * 2);
+      for (const runId of [...liveRunIds]) {
+        await world.finish(runId);
+        liveRunIds.delete(runId);
+        doneJobs.add(jobOf(runId));
+      }
+      await world.settle();
+      const retries = await Promise.all(
+        [...pending].map((job) =>
+          detached.runAgentToolDetached("Worker", {
+            input: { job },
+            runId: `job-${job}-try-${attempt}`,
+            detached: { onFinish: "onDone" },
+          }),
+        ),
+      );
+      dispatches += retries.length;
+      for (const result of retries) {
+        if (result.status === "running") {
+          pending.delete(jobOf(result.runId));
+          liveRunIds.add(result.runId);
+        } else {
+          expect(result).toMatchObject({ status: "error", error: CAP_ERROR });
+        }
+      }
+      await world.settle();
+      const live = await store.listRuns({ status: ["starting", "running"] });
+      maxLive = Math.max(maxLive, live.length);
+    }
+    expect(maxLive).toBeLessThanOrEqual(CAP);
+    // Slots released: nothing live, and a new dispatch is admitted at once.
+    expect(await store.listRuns({ status: ["starting", "running"] })).toEqual([]);
+    // Every job ran exactly one child turn (the refused attempts started none).
+    const turnsPerJob = new Map<number, number>();
+    for (const runId of worker.turns) turnsPerJob.set(jobOf(runId), (turnsPerJob.get(jobOf(runId)) ?? 0) + 1);
+    expect(turnsPerJob.size).toBe(RUNS);
+    expect([...turnsPerJob.values()].every((count) => count === 1)).toBe(true);
+    // Every completion delivered exactly once.
+    const completedDeliveries = [...host.calls.entries()].filter(([, results]) =>
+      results.some((result) => result.status === "completed"),
+    );
+    expect(completedDeliveries).toHaveLength(RUNS);
+    expect([...host.calls.values()].every((results) => results.length === 1)).toBe(true);
+    const refusedDeliveries = [...host.calls.values()].filter((results) => results[0]?.status === "error").length;
+    const rows = await store.listRuns();
+    console.log(
+      `[load] ${RUNS} jobs, cap ${CAP}: ${dispatches} dispatches in ${attempt} rounds; rows left: ${rows.length} ` +
+        `(${rows.filter((row) => row.status === "error").length} refused rows as "error"); onFinish called for ` +
+        `${refusedDeliveries} refused runs that never started`,
+    );
+  });
+
+  // FLAW (spec conflict, reported, not decided here): issue 10 asks that runs refused over the cap leave "no row
+  // behind"; SPEC §3 says the refused run "is recorded as `error`" and the registry does so (revision 2, with a
+  // `started` frame, onAgentToolStart, an `error` frame and — for a detached run — an onFinish delivery of `error`).
+  // Consequences seen here: a refused runId is burnt (re-dispatching the same runId returns the stored `error`
+  // instead of trying again), refused attempts pile up as rows, and the host's onFinish is called for runs that never
+  // started. Suggested fix: refuse over-cap dispatches like oversized input (a typed `rejection: "max-concurrency"`,
+  // no row, no frame, no hooks) and amend SPEC §3; or keep the row and amend the issue. Either way, give
+  // DetachedRunAgentToolResult a typed `rejection` so a dispatcher need not match the error text.
+  it.fails("a refused over-cap dispatch leaves no row behind, and the same runId can be retried", async () => {
+    const world = setup();
+    const { detached, store, host } = world;
+    const results = await Promise.all(
+      Array.from({ length: CAP + 1 }, (_, index) =>
+        detached.runAgentToolDetached("Worker", { input: index, runId: `r${index}`, detached: { onFinish: "onDone" } }),
+      ),
+    );
+    const refused = results.find((result) => result.status === "error");
+    expect(refused).toBeDefined();
+    await world.settle();
+    const refusedId = refused?.runId ?? "";
+    expect(host.calls.has(refusedId)).toBe(false);
+    expect(await store.getRun(refusedId)).toBeNull();
+    await world.finish("r0");
+    await world.settle();
+    const retried = await detached.runAgentToolDetached("Worker", {
+      input: 0,
+      runId: refusedId,
+      detached: { onFinish: "onDone" },
+    });
+    expect(retried.status).toBe("running");
+  });
+
+  it("reports the reconcile tick's cost with many detached rows", async () => {
+    const world = setup();
+    const { detached, store, clock } = world;
+    const report: Array<Record<string, number | string>> = [];
+    const measure = async (label: string) => {
+      store.resetStats();
+      const tick = await detached.tick();
+      await world.settle();
+      const rows = (await store.listRuns()).length;
+      const stats = store.stats;
+      report.push({ label, rows, due: tick.due, claimed: tick.claimed, reads: stats.reads - 1, writes: stats.writes });
+      return stats;
+    };
+    // Fill: RUNS rows, CAP live and the rest finished (refused ones count: they are rows too).
+    await Promise.all(
+      Array.from({ length: RUNS }, (_, index) =>
+        detached.runAgentToolDetached("Worker", { input: index, runId: `t${index}`, detached: { onFinish: "onDone" } }),
+      ),
+    );
+    await world.settle();
+    await measure(`${RUNS} rows, ${CAP} live, nothing due`);
+    for (let index = 0; index < CAP; index++) await world.finish(`t${index}`);
+    await world.settle();
+    await measure(`${RUNS} rows, 0 live, all delivered`);
+    await clock.advanceBy(2 * 60 * 60 * 1000);
+    const quiet = await measure(`${RUNS} rows, 0 live, 2 h later`);
+    console.table(report);
+    // A quiet tick over finished, delivered rows should not rewrite them.
+    expect(quiet.writes).toBeLessThanOrEqual(1);
+  });
+});
