@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { AgentToolRegistry, agentTool, getDefaultRunEventHub, systemClock } from "@agent-tools/core-runs";
+import { AgentToolRegistry, agentTool, systemClock } from "@agent-tools/core-runs";
 import {
   AGENT_TOOL_CURSORS_PARAM,
   type AgentToolEventFrame,
@@ -7,6 +7,7 @@ import {
   parseAgentToolCursors,
 } from "@agent-tools/core-runs/protocol";
 import { createDetachedRuns, type DetachedRuns } from "@agent-tools/detached";
+import { formatRunEvent, subscribe } from "@agent-tools/observability";
 import { type RecoverAgentToolRunsOptions, recoverAgentToolRuns } from "@agent-tools/recovery";
 import {
   convertToModelMessages,
@@ -430,10 +431,9 @@ function describe(value: unknown): string {
 }
 
 let debugEnabled = false;
+/** `DEBUG=1 pnpm demo`: every agent-tool event as one readable log line. */
 function enableDebugLog(): void {
   if (debugEnabled) return;
   debugEnabled = true;
-  getDefaultRunEventHub().subscribe((event) => {
-    console.log(`[agent-tools] ${event.type} ${JSON.stringify({ ...event, type: undefined })}`);
-  });
+  subscribe("agentTool", (event) => console.log(`[agent-tools] ${formatRunEvent(event)}`));
 }
