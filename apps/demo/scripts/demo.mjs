@@ -4,6 +4,10 @@
 //
 // Environment: PORT (default 8787); OPENAI_API_KEY, OPENAI_MODEL, DEMO_PACE_MS, DEBUG are passed to the Worker
 // as bindings when set.
+//
+// The page at `/` is the React app of web/, built first with Vite into apps/demo/.web-build/ and handed to the
+// Worker as its WEB_ASSETS binding (web/build.mjs); `--no-web` skips that, and so does a failed build (with a
+// warning): the Worker then serves its plain fallback page (src/page.ts).
 
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -12,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { Log, LogLevel, Miniflare } from "miniflare";
+import { buildWebPage, readWebAssets, WEB_ASSETS_BINDING } from "../web/build.mjs";
 
 /** Binding name → Durable Object class exported by the Worker (all SQLite-backed). */
 export const DURABLE_OBJECTS = {
@@ -76,8 +81,29 @@ export function environmentBindings(env = process.env) {
   return Object.fromEntries(PASSED_ENV.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]));
 }
 
-/** Miniflare's options for the demo. */
-export function demoOptions({ scriptPath = BUILD_FILE, port = DEFAULT_PORT, env = process.env } = {}) {
+/**
+ * Build the React page and read it back as the Worker's WEB_ASSETS binding value; `null` (and a warning) when the
+ * build fails, so the demo still starts with the plain page.
+ */
+export async function buildDemoPage() {
+  try {
+    return await readWebAssets(await buildWebPage());
+  } catch (error) {
+    process.stderr.write(
+      `warning: the React page did not build (${error instanceof Error ? error.message : String(error)}); ` +
+        "serving the plain page instead\n",
+    );
+    return null;
+  }
+}
+
+/** Miniflare's options for the demo; `webAssets` (from `buildDemoPage`) is the page served at `/`. */
+export function demoOptions({
+  scriptPath = BUILD_FILE,
+  port = DEFAULT_PORT,
+  env = process.env,
+  webAssets = null,
+} = {}) {
   return {
     modules: true,
     scriptPath,
@@ -85,7 +111,7 @@ export function demoOptions({ scriptPath = BUILD_FILE, port = DEFAULT_PORT, env 
     compatibilityFlags: [...COMPATIBILITY_FLAGS],
     durableObjects: DURABLE_OBJECTS,
     durableObjectsPersist: DATA_DIRECTORY,
-    bindings: environmentBindings(env),
+    bindings: { ...environmentBindings(env), ...(webAssets ? { [WEB_ASSETS_BINDING]: webAssets } : {}) },
     // A placeholder Request.cf instead of fetching one: this machine may be offline.
     cf: false,
     host: HOST,
@@ -113,10 +139,17 @@ function parsePort(value) {
 async function main() {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { reset: { type: "boolean", default: false }, help: { type: "boolean", short: "h", default: false } },
+    options: {
+      reset: { type: "boolean", default: false },
+      "no-web": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
   });
   if (values.help) {
-    process.stdout.write("usage: pnpm demo [--reset]   (PORT=8787; --reset wipes apps/demo/.demo-data first)\n");
+    process.stdout.write(
+      "usage: pnpm demo [--reset] [--no-web]   (PORT=8787; --reset wipes apps/demo/.demo-data first; " +
+        "--no-web skips building the React page and serves the plain one)\n",
+    );
     return;
   }
   const port = parsePort(process.env.PORT);
@@ -126,11 +159,16 @@ async function main() {
     process.stdout.write(`wiped ${DATA_DIRECTORY}\n`);
   }
 
+  let webAssets = null;
+  if (!values["no-web"]) {
+    process.stdout.write("building the demo page…\n");
+    webAssets = await buildDemoPage();
+  }
   process.stdout.write("building the demo Worker…\n");
   const scriptPath = await bundleDemoWorker();
   const signals = ["SIGINT", "SIGTERM"];
   const listenersBefore = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
-  const miniflare = new Miniflare(demoOptions({ scriptPath, port }));
+  const miniflare = new Miniflare(demoOptions({ scriptPath, port, webAssets }));
   // Miniflare's own exit hook answers these signals by killing workerd and exiting at once (130 / 143); replace
   // it with a graceful dispose. (Its process "exit" hook stays, as a last resort.)
   for (const signal of signals) {

@@ -42,7 +42,14 @@ const BACKGROUND_IMPORT_SOURCE = "background-import";
 /** How `@agent-tools/detached`'s default `formatDetachedCompletion` starts a completion message. */
 const COMPLETION_PREFIX = "Background task ";
 
-type ActiveChat = { requestId: string; chatId: string; controller: AbortController; chunks: UIMessageChunk[] };
+/** A chat turn in flight: its chunks so far, and every socket following it (the sender, then any resumer). */
+type ActiveChat = {
+  chatId: string;
+  controller: AbortController;
+  chunks: UIMessageChunk[];
+  /** Socket → the requestId it knows this turn by. */
+  followers: Map<WebSocket, string>;
+};
 
 /**
  * The demo's parent chat agent: persisted chat messages, hibernating WebSockets (an events socket for
@@ -170,17 +177,20 @@ export class Assistant extends DurableObject<Env> {
         return;
       case "abort":
         for (const active of this.#active.values()) {
-          if (active.requestId === request.requestId) active.controller.abort();
+          if (active.followers.get(ws) === request.requestId) active.controller.abort();
         }
         return;
       case "resume": {
+        // The transport numbers chunks from 0; a resume without lastSequence asks for the whole turn so far. The
+        // resuming socket then follows the turn to its end, like the socket that started it.
         const active = this.#active.get(request.id);
         if (!active) return send(ws, { type: "no-active", requestId: request.requestId });
         send(ws, { type: "start", requestId: request.requestId });
-        const from = request.lastSequence ?? 0;
-        active.chunks.forEach((chunk, index) => {
-          if (index + 1 > from) send(ws, { type: "chunk", requestId: request.requestId, sequence: index + 1, chunk });
+        const from = request.lastSequence ?? -1;
+        active.chunks.forEach((chunk, sequence) => {
+          if (sequence > from) send(ws, { type: "chunk", requestId: request.requestId, sequence, chunk });
         });
+        active.followers.set(ws, request.requestId);
         return;
       }
     }
@@ -199,8 +209,11 @@ export class Assistant extends DurableObject<Env> {
     const { requestId } = request;
     const chatId = request.id;
     const controller = new AbortController();
-    const active: ActiveChat = { requestId, chatId, controller, chunks: [] };
+    const active: ActiveChat = { chatId, controller, chunks: [], followers: new Map([[ws, requestId]]) };
     this.#active.set(chatId, active);
+    const toFollowers = (frame: (requestId: string) => WebSocketChatTransportResponse) => {
+      for (const [socket, id] of active.followers) send(socket, frame(id));
+    };
     send(ws, { type: "start", requestId });
     try {
       // One turn at a time: a background run's delivery waits for this turn, and this turn for a delivery.
@@ -212,13 +225,15 @@ export class Assistant extends DurableObject<Env> {
           onEnd: (updated) => this.#chats.save(updated),
         });
         for await (const chunk of stream) {
+          const sequence = active.chunks.length;
           active.chunks.push(chunk);
-          send(ws, { type: "chunk", requestId, sequence: active.chunks.length, chunk });
+          toFollowers((id) => ({ type: "chunk", requestId: id, sequence, chunk }));
         }
       });
-      send(ws, { type: "end", requestId });
+      toFollowers((id) => ({ type: "end", requestId: id }));
     } catch (error) {
-      send(ws, { type: "error", requestId, errorText: error instanceof Error ? error.message : String(error) });
+      const errorText = error instanceof Error ? error.message : String(error);
+      toFollowers((id) => ({ type: "error", requestId: id, errorText }));
     } finally {
       if (this.#active.get(chatId) === active) this.#active.delete(chatId);
     }
@@ -228,7 +243,7 @@ export class Assistant extends DurableObject<Env> {
   async #runServerTurn(messages: UIMessage[]): Promise<UIMessage[]> {
     const requestId = `server:${crypto.randomUUID()}`;
     let updated = messages;
-    let sequence = 0;
+    let sequence = -1;
     this.#sendToChats({ type: "start", requestId });
     try {
       const stream = await this.#streamTurn(messages, {

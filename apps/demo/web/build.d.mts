@@ -1,0 +1,15 @@
+/** One built file, as the Worker's `WEB_ASSETS` binding carries it. */
+export type WebAsset = { contentType: string; body: string; encoding?: "base64" };
+/** The built page keyed by URL path (`/index.html`, `/assets/…`). */
+export type WebAssets = Record<string, WebAsset>;
+
+export const WEB_ROOT: string;
+export const WEB_CONFIG: string;
+export const WEB_BUILD_DIRECTORY: string;
+export const WEB_ASSETS_BINDING: "WEB_ASSETS";
+
+export function buildWebPage(options?: {
+  outDir?: string;
+  logLevel?: "info" | "warn" | "error" | "silent";
+}): Promise<string>;
+export function readWebAssets(directory?: string): Promise<WebAssets | null>;

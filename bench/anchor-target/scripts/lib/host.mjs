@@ -1,0 +1,197 @@
+// One Worker in workerd through Miniflare, the calls the workloads make, a recording WebSocket client, and the
+// resident size of the workerd process.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { performance } from "node:perf_hooks";
+import { Log, LogLevel, Miniflare } from "miniflare";
+import WebSocket from "ws";
+
+const COMPATIBILITY_DATE = "2026-04-20";
+const COMPATIBILITY_FLAGS = ["nodejs_compat"];
+
+export class WorkerHost {
+  /** @param {Miniflare} miniflare @param {URL} url @param {number} bootMs @param {{ wsPath: string }} options */
+  constructor(miniflare, url, bootMs, options) {
+    this.miniflare = miniflare;
+    this.origin = url.href.replace(/\/$/, "");
+    this.bootMs = bootMs;
+    this.wsPath = options.wsPath;
+  }
+
+  /**
+   * @param {{ scriptPath: string, durableObjects: Record<string, { className: string, useSQLite: boolean }>,
+   *   wsPath: string, persist?: string, verbose?: boolean }} options
+   */
+  static async start(options) {
+    const miniflare = new Miniflare({
+      modules: true,
+      scriptPath: options.scriptPath,
+      modulesRoot: dirname(options.scriptPath),
+      compatibilityDate: COMPATIBILITY_DATE,
+      compatibilityFlags: COMPATIBILITY_FLAGS,
+      durableObjects: options.durableObjects,
+      cf: false,
+      ...(options.persist ? { durableObjectsPersist: options.persist } : {}),
+      log: new Log(options.verbose ? LogLevel.DEBUG : LogLevel.WARN),
+    });
+    const started = performance.now();
+    try {
+      const url = await miniflare.ready;
+      return new WorkerHost(miniflare, url, performance.now() - started, options);
+    } catch (error) {
+      await miniflare.dispose().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  dispose() {
+    return this.miniflare.dispose();
+  }
+
+  /** GET /bench/<op>?params → { body, ms } (ms: Node-side, the whole HTTP call). */
+  async call(op, params = {}) {
+    const query = new URLSearchParams(
+      Object.entries(params).map(([key, value]) => /** @type {[string, string]} */ ([key, String(value)])),
+    );
+    const started = performance.now();
+    const response = await this.miniflare.dispatchFetch(`${this.origin}/bench/${op}?${query}`);
+    const text = await response.text();
+    const ms = performance.now() - started;
+    if (!response.ok) throw new Error(`/bench/${op} → ${response.status}: ${text.slice(0, 500)}`);
+    return { body: JSON.parse(text), ms };
+  }
+
+  /**
+   * A recording client on the parent's socket; `query` is appended to the URL (e.g. cursors). `deflate: false`
+   * stops `ws` from offering permessage-deflate (it does by default, like browsers, and workerd accepts).
+   */
+  connect(parent, query = "", { deflate = true } = {}) {
+    const url = `${this.origin.replace(/^http/, "ws")}${this.wsPath.replace("{parent}", encodeURIComponent(parent))}${query}`;
+    return new FrameClient(url, deflate);
+  }
+
+  /** The workerd process Miniflare started (a child of this Node process). */
+  workerdPid() {
+    return findChildProcess(process.pid, (command) => command.includes("workerd"));
+  }
+}
+
+const TERMINAL = new Set(["finished", "error", "aborted", "interrupted"]);
+
+/**
+ * Records `agent-tool-event` frames with their arrival time; resolves waits from arriving frames. Also notes the
+ * target's `bench-replay-done` frame (sent after a connect's replay).
+ */
+export class FrameClient {
+  /** @param {string} url @param {boolean} deflate */
+  constructor(url, deflate = true) {
+    this.createdAt = performance.now();
+    this.openedAt = null;
+    /** @type {{ at: number, replay: boolean, kind: string, runId: string, sequence?: number, revision?: number, bytes: number }[]} */
+    this.frames = [];
+    this.bytes = 0;
+    this.replayTerminals = 0;
+    this.liveTerminals = new Set();
+    this.replayDone = null;
+    this.waiters = new Set();
+    this.socket = new WebSocket(url, deflate ? {} : { perMessageDeflate: false });
+    this.socket.on("message", (data, isBinary) => this.#receive(data, isBinary));
+    /** @type {Promise<void>} */
+    this.opened = new Promise((resolve, reject) => {
+      this.socket.once("open", () => {
+        this.openedAt = performance.now();
+        resolve(undefined);
+      });
+      this.socket.once("error", reject);
+    });
+  }
+
+  #receive(data, isBinary) {
+    const at = performance.now();
+    if (isBinary) return;
+    const text = data.toString();
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (message?.type === "bench-replay-done") {
+      this.replayDone = { at, ...message };
+    } else if (message?.type === "agent-tool-event") {
+      const event = message.event ?? {};
+      const frame = { at, replay: message.replay === true, kind: event.kind, runId: event.runId, bytes: text.length };
+      if (message.sequence !== undefined) frame.sequence = message.sequence;
+      if (message.revision !== undefined) frame.revision = message.revision;
+      this.frames.push(frame);
+      this.bytes += text.length;
+      if (TERMINAL.has(frame.kind)) {
+        if (frame.replay) this.replayTerminals += 1;
+        else this.liveTerminals.add(frame.runId);
+      }
+    }
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  /** Resolves true once `predicate()` holds, false after `timeoutMs`. */
+  waitFor(predicate, timeoutMs = 30_000) {
+    if (predicate()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!predicate()) return;
+        done();
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        done();
+        resolve(false);
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+      };
+      this.waiters.add(check);
+    });
+  }
+
+  /** workerd does not answer the close handshake here: drop the socket. */
+  close() {
+    try {
+      this.socket.terminate();
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** The first child of `parentPid` whose command line matches. */
+function findChildProcess(parentPid, matches) {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // pid (comm) state ppid …: comm may hold spaces, so split after the last ")".
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid !== parentPid) continue;
+      const command = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (matches(command)) return Number(entry);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return null;
+}
+
+/** VmRSS of a process, in KiB (null when it cannot be read). */
+export function residentKiB(pid) {
+  if (pid === null) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,156 @@
+// The human table `pnpm bench` prints (markdown). Medians with [min–max] over repetitions.
+import { cell, round } from "./stats.mjs";
+
+/**
+ * The anchor's figures from ../shared/anchor-bench/RESULTS.md (2026-12-02, the stub child, medians of 6 runs):
+ * a reference from another sitting only. The issue's targets are read from the harness run with both targets
+ * interleaved (README.md, "Side by side with the anchor").
+ */
+const ANCHOR = { w1: 14, w2: 6538, w3: 364, w4: 422, w5Parent: 7, w5Child: 202 };
+
+const get = (object, path) => path.split(".").reduce((value, key) => value?.[key], object);
+const ratio = (a, b) => (typeof a === "number" && typeof b === "number" && b !== 0 ? `${round(a / b, 2)}×` : "");
+
+export function renderTable(results, P) {
+  const ours = results.ours;
+  const raw = results.raw;
+  const rows = [];
+  const row = (figure, oursCell, rawCell = "", versusRaw = "", anchor = "", target = "") =>
+    rows.push(`| ${figure} | ${oursCell} | ${rawCell} | ${versusRaw} | ${anchor} | ${target} |`);
+  const med = (object, path) => get(object, `${path}.median`);
+
+  row("baseline: Node→DO ping, ms", cell(get(ours, "baseline.pingOuterMs")), cell(get(raw, "baseline.pingOuterMs")));
+  row(
+    `W1 awaited run C=${P.w1Chunks}, in-DO ms`,
+    cell(get(ours, "w1.innerMs")),
+    "",
+    "",
+    `${ANCHOR.w1} (${ratio(med(ours, "w1.innerMs"), ANCHOR.w1)})`,
+    "≤ 0.5× anchor",
+  );
+  row("W1 Node-side ms", cell(get(ours, "w1.outerMs")));
+  row(
+    `W2 C=${P.w2Chunks}: chunk frames/s at the client (dispatch→terminal)`,
+    cell(get(ours, "w2.chunksPerSec"), 0),
+    cell(get(raw, "w2.chunksPerSec"), 0),
+    ratio(med(ours, "w2.chunksPerSec"), med(raw, "w2.chunksPerSec")),
+    `${ANCHOR.w2} (${ratio(med(ours, "w2.chunksPerSec"), ANCHOR.w2)})`,
+    "≥ 2× anchor, ≥ 0.67× raw",
+  );
+  row(
+    "W2 rate between first and last chunk frame, frames/s",
+    cell(get(ours, "w2.streamChunksPerSec"), 0),
+    cell(get(raw, "w2.streamChunksPerSec"), 0),
+    ratio(med(ours, "w2.streamChunksPerSec"), med(raw, "w2.streamChunksPerSec")),
+  );
+  row("W2 dispatch→first chunk frame, ms", cell(get(ours, "w2.firstChunkMs")), cell(get(raw, "w2.firstChunkMs")));
+  row("W2 in-DO ms (the run, inside the parent)", cell(get(ours, "w2.innerMs")), cell(get(raw, "w2.innerMs")));
+  row(
+    "W2 without permessage-deflate†: chunk frames/s",
+    cell(get(ours, "w2NoDeflate.chunksPerSec"), 0),
+    cell(get(raw, "w2NoDeflate.chunksPerSec"), 0),
+    ratio(med(ours, "w2NoDeflate.chunksPerSec"), med(raw, "w2NoDeflate.chunksPerSec")),
+  );
+  row(
+    `W3 ${P.w3Runs}×C=${P.w3Chunks} concurrent, in-DO wall ms`,
+    cell(get(ours, "w3.innerWallMs")),
+    "",
+    "",
+    `${ANCHOR.w3} (${ratio(med(ours, "w3.innerWallMs"), ANCHOR.w3)})`,
+    "≤ 0.5× anchor",
+  );
+  row(
+    `W4 replay K=${P.w4Runs}×C=${P.w4Chunks}, warm: connect→all frames ms`,
+    cell(get(ours, "w4.connectToAllMs")),
+    cell(get(raw, "w4.connectToAllMs")),
+    ratio(med(ours, "w4.connectToAllMs"), med(raw, "w4.connectToAllMs")),
+    `${ANCHOR.w4} (${ratio(med(ours, "w4.connectToAllMs"), ANCHOR.w4)})`,
+    "≤ 1/3 anchor, ≤ 1.5× raw",
+  );
+  row(
+    "W4 replay inside the parent (replay call), ms",
+    cell(get(ours, "w4.serverReplayMs")),
+    cell(get(raw, "w4.serverReplayMs")),
+    ratio(med(ours, "w4.serverReplayMs"), med(raw, "w4.serverReplayMs")),
+  );
+  row(
+    "W4 without permessage-deflate†: connect→all frames ms",
+    cell(get(ours, "w4NoDeflate.connectToAllMs")),
+    cell(get(raw, "w4NoDeflate.connectToAllMs")),
+    ratio(med(ours, "w4NoDeflate.connectToAllMs"), med(raw, "w4NoDeflate.connectToAllMs")),
+  );
+  row(
+    "W4 replay frames / bytes",
+    `${get(ours, "w4.framesReceived.0")} / ${get(ours, "w4.replayBytes")}`,
+    `${get(raw, "w4.framesReceived.0")} / ${get(raw, "w4.replayBytes")}`,
+  );
+  row(
+    "W4 children woken / child RPC calls during replays",
+    `${get(ours, "w4.childrenWokenDuringReplays")} / ${JSON.stringify(get(ours, "w4.childCallsDuringReplays") ?? {})}`,
+    "",
+    "",
+    "",
+    "none woken",
+  );
+  row(
+    "W4-cold (after a restart): connect→all frames ms",
+    cell(get(ours, "w4cold.connectToAllMs")),
+    cell(get(raw, "w4cold.connectToAllMs")),
+    ratio(med(ours, "w4cold.connectToAllMs"), med(raw, "w4cold.connectToAllMs")),
+  );
+  const w5Child = get(ours, "w5.child.rowsWritten") - get(ours, "w5.childEmpty.rowsWritten");
+  const w5Parent = get(ours, "w5.parent.rowsWritten");
+  row(
+    `W5 C=${P.w5Chunks}: SQL rows written, parent + child (child − unused child)`,
+    `${w5Parent} + ${w5Child} = ${w5Parent + w5Child}`,
+    "",
+    "",
+    `${ANCHOR.w5Parent} + ${ANCHOR.w5Child} (${ratio(w5Parent + w5Child, ANCHOR.w5Parent + ANCHOR.w5Child)})`,
+    "≤ 0.5× anchor",
+  );
+  row("W5 parent DB growth, bytes/run (amortized)", cell(get(ours, "w5.parent.growthBytesPerRun"), 0));
+  const reconnect = get(ours, "reconnect");
+  if (reconnect) {
+    const line = (label, data) =>
+      row(
+        `reconnect, ${label}: frames (chunk frames), connect→replay done ms`,
+        `${data.frames} (${data.chunkFrames}), ${cell(data.connectToDoneMs)}`,
+      );
+    line("no cursors", reconnect.noCursors);
+    line("full cursors", reconnect.fullCursors);
+    line(`missed the last 10 % (${reconnect.missedLast10Percent.framesMissed} frames)`, reconnect.missedLast10Percent);
+  }
+  for (const shape of get(ours, "reconcile.shapes") ?? []) {
+    const tick = (t) => `${t.ms} ms, ${t.rowsRead} rows read, ${t.due} due`;
+    row(
+      `reconcile tick (@agent-tools/detached), ${shape.retained} retained, ${shape.due} due: first tick (start) · due tick · idle tick`,
+      `${tick(shape.firstTick)} · ${tick(shape.dueTick)}, ${shape.dueTick.delivered} delivered · ${tick(shape.idleTick)}`,
+      "",
+      "",
+      "",
+      "∝ due",
+    );
+  }
+  const memory = get(ours, "memory");
+  if (memory) {
+    const sizes = Object.keys(memory.cold);
+    const series = (key) => sizes.map((size) => cell(memory.cold[size][key])).join(" / ");
+    row(
+      `memory: workerd RSS MiB, fresh process, parent over ${sizes.join(" / ")} retained runs: woken + 1 run`,
+      series("wokenAndOneRunMiB"),
+      "",
+      "",
+      "",
+      "flat",
+    );
+    row("memory: … then after listing every run", series("afterListingMiB"));
+    row("memory: live process while seeding, RSS MiB", memory.liveProcess.map((step) => `${step.rssMiB}`).join(" → "));
+  }
+  return [
+    "| figure | agent-tools | raw pipe | ÷ raw | anchor, RESULTS.md (other sitting) | issue target |",
+    "|---|---|---|---|---|---|",
+    ...rows,
+    "",
+    "† The harness's ws client offers permessage-deflate and workerd accepts it: W2/W4 above then mostly measure zlib per message. These rows use a client that does not offer it.",
+  ].join("\n");
+}

@@ -1,0 +1,362 @@
+// The workloads. W1–W5 follow the anchor harness's definitions (../shared/anchor-bench/README.md, "Workloads");
+// the rest are this repository's own: reconnect with cursors, a reconcile tick, memory with retained runs.
+import { performance } from "node:perf_hooks";
+import { residentKiB, sleep } from "./host.mjs";
+import { describe, round } from "./stats.mjs";
+
+const TERMINAL = new Set(["finished", "error", "aborted", "interrupted"]);
+const pick = (items, key) => items.map((item) => item[key]).filter((value) => typeof value === "number");
+const countKinds = (frames) =>
+  frames.reduce((kinds, frame) => {
+    kinds[frame.kind] = (kinds[frame.kind] ?? 0) + 1;
+    return kinds;
+  }, {});
+
+/** Node → Worker → parent round trip with no agent work. */
+export async function baseline(host, parent = "baseline") {
+  const samples = [];
+  for (let index = 0; index < 30; index += 1) samples.push((await host.call("ping", { parent })).ms);
+  return { pingOuterMs: describe(samples.slice(5)) };
+}
+
+/** W1: awaited runs of C chunks, one after another on one parent, each a new runId (a new child). */
+export async function w1(host, P) {
+  const inner = [];
+  const outer = [];
+  const statuses = {};
+  for (let index = 0; index < P.w1Warmup + P.w1Runs; index += 1) {
+    const { body, ms } = await host.call("run", { parent: "w1", runId: `w1-${index}`, count: P.w1Chunks });
+    statuses[body.status] = (statuses[body.status] ?? 0) + 1;
+    if (index < P.w1Warmup) continue;
+    inner.push(body.ms);
+    outer.push(ms);
+  }
+  return {
+    chunksPerRun: P.w1Chunks,
+    runs: P.w1Runs,
+    statuses,
+    allCompleted: statuses.completed === P.w1Warmup + P.w1Runs,
+    innerMs: describe(inner),
+    outerMs: describe(outer),
+  };
+}
+
+/** One W2 repetition: a client connected first, one run of C chunks, frames counted at the client. */
+export async function w2Once(host, P, parent, { deflate = true } = {}) {
+  await host.call("ping", { parent });
+  const client = host.connect(parent, "", { deflate });
+  await client.opened;
+  await client.waitFor(() => client.replayDone !== null, 2_000);
+  await sleep(50);
+  const runId = `${parent}-run`;
+  const started = performance.now();
+  const pending = host.call("run", { parent, runId, count: P.w2Chunks });
+  const sawTerminal = await client.waitFor(() => client.liveTerminals.has(runId), 60_000);
+  const { body } = await pending;
+  client.close();
+  const frames = client.frames.filter((frame) => frame.runId === runId && !frame.replay);
+  const chunks = frames.filter((frame) => frame.kind === "chunk");
+  const end = frames.find((frame) => TERMINAL.has(frame.kind))?.at ?? performance.now();
+  const spanMs = end - started;
+  const streamMs = chunks.length > 1 ? chunks.at(-1).at - chunks[0].at : null;
+  return {
+    sawTerminal,
+    status: body.status,
+    chunkFrames: chunks.length,
+    dispatchToTerminalMs: round(spanMs),
+    firstChunkMs: chunks.length > 0 ? round(chunks[0].at - started) : null,
+    innerMs: body.ms,
+    chunksPerSec: round((chunks.length / spanMs) * 1000, 0),
+    streamChunksPerSec: streamMs ? round(((chunks.length - 1) / streamMs) * 1000, 0) : null,
+    bytesPerChunkFrame:
+      chunks.length > 0 ? round(chunks.reduce((sum, frame) => sum + frame.bytes, 0) / chunks.length, 1) : null,
+  };
+}
+
+export function w2Summary(P, reps) {
+  return {
+    chunks: P.w2Chunks,
+    reps: reps.length,
+    chunkFramesReceived: pick(reps, "chunkFrames"),
+    allTerminal: reps.every((rep) => rep.sawTerminal && rep.status === "completed"),
+    chunksPerSec: describe(pick(reps, "chunksPerSec")),
+    streamChunksPerSec: describe(pick(reps, "streamChunksPerSec")),
+    dispatchToTerminalMs: describe(pick(reps, "dispatchToTerminalMs")),
+    firstChunkMs: describe(pick(reps, "firstChunkMs")),
+    innerMs: describe(pick(reps, "innerMs")),
+    bytesPerChunkFrame: reps[0]?.bytesPerChunkFrame ?? null,
+  };
+}
+
+/** W3: N concurrent awaited runs (Promise.all inside the parent), on a fresh parent each repetition. */
+export async function w3(host, P) {
+  const inner = [];
+  const outer = [];
+  const statuses = [];
+  const errors = [];
+  for (let rep = 0; rep < P.reps; rep += 1) {
+    const parent = `w3-${rep}`;
+    await host.call("ping", { parent });
+    const { body, ms } = await host.call("fanout", { parent, prefix: parent, runs: P.w3Runs, count: P.w3Chunks });
+    inner.push(body.ms);
+    outer.push(ms);
+    statuses.push(body.statuses);
+    errors.push(...(body.errors ?? []));
+  }
+  return {
+    runs: P.w3Runs,
+    chunksPerRun: P.w3Chunks,
+    reps: P.reps,
+    statuses: statuses[0],
+    allCompleted: statuses.every((status) => status.completed === P.w3Runs),
+    errors: errors.slice(0, 3),
+    innerWallMs: describe(inner),
+    outerWallMs: describe(outer),
+  };
+}
+
+/** W4's retained runs: K completed runs of C chunks, dispatched in batches of 10. */
+export async function seedRetained(host, P, parent) {
+  const started = performance.now();
+  for (let offset = 0; offset < P.w4Runs; offset += 10) {
+    await host.call("fanout", {
+      parent,
+      prefix: `${parent}-b${offset}`,
+      runs: Math.min(10, P.w4Runs - offset),
+      count: P.w4Chunks,
+    });
+  }
+  return round(performance.now() - started);
+}
+
+/**
+ * A new client connects (with `query`, e.g. cursors) and receives the replay. Complete at the target's
+ * `bench-replay-done` frame; timed from `new WebSocket()` to the last replayed frame (the harness's definition)
+ * and to the done frame (which also covers a replay of zero frames).
+ */
+export async function replayOnce(host, parent, query = "", { deflate = true } = {}) {
+  const client = host.connect(parent, query, { deflate });
+  const complete = await client.waitFor(() => client.replayDone !== null, 60_000);
+  client.close();
+  const frames = client.frames.filter((frame) => frame.replay);
+  return {
+    complete,
+    frames: frames.length,
+    chunkFrames: frames.filter((frame) => frame.kind === "chunk").length,
+    bytes: frames.reduce((sum, frame) => sum + frame.bytes, 0),
+    kinds: countKinds(frames),
+    connectToAllMs: frames.length > 0 ? round(frames.at(-1).at - client.createdAt) : null,
+    connectToDoneMs: client.replayDone ? round(client.replayDone.at - client.createdAt) : null,
+    connectToFirstMs: frames.length > 0 ? round(frames[0].at - client.createdAt) : null,
+    serverReplayMs: client.replayDone?.ms ?? null,
+    framesSeen: client.frames.filter((frame) => frame.replay),
+  };
+}
+
+export function replaySummary(P, reps) {
+  return {
+    retainedRuns: P.w4Runs,
+    chunksPerRun: P.w4Chunks,
+    framesReceived: pick(reps, "frames"),
+    allComplete: reps.every((rep) => rep.complete),
+    kinds: reps[0]?.kinds,
+    replayBytes: reps[0]?.bytes,
+    connectToAllMs: describe(pick(reps, "connectToAllMs")),
+    connectToDoneMs: describe(pick(reps, "connectToDoneMs")),
+    connectToFirstMs: describe(pick(reps, "connectToFirstMs")),
+    serverReplayMs: describe(pick(reps, "serverReplayMs")),
+  };
+}
+
+/** What a client holds after seeing `frames`: per run, the highest sequence and lifecycle revision. */
+export function cursorsFrom(frames) {
+  const cursors = new Map();
+  for (const frame of frames) {
+    const cursor = cursors.get(frame.runId) ?? { sequence: 0, revision: 0 };
+    if (frame.sequence !== undefined) cursor.sequence = Math.max(cursor.sequence, frame.sequence);
+    if (frame.revision !== undefined) cursor.revision = Math.max(cursor.revision, frame.revision);
+    cursors.set(frame.runId, cursor);
+  }
+  // The wire form of @agent-tools/core-runs/protocol `encodeAgentToolCursors`: [[runId, sequence, revision], …].
+  const encoded = JSON.stringify([...cursors].map(([runId, cursor]) => [runId, cursor.sequence, cursor.revision]));
+  return `?agentToolCursors=${encodeURIComponent(encoded)}`;
+}
+
+/**
+ * Reconnect with cursors on a parent holding W4's runs: a client that saw a whole replay (full cursors), and one
+ * that missed the last 10 % of its frames (cursors from the first 90 %).
+ */
+export async function reconnect(host, P, parent) {
+  const full = await replayOnce(host, parent);
+  const everything = cursorsFrom(full.framesSeen);
+  const cut = Math.floor(full.framesSeen.length * 0.9);
+  const missed = cursorsFrom(full.framesSeen.slice(0, cut));
+  const expectedMissedFrames = full.framesSeen.length - cut;
+  /** @type {{ none: any[], full: any[], missed10: any[] }} */
+  const runs = { none: [], full: [], missed10: [] };
+  for (let rep = 0; rep < P.reps; rep += 1) {
+    runs.none.push(await replayOnce(host, parent));
+    runs.full.push(await replayOnce(host, parent, everything));
+    runs.missed10.push(await replayOnce(host, parent, missed));
+  }
+  const shape = (reps) => ({
+    frames: pick(reps, "frames")[0],
+    chunkFrames: pick(reps, "chunkFrames")[0],
+    kinds: reps[0]?.kinds,
+    bytes: reps[0]?.bytes,
+    allComplete: reps.every((rep) => rep.complete),
+    connectToDoneMs: describe(pick(reps, "connectToDoneMs")),
+    serverReplayMs: describe(pick(reps, "serverReplayMs")),
+  });
+  return {
+    retainedRuns: P.w4Runs,
+    chunksPerRun: P.w4Chunks,
+    cursorQueryBytes: { full: everything.length, missed10: missed.length },
+    noCursors: shape(runs.none),
+    fullCursors: shape(runs.full),
+    missedLast10Percent: { framesMissed: expectedMissedFrames, ...shape(runs.missed10) },
+  };
+}
+
+/** W5: storage written by one run of C chunks (and the parent's growth averaged over more runs). */
+export async function w5(host, P) {
+  const { body } = await host.call("storage", {
+    parent: "w5-0",
+    runId: "w5-0-run",
+    count: P.w5Chunks,
+    growthRuns: P.w5GrowthRuns,
+  });
+  return { chunks: P.w5Chunks, ...body };
+}
+
+/** `/bench/stats` of a parent (reset on read). */
+export async function stats(host, parent) {
+  return (await host.call("stats", { parent })).body;
+}
+
+/**
+ * The reconcile tick of `@agent-tools/detached` (reconcile/worker.ts) over retained detached runs seeded straight
+ * into a parent's store: all finished and delivered, except `due` of them whose delivery is to be retried a few
+ * seconds later. Per shape: the first tick (it runs `start()`: one `listRuns` of every retained row, to build the
+ * due index), the tick once the due deliveries' time has come, and an idle tick.
+ */
+export async function reconcile(host, P) {
+  const shapes = [
+    { retained: 1000, due: 10 },
+    { retained: 1000, due: 100 },
+    { retained: P.reconcileLargeRuns, due: 10 },
+  ];
+  const dueInMs = P.reconcileDueInMs;
+  const seededAt = performance.now();
+  for (const [index, shape] of shapes.entries()) {
+    await host.call("seed", { parent: `reconcile-${index}`, ...shape, dueInMs });
+  }
+  const seededUntil = performance.now();
+  const seedMs = seededUntil - seededAt;
+  const first = [];
+  for (const [index] of shapes.entries()) first.push((await host.call("tick", { parent: `reconcile-${index}` })).body);
+  // Every seed set its due time at most dueInMs after it started, so before seededUntil + dueInMs.
+  await sleep(Math.max(0, dueInMs - (performance.now() - seededUntil)) + 100);
+  const due = [];
+  const idle = [];
+  for (const [index] of shapes.entries()) due.push((await host.call("tick", { parent: `reconcile-${index}` })).body);
+  for (const [index] of shapes.entries()) idle.push((await host.call("tick", { parent: `reconcile-${index}` })).body);
+  const view = (tick) => ({
+    ms: round(tick.ms, 2),
+    rowsRead: tick.rowsRead,
+    rowsWritten: tick.rowsWritten,
+    due: tick.due,
+    delivered: tick.delivered,
+  });
+  return {
+    note: "@agent-tools/detached's Reconciler: start() lists every retained row once; each tick then reads only the due runs (an in-memory min-heap of due times). Seeded runs are finished (no child objects).",
+    seedMs: round(seedMs),
+    dueInMs,
+    // A first tick that already found the due runs means seeding took longer than dueInMs: raise it.
+    firstTickSawDue: first.some((tick) => tick.due > 0),
+    shapes: shapes.map((shape, index) => ({
+      ...shape,
+      firstTick: view(first[index]),
+      dueTick: view(due[index]),
+      idleTick: view(idle[index]),
+    })),
+  };
+}
+
+/**
+ * Memory of a parent with many retained runs: workerd's VmRSS while seeding (live process), then of a fresh
+ * workerd on storage holding 0 / 1 000 / N retained runs: after boot, after waking the parent and one awaited
+ * run (what any parent does; nothing lists the retained runs), and after `/bench/stats` (which lists every run,
+ * as a UI's run list would).
+ */
+export async function memory(startHost, P, persistRoot) {
+  const rss = (host) => residentKiB(host.workerdPid());
+  const mib = (kib) => (kib === null ? null : round(kib / 1024, 1));
+  const sizes = [0, 1000, P.memoryRuns];
+  const folders = {};
+  const liveProcess = [];
+  for (const size of sizes) {
+    const folder = `${persistRoot}/memory-${size}`;
+    folders[size] = folder;
+    const host = await startHost(folder);
+    try {
+      await host.call("ping", { parent: "memory" });
+      await sleep(300);
+      if (size === P.memoryRuns) liveProcess.push({ step: "parent woken, 0 runs", rssMiB: mib(rss(host)) });
+      for (let offset = 0; offset < size; offset += 1000) {
+        const runs = Math.min(1000, size - offset);
+        await host.call("seed", { parent: "memory", prefix: `m${offset}`, runs, count: P.memoryChunks });
+        if (size === P.memoryRuns && (offset + runs) % 2500 === 0) {
+          liveProcess.push({ step: `${offset + runs} runs seeded`, rssMiB: mib(rss(host)) });
+        }
+      }
+    } finally {
+      await host.dispose();
+    }
+  }
+  /** @type {{ retainedRuns: number, bootMiB: number | null, wokenAndOneRunMiB: number | null, afterListingMiB: number | null }[]} */
+  const cold = [];
+  for (let rep = 0; rep < P.memoryReps; rep += 1) {
+    for (const size of sizes) {
+      const host = await startHost(folders[size]);
+      try {
+        const bootMiB = mib(rss(host));
+        await host.call("ping", { parent: "memory" });
+        await host.call("run", { parent: "memory", runId: `after-wake-${rep}`, count: 10 });
+        await sleep(300);
+        const wokenAndOneRunMiB = mib(rss(host));
+        const listed = await stats(host, "memory");
+        await sleep(300);
+        if (listed.retainedRuns !== size + rep + 1)
+          throw new Error(`expected ${size + rep + 1} runs, found ${listed.retainedRuns}`);
+        cold.push({ retainedRuns: size, bootMiB, wokenAndOneRunMiB, afterListingMiB: mib(rss(host)) });
+      } finally {
+        await host.dispose();
+      }
+    }
+  }
+  const column = (size, key) =>
+    describe(cold.filter((row) => row.retainedRuns === size).map((row) => row[key] ?? Number.NaN));
+  const bySize = Object.fromEntries(
+    sizes.map((size) => [
+      size,
+      {
+        bootMiB: column(size, "bootMiB"),
+        wokenAndOneRunMiB: column(size, "wokenAndOneRunMiB"),
+        afterListingMiB: column(size, "afterListingMiB"),
+      },
+    ]),
+  );
+  const delta = (key) =>
+    Object.fromEntries(
+      sizes.map((size) => [size, round((bySize[size][key].median ?? 0) - (bySize[0][key].median ?? 0), 1)]),
+    );
+  return {
+    chunksPerRetainedRun: P.memoryChunks,
+    note: "workerd VmRSS (MiB). Retained runs are written straight into the parent's store (completed rows + one log batch each, as runAgentTool leaves them), not dispatched: no child objects exist. 'cold' = a fresh workerd on the stored data. The registry keeps nothing per finished run in memory; what grows is SQLite's page cache (wake and first dispatch scan the runs table: no index on status) and, after listing, the V8 heap.",
+    liveProcess,
+    cold: bySize,
+    deltaVsZeroRunsMiB: { wokenAndOneRun: delta("wokenAndOneRunMiB"), afterListing: delta("afterListingMiB") },
+    samples: cold,
+  };
+}

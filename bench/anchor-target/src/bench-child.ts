@@ -1,0 +1,107 @@
+import { DurableObject } from "cloudflare:workers";
+import {
+  type AgentToolChildDefinition,
+  AgentToolChildRunner,
+  type AgentToolRunInspection,
+  systemClock,
+} from "@agent-tools/core-runs";
+import type { AgentToolChildRpc } from "../../../apps/demo/src/adapters/durable-object-child-transport.js";
+import { DurableObjectRunStore } from "../../../apps/demo/src/adapters/durable-object-run-store.js";
+import { toNdjson } from "../../../apps/demo/src/adapters/ndjson.js";
+import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
+import { readStubInput, stubChunks, stubSummary } from "./stub-chunks.js";
+import { noteChildCall, noteChildWoken } from "./wake-counters.js";
+
+/** The agentType parents dispatch, and the key of the child namespace in the transport. */
+export const BENCH_CHILD_TYPE = "BenchChild";
+
+/**
+ * The deterministic child: one turn that emits the stub's C chunks at once (like an instant mock model), so the
+ * figures measure our machinery: the runner's durable log, the RPC tail, the parent's registry and broadcast.
+ */
+function stubDefinition(): AgentToolChildDefinition {
+  const counts = new Map<string, number>();
+  return {
+    agentType: BENCH_CHILD_TYPE,
+    turn({ runId, input }) {
+      const { count, deltaChars } = readStubInput(input);
+      counts.set(runId, count);
+      const chunks = stubChunks(count, deltaChars);
+      return new ReadableStream({
+        start(controller) {
+          for (const chunk of chunks) controller.enqueue(chunk);
+          controller.close();
+        },
+      });
+    },
+    getAgentToolSummary({ runId }) {
+      const count = counts.get(runId) ?? 0;
+      counts.delete(runId);
+      return stubSummary(count);
+    },
+  };
+}
+
+/**
+ * A run's child object: the same RPC surface as the demo's `AgentToolChildObject`
+ * (apps/demo/src/agents/agent-tool-child-object.ts), over the same adapters (`DurableObjectRunStore`, NDJSON
+ * tail), without the demo's test-only turn counter (a KV read and write per turn) and without drill-in. Counts its
+ * wake-ups and calls for `/bench/stats`, and meters its SQL for W5.
+ */
+export class BenchChild extends DurableObject<unknown> implements AgentToolChildRpc {
+  readonly meter: SqlMeter;
+  #runner: AgentToolChildRunner | undefined;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env);
+    this.meter = installSqlMeter(ctx.storage);
+    noteChildWoken(ctx.id.toString());
+  }
+
+  get runner(): AgentToolChildRunner {
+    this.#runner ??= new AgentToolChildRunner({
+      definition: stubDefinition(),
+      store: new DurableObjectRunStore(this.ctx.storage),
+      clock: systemClock,
+      waitUntil: (promise) => this.ctx.waitUntil(promise),
+    });
+    return this.#runner;
+  }
+
+  #call(method: string): void {
+    noteChildCall(this.ctx.id.toString(), method);
+  }
+
+  agentToolStart(runId: string, input: unknown): Promise<AgentToolRunInspection> {
+    this.#call("start");
+    return this.runner.start(runId, input);
+  }
+
+  agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {
+    this.#call("inspect");
+    return this.runner.inspect(runId);
+  }
+
+  async agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>> {
+    this.#call("tail");
+    return toNdjson(this.runner.tail(runId, { afterSequence }));
+  }
+
+  agentToolCancel(runId: string, reason?: string): Promise<void> {
+    this.#call("cancel");
+    return this.runner.cancel(runId, reason);
+  }
+
+  async agentToolDestroy(runId: string): Promise<void> {
+    this.#call("destroy");
+    await this.runner.destroy(runId);
+    await this.ctx.storage.deleteAll();
+    this.#runner = undefined;
+  }
+
+  /** W5: this object's database. `withSchema` first creates the store's tables (as any used child has them). */
+  benchStorageProbe(withSchema = false): StorageProbe {
+    if (withSchema) void this.runner;
+    return probeStorage(this.ctx.storage, this.meter);
+  }
+}

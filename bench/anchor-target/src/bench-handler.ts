@@ -1,0 +1,64 @@
+import type { BenchEnv, BenchParent } from "./bench-parent.js";
+
+/** The parent's WebSocket path (target.json `wsPath`): `/agents/bench-parent/{parent}`. */
+const WS_PATH = /^\/agents\/bench-parent\/([^/]+)$/;
+
+function intParam(url: URL, name: string, fallback: number): number {
+  const raw = url.searchParams.get(name);
+  const value = raw === null ? Number.NaN : Number(raw);
+  return Number.isFinite(value) ? value : fallback;
+}
+
+/**
+ * The Worker entry: the anchor harness's HTTP contract (`/bench/ping|run|fanout|storage`), `/bench/stats`,
+ * `pnpm bench`'s seeding for the memory figures, and the parent's WebSocket.
+ */
+export const benchHandler = {
+  async fetch(request: Request, env: BenchEnv): Promise<Response> {
+    const url = new URL(request.url);
+    const socket = WS_PATH.exec(url.pathname);
+    if (socket?.[1]) {
+      const name = decodeURIComponent(socket[1]);
+      return env.BenchParent.get(env.BenchParent.idFromName(name)).fetch(request);
+    }
+    if (!url.pathname.startsWith("/bench/")) return new Response("not found", { status: 404 });
+    const parent = env.BenchParent.get(env.BenchParent.idFromName(url.searchParams.get("parent") ?? "bench"));
+    try {
+      return Response.json(await dispatch(url, parent));
+    } catch (error) {
+      const message = error instanceof Error ? `${error.message}\n${error.stack}` : String(error);
+      return new Response(message, { status: error instanceof UnknownOperation ? 404 : 500 });
+    }
+  },
+};
+
+class UnknownOperation extends Error {}
+
+async function dispatch(url: URL, parent: DurableObjectStub<BenchParent>): Promise<unknown> {
+  const op = url.pathname.slice("/bench/".length);
+  const text = (name: string, fallback: string) => url.searchParams.get(name) ?? fallback;
+  switch (op) {
+    case "ping":
+      return parent.benchPing();
+    case "run":
+      return parent.benchRun(
+        text("runId", crypto.randomUUID()),
+        intParam(url, "count", 10),
+        intParam(url, "deltaChars", 8),
+      );
+    case "fanout":
+      return parent.benchFanOut(text("prefix", "fan"), intParam(url, "runs", 20), intParam(url, "count", 50));
+    case "storage":
+      return parent.benchStorage(
+        text("runId", "storage-run"),
+        intParam(url, "count", 100),
+        intParam(url, "growthRuns", 0),
+      );
+    case "stats":
+      return parent.benchStats();
+    case "seed":
+      return parent.benchSeedRetained(text("prefix", "seed"), intParam(url, "runs", 1000), intParam(url, "count", 10));
+    default:
+      throw new UnknownOperation(`unknown op ${op}`);
+  }
+}

@@ -1,0 +1,308 @@
+import { DurableObject } from "cloudflare:workers";
+import { AgentToolRegistry, type RunRecord, systemClock } from "@agent-tools/core-runs";
+import {
+  AGENT_TOOL_CURSORS_PARAM,
+  type AgentToolEventFrame,
+  encodeAgentToolFrame,
+  parseAgentToolCursors,
+} from "@agent-tools/core-runs/protocol";
+import {
+  type AgentToolChildRpc,
+  childObjectName,
+  DurableObjectChildTransport,
+} from "../../../apps/demo/src/adapters/durable-object-child-transport.js";
+import { DurableObjectRunStore } from "../../../apps/demo/src/adapters/durable-object-run-store.js";
+import { BENCH_CHILD_TYPE } from "./bench-child.js";
+import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
+import { type StubInput, stubChunks, stubSummary } from "./stub-chunks.js";
+import { takeChildCounters } from "./wake-counters.js";
+
+export type BenchEnv = {
+  BenchParent: DurableObjectNamespace<BenchParent>;
+  BenchChild: DurableObjectNamespace;
+};
+
+/** The tag of the sockets that receive `agent-tool-event` frames (hibernation API, as the demo's Assistant). */
+const EVENTS_TAG = "events";
+
+/** A text frame sent after the replay of a connect: not an agent-tool frame (the harness ignores it). */
+export const REPLAY_DONE_TYPE = "bench-replay-done";
+
+type ProbeableChild = AgentToolChildRpc & { benchStorageProbe(withSchema?: boolean): Promise<StorageProbe> };
+
+/** Parent-side counters, reset on read by `benchStats`. */
+type ParentCounters = { woken: number; framesBroadcast: number; replays: number; replayFrames: number };
+
+/** Per parent object id: survives the object being evicted (module state of the one isolate under Miniflare). */
+const parentCounters = new Map<string, ParentCounters>();
+
+function countersOf(parentId: string): ParentCounters {
+  let found = parentCounters.get(parentId);
+  if (!found) {
+    found = { woken: 0, framesBroadcast: 0, replays: 0, replayFrames: 0 };
+    parentCounters.set(parentId, found);
+  }
+  return found;
+}
+
+/**
+ * The benchmark parent, wired like the demo's Assistant (apps/demo/src/agents/assistant.ts): an
+ * `AgentToolRegistry` over `DurableObjectRunStore` + `DurableObjectChildTransport`, frames broadcast to the
+ * hibernatable event sockets, replay (with cursors) on connect, live runs resumed on wake. No chat, no model.
+ * RPC methods serve the anchor harness's `/bench/*` contract and `pnpm bench`'s extra workloads.
+ */
+export class BenchParent extends DurableObject<BenchEnv> {
+  readonly meter: SqlMeter;
+  readonly store: DurableObjectRunStore;
+  readonly transport: DurableObjectChildTransport;
+  readonly registry: AgentToolRegistry;
+  readonly #counters: ParentCounters;
+  /** Children addressed outside the registry (W5's never-used probe), for `/bench/stats`. */
+  readonly #extraChildren = new Set<string>();
+
+  constructor(ctx: DurableObjectState, env: BenchEnv) {
+    super(ctx, env);
+    this.meter = installSqlMeter(ctx.storage);
+    this.#counters = countersOf(ctx.id.toString());
+    this.#counters.woken += 1;
+    this.store = new DurableObjectRunStore(ctx.storage);
+    this.transport = new DurableObjectChildTransport({
+      parentId: ctx.id.toString(),
+      namespaces: { [BENCH_CHILD_TYPE]: env.BenchChild },
+    });
+    this.registry = new AgentToolRegistry({
+      store: this.store,
+      transport: this.transport,
+      clock: systemClock,
+      broadcast: (frame) => this.#broadcast(frame),
+      waitUntil: (promise) => ctx.waitUntil(promise),
+    });
+    ctx.waitUntil(this.#resumeLiveRuns());
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+      return new Response("expected a WebSocket upgrade", { status: 426 });
+    }
+    const url = new URL(request.url);
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    this.ctx.acceptWebSocket(server, [EVENTS_TAG]);
+    const cursors = parseAgentToolCursors(url.searchParams.get(AGENT_TOOL_CURSORS_PARAM));
+    const started = Date.now();
+    const replayed = await this.registry.replayAgentToolRuns((frame) => server.send(encodeAgentToolFrame(frame)), {
+      cursors,
+    });
+    this.#counters.replays += 1;
+    this.#counters.replayFrames += replayed.frames;
+    server.send(JSON.stringify({ type: REPLAY_DONE_TYPE, ...replayed, ms: Date.now() - started }));
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    try {
+      ws.close(code === 1005 ? 1000 : code, "closing");
+    } catch {
+      // already closed
+    }
+  }
+
+  #broadcast(frame: AgentToolEventFrame): void {
+    const text = encodeAgentToolFrame(frame);
+    this.#counters.framesBroadcast += 1;
+    for (const ws of this.ctx.getWebSockets(EVENTS_TAG)) {
+      try {
+        ws.send(text);
+      } catch {
+        // a closing socket
+      }
+    }
+  }
+
+  async #resumeLiveRuns(): Promise<void> {
+    const live = await this.registry.listAgentToolRuns({ status: ["starting", "running"] });
+    await Promise.all(live.map((run) => this.registry.waitForAgentToolRun(run.runId)));
+  }
+
+  // ── the harness contract ──────────────────────────────────────────────────────────────────────────────────
+
+  benchPing(): { now: number } {
+    return { now: Date.now() };
+  }
+
+  /** W1 / W2: one awaited run, timed inside the object. */
+  async benchRun(
+    runId: string,
+    count: number,
+    deltaChars?: number,
+  ): Promise<{ ms: number; status: string; error?: string }> {
+    const started = Date.now();
+    const result = await this.registry.runAgentTool(BENCH_CHILD_TYPE, { runId, input: stubInput(count, deltaChars) });
+    const ms = Date.now() - started;
+    return result.ok ? { ms, status: "completed" } : { ms, status: result.status, error: result.error };
+  }
+
+  /** W3 and the seeding of W4: N concurrent awaited runs. */
+  async benchFanOut(
+    prefix: string,
+    runs: number,
+    count: number,
+  ): Promise<{ ms: number; statuses: Record<string, number>; errors: string[] }> {
+    const started = Date.now();
+    const results = await Promise.all(
+      Array.from({ length: runs }, (_, index) =>
+        this.registry.runAgentTool(BENCH_CHILD_TYPE, {
+          runId: `${prefix}-${index}`,
+          input: stubInput(count),
+          displayOrder: index,
+        }),
+      ),
+    );
+    const ms = Date.now() - started;
+    const statuses: Record<string, number> = {};
+    const errors: string[] = [];
+    for (const result of results) {
+      const status = result.ok ? "completed" : result.status;
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      if (!result.ok && errors.length < 3) errors.push(result.error);
+    }
+    return { ms, statuses, errors };
+  }
+
+  /** W5: SQL rows written and database size of the parent and the run's child, for one run of C chunks. */
+  async benchStorage(runId: string, count: number, growthRuns = 0): Promise<Record<string, unknown>> {
+    // A throwaway run first: the measured run pays no one-time work on the parent.
+    await this.registry.runAgentTool(BENCH_CHILD_TYPE, { runId: `${runId}-warm`, input: stubInput(3) });
+    const sizeBefore = this.ctx.storage.sql.databaseSize;
+    this.meter.reset();
+    const result = await this.registry.runAgentTool(BENCH_CHILD_TYPE, { runId, input: stubInput(count) });
+    const parentMeter = this.meter.read();
+    const sizeAfter = this.ctx.storage.sql.databaseSize;
+
+    const child = this.#child(runId);
+    const childProbe = await child.benchStorageProbe();
+    // A child object that never ran a turn, with the store's tables created (as in every used child), so that
+    // child − childEmpty is the run's own cost. The tables' creation is reported in `childEmpty`.
+    const emptyRef = { agentType: BENCH_CHILD_TYPE, runId: `${runId}-empty` };
+    this.#extraChildren.add(this.#childId(emptyRef));
+    const emptyProbe = await this.#child(emptyRef.runId).benchStorageProbe(true);
+
+    const growthBefore = this.ctx.storage.sql.databaseSize;
+    this.meter.reset();
+    for (let index = 0; index < growthRuns; index += 1) {
+      await this.registry.runAgentTool(BENCH_CHILD_TYPE, {
+        runId: `${runId}-growth-${index}`,
+        input: stubInput(count),
+      });
+    }
+    const growthMeter = this.meter.read();
+    const growthAfter = this.ctx.storage.sql.databaseSize;
+    const parentProbe = probeStorage(this.ctx.storage, this.meter);
+    return {
+      status: result.ok ? "completed" : result.status,
+      parent: {
+        rowsWritten: parentMeter.rowsWritten,
+        rowsRead: parentMeter.rowsRead,
+        statements: parentMeter.statements,
+        meterInstalled: this.meter.installed,
+        databaseSizeBefore: sizeBefore,
+        databaseSizeAfter: sizeAfter,
+        databaseSizeDelta: sizeAfter - sizeBefore,
+        growthRuns,
+        growthBytesPerRun: growthRuns > 0 ? (growthAfter - growthBefore) / growthRuns : null,
+        growthRowsWrittenPerRun: growthRuns > 0 ? growthMeter.rowsWritten / growthRuns : null,
+        tableRows: parentProbe.tableRows,
+        writers: parentMeter.writers,
+      },
+      child: {
+        rowsWritten: childProbe.meter.rowsWritten,
+        rowsRead: childProbe.meter.rowsRead,
+        statements: childProbe.meter.statements,
+        meterInstalled: childProbe.meterInstalled,
+        databaseSize: childProbe.databaseSize,
+        tableRows: childProbe.tableRows,
+        writers: childProbe.meter.writers,
+      },
+      childEmpty: {
+        rowsWritten: emptyProbe.meter.rowsWritten,
+        rowsRead: emptyProbe.meter.rowsRead,
+        statements: emptyProbe.meter.statements,
+        databaseSize: emptyProbe.databaseSize,
+        tableRows: emptyProbe.tableRows,
+        writers: emptyProbe.meter.writers,
+      },
+    };
+  }
+
+  /**
+   * `GET /bench/stats`: counters since the last call (reset on read). `childrenWoken` counts constructor runs of
+   * this parent's child objects (every run it holds, plus W5's probe); `childCalls` their RPC calls by method.
+   */
+  async benchStats(): Promise<Record<string, unknown>> {
+    const records = await this.store.listRuns();
+    const childIds = records.map((record) => this.#childId(record));
+    const children = takeChildCounters([...childIds, ...this.#extraChildren]);
+    const parent = { ...this.#counters };
+    Object.assign(this.#counters, { woken: 0, framesBroadcast: 0, replays: 0, replayFrames: 0 });
+    return {
+      retainedRuns: records.length,
+      childrenWoken: children.childrenWoken,
+      childCalls: children.childCalls,
+      parentWoken: parent.woken,
+      framesBroadcast: parent.framesBroadcast,
+      replays: parent.replays,
+      replayFrames: parent.replayFrames,
+    };
+  }
+
+  // ── pnpm bench only ───────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Retained finished runs written straight through the store (no child objects): each a completed row and a
+   * log of `chunksPerRun` stub chunks in one batch, as `runAgentTool` leaves them. For the memory figures, which
+   * need thousands of rows.
+   */
+  async benchSeedRetained(
+    prefix: string,
+    runs: number,
+    chunksPerRun: number,
+  ): Promise<{ ms: number; retainedRuns: number }> {
+    const started = Date.now();
+    const now = Date.now();
+    for (let index = 0; index < runs; index += 1) {
+      const runId = `${prefix}-${index}`;
+      const record: RunRecord = {
+        runId,
+        agentType: BENCH_CHILD_TYPE,
+        status: "completed",
+        revision: 3,
+        startedAt: now - runs + index,
+        updatedAt: now,
+        completedAt: now,
+        displayOrder: 0,
+        inputPreview: JSON.stringify(stubInput(chunksPerRun)),
+        startAcknowledged: true,
+        lastSequence: chunksPerRun,
+        summary: stubSummary(chunksPerRun),
+        finishNotifiedRevision: 3,
+      };
+      await this.store.insertRun(record);
+      if (chunksPerRun > 0) {
+        const entries = stubChunks(chunksPerRun).map((body, position) => ({ sequence: position + 1, body, at: now }));
+        await this.store.appendLog(runId, entries);
+      }
+    }
+    return { ms: Date.now() - started, retainedRuns: (await this.store.listRuns()).length };
+  }
+
+  #childId(ref: { agentType: string; runId: string }): string {
+    return this.env.BenchChild.idFromName(childObjectName(this.ctx.id.toString(), ref)).toString();
+  }
+
+  #child(runId: string): ProbeableChild {
+    return this.transport.stub({ agentType: BENCH_CHILD_TYPE, runId }) as unknown as ProbeableChild;
+  }
+}
+
+function stubInput(count: number, deltaChars?: number): StubInput {
+  return deltaChars === undefined ? { count } : { count, deltaChars };
+}
