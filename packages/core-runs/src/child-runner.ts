@@ -103,12 +103,16 @@ type LiveRun = {
   /** The latest progress snapshot (also persisted on the row). */
   progress: AgentToolProgressSnapshot | undefined;
   flushing: Promise<void> | null;
+  /** Set while the turn is mid-burst: its chunks are written when the burst ends. */
+  holdFlush?: boolean;
   storeError: unknown;
   milestones: AgentToolMilestone[];
   done: Promise<void>;
 };
 
 const MAX_TAIL_PAGE = 500;
+const MAX_BURST = 256;
+const READ_WOULD_WAIT = Symbol("read would wait");
 
 const FALLBACK_CANCEL_REASON = "Cancelled";
 
@@ -460,7 +464,7 @@ export class AgentToolChildRunner {
     const entry: AgentToolLogEntry = { sequence: live.lastSequence, body, at: this.#clock.now() };
     live.pending.push({ type: "entry", entry });
     // Group commit: everything enqueued while a write is in flight goes out in the next single append.
-    live.flushing ??= this.#flush(runId, live);
+    if (!live.holdFlush) live.flushing ??= this.#flush(runId, live);
     return entry;
   }
 
@@ -521,7 +525,19 @@ export class AgentToolChildRunner {
       signal.addEventListener("abort", onAbort, { once: true });
       try {
         while (!signal.aborted) {
-          const { done, value } = await reader.read();
+          const pending = reader.read();
+          let result = await Promise.race([
+            pending,
+            Promise.resolve().then((): typeof READ_WOULD_WAIT => READ_WOULD_WAIT),
+          ]);
+          if (result === READ_WOULD_WAIT) {
+            // The turn has nothing more ready: write what it produced so far (one append per burst).
+            live.holdFlush = false;
+            if (live.pending.length > 0) live.flushing ??= this.#flush(runId, live);
+            result = await pending;
+          }
+          live.holdFlush = live.pending.length < MAX_BURST;
+          const { done, value } = result;
           if (done || signal.aborted) break;
           if (isTransient(value)) {
             this.#deliverEphemeral(live, { type: "progress", body: value, at: this.#clock.now() });
@@ -532,6 +548,8 @@ export class AgentToolChildRunner {
           entries += 1;
         }
       } finally {
+        live.holdFlush = false;
+        if (live.pending.length > 0) live.flushing ??= this.#flush(runId, live);
         signal.removeEventListener("abort", onAbort);
         reader.releaseLock?.();
       }

@@ -1,6 +1,6 @@
 import type { ChildRef, ChildTransport, TailOptions } from "@agent-tools/core-runs";
 import type { AgentToolRunInspection, AgentToolTailItem } from "@agent-tools/core-runs/protocol";
-import { fromNdjson } from "./ndjson.js";
+import { NdjsonLines } from "./ndjson.js";
 
 /** The RPC surface a child Durable Object offers its parent (see `AgentToolChildObject`). */
 export interface AgentToolChildRpc {
@@ -54,11 +54,12 @@ export class DurableObjectChildTransport implements ChildTransport {
   }
 
   tail(ref: ChildRef, options: TailOptions): ReadableStream<AgentToolTailItem> {
-    let inner: ReadableStreamDefaultReader<AgentToolTailItem> | null = null;
+    let inner: ReadableStreamDefaultReader<Uint8Array> | null = null;
     const { signal } = options;
+    const lines = new NdjsonLines<AgentToolTailItem>();
     const opened = (async () => {
       const bytes = await this.stub(ref).agentToolTail(ref.runId, options.afterSequence);
-      inner = fromNdjson<AgentToolTailItem>(bytes).getReader();
+      inner = bytes.getReader();
       return inner;
     })();
     const onAbort = () => void opened.then((reader) => reader.cancel()).catch(() => undefined);
@@ -69,12 +70,17 @@ export class DurableObjectChildTransport implements ChildTransport {
       },
       async pull(controller) {
         const reader = await opened;
-        const { done, value } = await reader.read();
-        if (done) {
-          signal?.removeEventListener("abort", onAbort);
-          controller.close();
-        } else {
-          controller.enqueue(value);
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            for (const item of lines.end()) controller.enqueue(item);
+            signal?.removeEventListener("abort", onAbort);
+            controller.close();
+            return;
+          }
+          const items = lines.push(value);
+          for (const item of items) controller.enqueue(item);
+          if (items.length > 0) return;
         }
       },
       async cancel(reason) {

@@ -209,6 +209,18 @@ export class DurableObjectRunStore implements RunStore {
       lowest = Math.min(lowest, entry.sequence);
       highest = Math.max(highest, entry.sequence);
     }
+    // Fast path: appending past the end of the stored log (the runner's case) reads one row, not the whole log.
+    const tail = this.#storage.sql
+      .exec<{ last_sequence: number }>(
+        `SELECT last_sequence FROM ${RUN_STORE_TABLES.log} WHERE run_id = ? ORDER BY first_sequence DESC LIMIT 1`,
+        runId,
+      )
+      .toArray()[0];
+    if (tail === undefined || tail.last_sequence < lowest) {
+      const unique = new Map<number, AgentToolLogEntry>();
+      for (const entry of entries) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
+      return [...unique.values()].sort(bySequence);
+    }
     const seen = new Set<number>();
     const overlapping = this.#storage.sql.exec<{ entries: string }>(
       `SELECT entries FROM ${RUN_STORE_TABLES.log}
@@ -248,7 +260,8 @@ function splitIntoRows(sorted: readonly AgentToolLogEntry[]): LogRowBatch[] {
   };
   for (const entry of sorted) {
     const json = JSON.stringify(entry);
-    if (parts.length > 0 && size + json.length + 1 > MAX_LOG_ROW_CHARS) flush();
+    const gap = last !== undefined && entry.sequence !== last.sequence + 1;
+    if (parts.length > 0 && (gap || size + json.length + 1 > MAX_LOG_ROW_CHARS)) flush();
     first ??= entry;
     last = entry;
     parts.push(json);

@@ -4,14 +4,38 @@
  */
 const encoder = new TextEncoder();
 
-/** Encode a stream of values as NDJSON bytes. Cancelling the byte stream cancels the source. */
+const IDLE = Symbol("idle");
+const MAX_LINES_PER_CHUNK = 512;
+
+/** Encode a stream of values as NDJSON bytes; values already queued go out together in one byte chunk. */
 export function toNdjson<T>(source: ReadableStream<T>): ReadableStream<Uint8Array> {
   const reader = source.getReader();
+  let pending: Promise<ReadableStreamReadResult<T>> | null = null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(encoder.encode(`${JSON.stringify(value)}\n`));
+      const first = await (pending ?? reader.read());
+      pending = null;
+      if (first.done) {
+        controller.close();
+        return;
+      }
+      let text = `${JSON.stringify(first.value)}\n`;
+      let ended = false;
+      for (let lines = 1; lines < MAX_LINES_PER_CHUNK; lines += 1) {
+        const next = reader.read();
+        const settled = await Promise.race([next, Promise.resolve().then((): typeof IDLE => IDLE)]);
+        if (settled === IDLE) {
+          pending = next;
+          break;
+        }
+        if (settled.done) {
+          ended = true;
+          break;
+        }
+        text += `${JSON.stringify(settled.value)}\n`;
+      }
+      controller.enqueue(encoder.encode(text));
+      if (ended) controller.close();
     },
     async cancel(reason) {
       await reader.cancel(reason);
@@ -48,4 +72,29 @@ export function fromNdjson<T>(source: ReadableStream<Uint8Array>): ReadableStrea
       await reader.cancel(reason);
     },
   });
+}
+
+/** Incremental NDJSON decoding: push bytes, get every complete value. */
+export class NdjsonLines<T> {
+  readonly #decoder = new TextDecoder();
+  #buffer = "";
+  push(bytes: Uint8Array): T[] {
+    this.#buffer += this.#decoder.decode(bytes, { stream: true });
+    const values: T[] = [];
+    let newline = this.#buffer.indexOf("\n");
+    let start = 0;
+    while (newline >= 0) {
+      const line = this.#buffer.slice(start, newline);
+      if (line.trim() !== "") values.push(JSON.parse(line) as T);
+      start = newline + 1;
+      newline = this.#buffer.indexOf("\n", start);
+    }
+    this.#buffer = this.#buffer.slice(start);
+    return values;
+  }
+  end(): T[] {
+    const rest = this.#buffer.trim();
+    this.#buffer = "";
+    return rest === "" ? [] : [JSON.parse(rest) as T];
+  }
 }
