@@ -10,7 +10,7 @@ const MAX_LINES_PER_CHUNK = 512;
 /** Encode a stream of values as NDJSON bytes; values already queued go out together in one byte chunk. */
 export function toNdjson<T>(source: ReadableStream<T>): ReadableStream<Uint8Array> {
   const reader = source.getReader();
-  let pending: Promise<ReadableStreamReadResult<T>> | null = null;
+  let pending: ReturnType<ReadableStreamDefaultReader<T>["read"]> | null = null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const first = await (pending ?? reader.read());
