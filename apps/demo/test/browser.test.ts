@@ -13,8 +13,8 @@ import type { AgentToolRunInfo } from "@agent-tools/core-runs/protocol";
 import { type BrowserContext, chromium, type Page, type WebSocket as PlaywrightWebSocket } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebPage, readWebAssets, WEB_ASSETS_BINDING } from "../web/build.mjs";
-import { bundleWorker } from "./harness/bundle.js";
-import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
+import { startDemoHost } from "./harness/demo.js";
+import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_FLAGS = [
@@ -27,14 +27,7 @@ const CHROMIUM_FLAGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
-const WORKER = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
 const SCREENSHOTS = fileURLToPath(new URL("../test-results/screenshots/", import.meta.url));
-const DURABLE_OBJECTS = {
-  ASSISTANT: "Assistant",
-  RESEARCHER: "Researcher",
-  SUMMARIZER: "Summarizer",
-  IMPORTER: "Importer",
-};
 const CHAT = "browser-e2e";
 const BASE = `/agents/assistant/${CHAT}`;
 /** Every wait is bounded by Playwright's own timeouts. */
@@ -89,13 +82,12 @@ describe.skipIf(!hasChromium)("the demo page in Chromium", () => {
     profile = await mkdtemp(join(tmpdir(), "agent-tools-chromium-"));
     const assets = await readWebAssets(await buildWebPage({ outDir: webBuild }));
     if (!assets) throw new Error("the web build produced no index.html");
-    host = await MiniflareHost.start({
-      scriptPath: await bundleWorker(WORKER),
-      durableObjects: DURABLE_OBJECTS,
-      persistDirectory: persist.path,
-      // Small but non-zero: the scripted models stream word by word, visibly. The Researcher streams a little
-      // slower (its own knob), so that a reload lands while it still runs.
-      bindings: { DEMO_PACE_MS: "15", RESEARCHER_PACE_MS: "100", [WEB_ASSETS_BINDING]: assets },
+    // Small but non-zero: the scripted models stream word by word, visibly. The Researcher streams a little
+    // slower (its own knob), so that a reload lands while it still runs.
+    host = await startDemoHost(persist, {
+      DEMO_PACE_MS: "15",
+      RESEARCHER_PACE_MS: "100",
+      [WEB_ASSETS_BINDING]: assets,
     });
     // A fresh, empty profile (Playwright passes it as --user-data-dir).
     context = await chromium.launchPersistentContext(profile, {

@@ -1,18 +1,17 @@
 import { readdir } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleWorker } from "./harness/bundle.js";
-import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
+import {
+  agentFrames,
+  chatSendRequest,
+  demoWsUrl,
+  isTerminalKind,
+  runIdOf,
+  startDemoHost,
+  withoutReplay,
+} from "./harness/demo.js";
+import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
 import { RecordingSocket } from "./harness/ws-client.js";
-
-const WORKER = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
-const DURABLE_OBJECTS = {
-  ASSISTANT: "Assistant",
-  RESEARCHER: "Researcher",
-  SUMMARIZER: "Summarizer",
-  IMPORTER: "Importer",
-};
 
 type ChatFrame = {
   type: string;
@@ -21,36 +20,11 @@ type ChatFrame = {
   chunk?: { type: string; [key: string]: unknown };
 };
 
-const agentFrames = (messages: unknown[]) =>
-  (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
-const isTerminalKind = (kind: string) => ["finished", "error", "aborted", "interrupted"].includes(kind);
 const terminalCount = (messages: unknown[]) =>
   agentFrames(messages).filter((frame) => isTerminalKind(frame.event.kind)).length;
-const runIdOf = (frame: AgentToolEventFrame) => ("runId" in frame.event ? frame.event.runId : "");
-const withoutReplay = ({ replay: _replay, ...frame }: AgentToolEventFrame) => frame;
-
-function sendRequest(text: string, chatId: string) {
-  return {
-    type: "send",
-    requestId: `request-${text.length}`,
-    id: chatId,
-    trigger: "submit-message",
-    messageId: undefined,
-    messages: [{ id: `user-${chatId}`, role: "user", parts: [{ type: "text", text }] }],
-    headers: {},
-    body: {},
-    metadata: null,
-  };
-}
-
-async function startHost(persist: PersistDirectory, paceMs: number) {
-  return MiniflareHost.start({
-    scriptPath: await bundleWorker(WORKER),
-    durableObjects: DURABLE_OBJECTS,
-    persistDirectory: persist.path,
-    bindings: { DEMO_PACE_MS: String(paceMs) },
-  });
-}
+/** This file's chat requests are numbered by the length of their text. */
+const sendRequest = (text: string, chatId: string) =>
+  chatSendRequest(text, chatId, `request-${text.length}`, `user-${chatId}`);
 
 /** Every file under the persistence folder (one SQLite file per Durable Object with storage). */
 async function storedObjects(persist: PersistDirectory): Promise<string[]> {
@@ -64,11 +38,11 @@ describe("the demo Worker in workerd", () => {
   const chatId = "e2e";
   let liveFrames: AgentToolEventFrame[] = [];
 
-  const wsUrl = (path: string) => new URL(path, host.url.toString().replace(/^http/, "ws")).toString();
+  const wsUrl = (path: string) => demoWsUrl(host, path);
 
   beforeAll(async () => {
     persist = await createPersistDirectory();
-    host = await startHost(persist, 0);
+    host = await startDemoHost(persist, { DEMO_PACE_MS: "0" });
   });
 
   afterAll(async () => {
@@ -198,11 +172,11 @@ describe("the demo Worker in workerd", () => {
 describe("the demo Worker restarted while a child streams", () => {
   let persist: PersistDirectory;
   let host: MiniflareHost;
-  const wsUrl = (path: string) => new URL(path, host.url.toString().replace(/^http/, "ws")).toString();
+  const wsUrl = (path: string) => demoWsUrl(host, path);
 
   beforeAll(async () => {
     persist = await createPersistDirectory();
-    host = await startHost(persist, 40);
+    host = await startDemoHost(persist, { DEMO_PACE_MS: "40" });
   });
 
   afterAll(async () => {

@@ -1,17 +1,7 @@
-import { fileURLToPath } from "node:url";
-import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleWorker } from "./harness/bundle.js";
-import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
+import { agentFrames, chatSendRequest, demoWsUrl, startDemoHost } from "./harness/demo.js";
+import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
 import { RecordingSocket } from "./harness/ws-client.js";
-
-const WORKER = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
-const DURABLE_OBJECTS = {
-  ASSISTANT: "Assistant",
-  RESEARCHER: "Researcher",
-  SUMMARIZER: "Summarizer",
-  IMPORTER: "Importer",
-};
 
 type ChatFrame = { type: string; requestId?: string; chunk?: { type: string; [key: string]: unknown } };
 type StoredMessage = {
@@ -24,29 +14,10 @@ type StoredMessage = {
 const COMPLETION_SOURCE = "background-import";
 const REACTION_SOURCE = "assistant:server-turn";
 
-function sendRequest(text: string, chatId: string, requestId: string) {
-  return {
-    type: "send",
-    requestId,
-    id: chatId,
-    trigger: "submit-message",
-    messageId: undefined,
-    messages: [{ id: `user-${requestId}`, role: "user", parts: [{ type: "text", text }] }],
-    headers: {},
-    body: {},
-    metadata: null,
-  };
-}
-
-async function startHost(persist: PersistDirectory, paceMs: number) {
-  return MiniflareHost.start({
-    scriptPath: await bundleWorker(WORKER),
-    durableObjects: DURABLE_OBJECTS,
-    persistDirectory: persist.path,
-    // A short watch interval: while a background run is followed, the alarm is never more than 300 ms away, so a
-    // restarted runtime wakes the Assistant by itself to follow the run again.
-    bindings: { DEMO_PACE_MS: String(paceMs), DETACHED_WATCH_INTERVAL_MS: "300" },
-  });
+function startHost(persist: PersistDirectory, paceMs: number) {
+  // A short watch interval: while a background run is followed, the alarm is never more than 300 ms away, so a
+  // restarted runtime wakes the Assistant by itself to follow the run again.
+  return startDemoHost(persist, { DEMO_PACE_MS: String(paceMs), DETACHED_WATCH_INTERVAL_MS: "300" });
 }
 
 const textOf = (message: StoredMessage) => message.parts.map((part) => part.text ?? "").join("");
@@ -56,13 +27,11 @@ const reactionsIn = (messages: StoredMessage[]) =>
   messages.filter((message) => message.metadata?.source === REACTION_SOURCE);
 const isServerTurnEnd = (frame: unknown) =>
   (frame as ChatFrame).type === "end" && String((frame as ChatFrame).requestId).startsWith("server:");
-const agentFrames = (messages: unknown[]) =>
-  (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
 
 describe("background runs started from chat (workerd)", () => {
   let persist: PersistDirectory;
   let host: MiniflareHost;
-  const wsUrl = (path: string) => new URL(path, host.url.toString().replace(/^http/, "ws")).toString();
+  const wsUrl = (path: string) => demoWsUrl(host, path);
 
   /**
    * Wait until the chat holds the completion and the model's reaction. The chat socket is connected before the
@@ -96,7 +65,7 @@ describe("background runs started from chat (workerd)", () => {
     host = await startHost(persist, 0);
     const chatId = "background";
     const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
-    chat.send(sendRequest("please import the data in the background", chatId, "r-1"));
+    chat.send(chatSendRequest("please import the data in the background", chatId, "r-1"));
     // The turn answers at once, without waiting for the import.
     await chat.waitFor((frames) =>
       frames.some((frame) => (frame as ChatFrame).requestId === "r-1" && (frame as ChatFrame).type === "end"),
@@ -141,7 +110,7 @@ describe("background runs started from chat (workerd)", () => {
     const chatId = "background-restart";
     const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
     const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
-    chat.send(sendRequest("start the import in the background", chatId, "r-2"));
+    chat.send(chatSendRequest("start the import in the background", chatId, "r-2"));
     await chat.waitFor((frames) =>
       frames.some((frame) => (frame as ChatFrame).requestId === "r-2" && (frame as ChatFrame).type === "end"),
     );

@@ -1,17 +1,17 @@
-import { fileURLToPath } from "node:url";
 import type { AgentToolEventFrame, AgentToolRunInfo, AgentToolRunInspection } from "@agent-tools/core-runs/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleWorker } from "./harness/bundle.js";
-import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
+import {
+  agentFrames,
+  chatSendRequest,
+  demoWsUrl,
+  isTerminalKind,
+  runIdOf,
+  startDemoHost,
+  withoutReplay,
+} from "./harness/demo.js";
+import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
 import { RecordingSocket } from "./harness/ws-client.js";
 
-const WORKER = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
-const DURABLE_OBJECTS = {
-  ASSISTANT: "Assistant",
-  RESEARCHER: "Researcher",
-  SUMMARIZER: "Summarizer",
-  IMPORTER: "Importer",
-};
 const MILESTONES = ["schema-checked", "half-way", "imported"];
 
 type ChunkBody = { type: string; transient?: boolean; data?: Record<string, unknown> };
@@ -22,11 +22,6 @@ type DrillIn = {
   messages: Array<{ role: string; parts?: Array<{ type: string; data?: unknown }> }>;
 };
 
-const agentFrames = (messages: unknown[]) =>
-  (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
-const runIdOf = (frame: AgentToolEventFrame) => ("runId" in frame.event ? frame.event.runId : "");
-const isTerminalKind = (kind: string) => ["finished", "error", "aborted", "interrupted"].includes(kind);
-const withoutReplay = ({ replay: _replay, ...frame }: AgentToolEventFrame) => frame;
 /** A chunk's body: an object, or the JSON string the seed system sends. */
 const bodyOf = (frame: AgentToolEventFrame): ChunkBody | null => {
   if (frame.event.kind !== "chunk") return null;
@@ -41,42 +36,19 @@ const importerRunId = (frames: AgentToolEventFrame[]) => {
 const hasTerminal = (runId: string) => (messages: unknown[]) =>
   agentFrames(messages).some((frame) => runIdOf(frame) === runId && isTerminalKind(frame.event.kind));
 
-function sendRequest(text: string, chatId: string) {
-  return {
-    type: "send",
-    requestId: `request-${chatId}`,
-    id: chatId,
-    trigger: "submit-message",
-    messageId: undefined,
-    messages: [{ id: `user-${chatId}`, role: "user", parts: [{ type: "text", text }] }],
-    headers: {},
-    body: {},
-    metadata: null,
-  };
-}
-
-async function startHost(persist: PersistDirectory, paceMs: number) {
-  return MiniflareHost.start({
-    scriptPath: await bundleWorker(WORKER),
-    durableObjects: DURABLE_OBJECTS,
-    persistDirectory: persist.path,
-    bindings: { DEMO_PACE_MS: String(paceMs) },
-  });
-}
-
 describe("the Importer's progress and milestones in workerd", () => {
   let persist: PersistDirectory;
   let host: MiniflareHost;
   const chatId = "progress";
   let runId = "";
   let liveMilestones: AgentToolEventFrame[] = [];
-  const wsUrl = (path: string) => new URL(path, host.url.toString().replace(/^http/, "ws")).toString();
+  const wsUrl = (path: string) => demoWsUrl(host, path);
 
   beforeAll(async () => {
     persist = await createPersistDirectory();
     // The Importer waits 5 × DEMO_PACE_MS per step (100 ms here): batches land inside one throttle window of the
     // reporter (200 ms), so coalescing and the trailing flush happen for real.
-    host = await startHost(persist, 20);
+    host = await startDemoHost(persist, { DEMO_PACE_MS: "20" });
   });
 
   afterAll(async () => {
@@ -87,7 +59,7 @@ describe("the Importer's progress and milestones in workerd", () => {
   it("streams progress frames without a sequence and milestone chunks with their sequences, in order", async () => {
     const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
     const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
-    chat.send(sendRequest("import the data", chatId));
+    chat.send(chatSendRequest("import the data", chatId));
     await events.waitFor((messages) => importerRunId(agentFrames(messages)) !== null);
     runId = importerRunId(agentFrames(events.messages)) ?? "";
     await events.waitFor(hasTerminal(runId));
@@ -163,11 +135,11 @@ describe("the Importer's progress and milestones in workerd", () => {
 describe("the Importer evicted mid-run in workerd", () => {
   let persist: PersistDirectory;
   let host: MiniflareHost;
-  const wsUrl = (path: string) => new URL(path, host.url.toString().replace(/^http/, "ws")).toString();
+  const wsUrl = (path: string) => demoWsUrl(host, path);
 
   beforeAll(async () => {
     persist = await createPersistDirectory();
-    host = await startHost(persist, 60);
+    host = await startDemoHost(persist, { DEMO_PACE_MS: "60" });
   });
 
   afterAll(async () => {
@@ -179,7 +151,7 @@ describe("the Importer evicted mid-run in workerd", () => {
     const chatId = "evicted";
     const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
     const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
-    chat.send(sendRequest("import the data", chatId));
+    chat.send(chatSendRequest("import the data", chatId));
     await events.waitFor((messages) => ofType(agentFrames(messages), "data-agent-milestone").length >= 1);
     const before = ofType(agentFrames(events.messages), "data-agent-milestone");
     const runId = runIdOf(before[0] as AgentToolEventFrame);

@@ -1,21 +1,20 @@
-import { fileURLToPath } from "node:url";
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleWorker } from "./harness/bundle.js";
-import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
+import {
+  agentFrames,
+  chatSendRequest,
+  demoWsUrl,
+  framesOfRun,
+  isTerminalKind,
+  runIdOf,
+  startDemoHost,
+} from "./harness/demo.js";
+import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
 import { RecordingSocket } from "./harness/ws-client.js";
 
 // Start-up recovery in workerd (@agent-tools/recovery in the Assistant): the runtime is restarted (Miniflare
 // disposed, then started again on the same persistence folder) at several points of a Researcher run, whose turn
 // has two model steps: a `lookup` tool call, then the text of its findings.
-
-const WORKER = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
-const DURABLE_OBJECTS = {
-  ASSISTANT: "Assistant",
-  RESEARCHER: "Researcher",
-  SUMMARIZER: "Summarizer",
-  IMPORTER: "Importer",
-};
 
 /** The drill-in JSON of a Researcher run. */
 type ResearcherDrill = {
@@ -31,10 +30,6 @@ type ResearcherDrill = {
 
 type ChunkBody = { type: string; [key: string]: unknown };
 
-const agentFrames = (messages: unknown[]) =>
-  (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
-const runIdOf = (frame: AgentToolEventFrame) => ("runId" in frame.event ? frame.event.runId : "");
-const isTerminalKind = (kind: string) => ["finished", "error", "aborted", "interrupted"].includes(kind);
 const bodyOf = (frame: AgentToolEventFrame): ChunkBody | null =>
   frame.event.kind === "chunk" ? (frame.event.body as ChunkBody) : null;
 
@@ -45,10 +40,6 @@ function researcherRunId(messages: unknown[]): string | undefined {
   return started ? runIdOf(started) : undefined;
 }
 
-function framesOfRun(messages: unknown[], runId: string): AgentToolEventFrame[] {
-  return agentFrames(messages).filter((frame) => runIdOf(frame) === runId);
-}
-
 /** True once the Researcher's tool step is done and its text step has begun streaming. */
 function isInTextStep(messages: unknown[]): boolean {
   const runId = researcherRunId(messages);
@@ -56,20 +47,6 @@ function isInTextStep(messages: unknown[]): boolean {
   const bodies = framesOfRun(messages, runId).map(bodyOf);
   const toolDone = bodies.findIndex((body) => body?.type === "tool-output-available");
   return toolDone >= 0 && bodies.slice(toolDone).some((body) => body?.type === "text-delta");
-}
-
-function sendRequest(text: string, chatId: string) {
-  return {
-    type: "send",
-    requestId: `request-${chatId}`,
-    id: chatId,
-    trigger: "submit-message",
-    messageId: undefined,
-    messages: [{ id: `user-${chatId}`, role: "user", parts: [{ type: "text", text }] }],
-    headers: {},
-    body: {},
-    metadata: null,
-  };
 }
 
 /**
@@ -88,15 +65,6 @@ function dedupedLog(frames: AgentToolEventFrame[]): Map<number, ChunkBody> {
   return new Map([...log.entries()].sort(([a], [b]) => a - b));
 }
 
-async function startHost(persist: PersistDirectory, bindings: Record<string, string>) {
-  return MiniflareHost.start({
-    scriptPath: await bundleWorker(WORKER),
-    durableObjects: DURABLE_OBJECTS,
-    persistDirectory: persist.path,
-    bindings,
-  });
-}
-
 function describeWithHost(
   name: string,
   bindings: Record<string, string>,
@@ -107,7 +75,7 @@ function describeWithHost(
     let host: MiniflareHost;
     beforeAll(async () => {
       persist = await createPersistDirectory();
-      host = await startHost(persist, bindings);
+      host = await startDemoHost(persist, bindings);
     });
     afterAll(async () => {
       await host?.dispose();
@@ -115,7 +83,7 @@ function describeWithHost(
     });
     body({
       host: () => host,
-      wsUrl: (path) => new URL(path, host.url.toString().replace(/^http/, "ws")).toString(),
+      wsUrl: (path) => demoWsUrl(host, path),
     });
   });
 }
@@ -124,7 +92,7 @@ function describeWithHost(
 async function researchUntilTextStep(wsUrl: (path: string) => string, chatId: string) {
   const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
   const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
-  chat.send(sendRequest("research cats", chatId));
+  chat.send(chatSendRequest("research cats", chatId));
   await events.waitFor(isInTextStep);
   const runId = researcherRunId(events.messages) as string;
   const before = framesOfRun(events.messages, runId);
@@ -137,7 +105,7 @@ async function researchUntilTextStep(wsUrl: (path: string) => string, chatId: st
 async function startHungResearch(host: MiniflareHost, wsUrl: (path: string) => string, chatId: string) {
   const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
   const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
-  chat.send(sendRequest("research cats", chatId));
+  chat.send(chatSendRequest("research cats", chatId));
   await events.waitFor((messages) => researcherRunId(messages) !== undefined);
   const runId = researcherRunId(events.messages) as string;
   for (let attempt = 0; attempt < 200; attempt += 1) {

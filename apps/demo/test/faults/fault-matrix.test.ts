@@ -1,8 +1,7 @@
-import { fileURLToPath } from "node:url";
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleWorker } from "../harness/bundle.js";
-import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "../harness/miniflare-host.js";
+import { agentFrames, chatSendRequest, demoWsUrl, framesOfRun, runIdOf, startDemoHost } from "../harness/demo.js";
+import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "../harness/miniflare-host.js";
 import { RecordingSocket } from "../harness/ws-client.js";
 
 // The fault matrix (issue 10): the runtime is stopped (Miniflare disposed, then started again on the same persistence
@@ -11,13 +10,6 @@ import { RecordingSocket } from "../harness/ws-client.js";
 // something observable (frames on the events socket, /runs statuses, the child's own state), never by sleeping.
 // Heavy (a dozen workerd restarts): run with `FAULTS=1` (see README.md in this folder).
 
-const WORKER = fileURLToPath(new URL("../../src/worker.ts", import.meta.url));
-const DURABLE_OBJECTS = {
-  ASSISTANT: "Assistant",
-  RESEARCHER: "Researcher",
-  SUMMARIZER: "Summarizer",
-  IMPORTER: "Importer",
-};
 const COMPLETION_SOURCE = "background-import";
 const HARD_TERMINAL = ["finished", "error", "aborted"];
 const TERMINAL = [...HARD_TERMINAL, "interrupted"];
@@ -42,28 +34,11 @@ type MatrixRow = {
 
 const matrix: MatrixRow[] = [];
 
-const frames = (messages: unknown[]) => (messages as Frame[]).filter((message) => message.type === "agent-tool-event");
-const runIdOf = (frame: Frame) => ("runId" in frame.event ? frame.event.runId : "");
-const ofRun = (messages: unknown[], runId: string) => frames(messages).filter((frame) => runIdOf(frame) === runId);
 const bodyOf = (frame: Frame) => (frame.event.kind === "chunk" ? (frame.event.body as ChunkBody) : null);
 const startedOf = (messages: unknown[], agentType: string) =>
-  frames(messages).find((frame) => frame.event.kind === "started" && frame.event.agentType === agentType);
+  agentFrames(messages).find((frame) => frame.event.kind === "started" && frame.event.agentType === agentType);
 const hasTerminal = (messages: unknown[], runId: string, kinds = HARD_TERMINAL) =>
-  ofRun(messages, runId).some((frame) => kinds.includes(frame.event.kind));
-
-function sendRequest(text: string, chatId: string, requestId: string) {
-  return {
-    type: "send",
-    requestId,
-    id: chatId,
-    trigger: "submit-message",
-    messageId: undefined,
-    messages: [{ id: `user-${requestId}`, role: "user", parts: [{ type: "text", text }] }],
-    headers: {},
-    body: {},
-    metadata: null,
-  };
-}
+  framesOfRun(messages, runId).some((frame) => kinds.includes(frame.event.kind));
 
 /**
  * What a client holds of a run after dedupe: the durable log must be 1..N with no gap and one body per sequence;
@@ -110,19 +85,14 @@ function analyse(seen: Frame[]) {
 describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=1)", () => {
   let persist: PersistDirectory;
   let host: MiniflareHost;
-  const wsUrl = (path: string) => new URL(path, host.url.toString().replace(/^http/, "ws")).toString();
+  const wsUrl = (path: string) => demoWsUrl(host, path);
   const base = (chatId: string) => `/agents/assistant/${chatId}`;
   const events = (chatId: string) => RecordingSocket.open(wsUrl(base(chatId)));
 
   beforeAll(async () => {
     persist = await createPersistDirectory("agent-tools-faults-");
-    host = await MiniflareHost.start({
-      scriptPath: await bundleWorker(WORKER),
-      durableObjects: DURABLE_OBJECTS,
-      persistDirectory: persist.path,
-      // Importer steps of 5 × 60 ms; a detached run is re-followed at most 300 ms after a restart.
-      bindings: { DEMO_PACE_MS: "60", DETACHED_WATCH_INTERVAL_MS: "300" },
-    });
+    // Importer steps of 5 × 60 ms; a detached run is re-followed at most 300 ms after a restart.
+    host = await startDemoHost(persist, { DEMO_PACE_MS: "60", DETACHED_WATCH_INTERVAL_MS: "300" });
   });
 
   afterAll(async () => {
@@ -169,7 +139,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
   async function start(chatId: string, text: string) {
     const watcher = await events(chatId);
     const chat = await RecordingSocket.open(wsUrl(`${base(chatId)}/chat`));
-    chat.send(sendRequest(text, chatId, `r-${chatId}`));
+    chat.send(chatSendRequest(text, chatId, `r-${chatId}`));
     await watcher.waitFor((messages) => startedOf(messages, "Importer") !== undefined);
     const runId = runIdOf(startedOf(watcher.messages, "Importer") as Frame);
     return { watcher, chat, runId };
@@ -179,11 +149,11 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
   async function collect(chatId: string, runId: string, before: Frame[]) {
     const after = await events(chatId);
     await after.waitFor((messages) => hasTerminal(messages, runId), 30_000).catch(() => undefined);
-    const live = ofRun(after.messages, runId);
+    const live = framesOfRun(after.messages, runId);
     after.close();
     const replay = await events(chatId);
     await replay.waitFor((messages) => hasTerminal(messages, runId, TERMINAL), 5_000).catch(() => undefined);
-    const replayed = ofRun(replay.messages, runId);
+    const replayed = framesOfRun(replay.messages, runId);
     replay.close();
     return { seen: [...before, ...live], replayed };
   }
@@ -249,7 +219,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const chatId = "aw-started";
     const { watcher, chat, runId } = await start(chatId, "import the data");
     const hit = watcher.messages.length > 0 && !hasTerminal(watcher.messages, runId) ? "started seen" : "late";
-    const before = ofRun(watcher.messages, runId);
+    const before = framesOfRun(watcher.messages, runId);
     watcher.close();
     chat.close();
     await host.restart();
@@ -262,10 +232,10 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const { watcher, chat, runId } = await start(chatId, "import the data");
     // The Importer logs `start` and reports "Checking the schema" at once, then waits a step before any text.
     await watcher.waitFor((messages) =>
-      ofRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-progress"),
+      framesOfRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-progress"),
     );
-    const textSeen = ofRun(watcher.messages, runId).some((frame) => bodyOf(frame)?.type === "text-delta");
-    const before = ofRun(watcher.messages, runId);
+    const textSeen = framesOfRun(watcher.messages, runId).some((frame) => bodyOf(frame)?.type === "text-delta");
+    const before = framesOfRun(watcher.messages, runId);
     watcher.close();
     chat.close();
     await host.restart();
@@ -285,10 +255,10 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const chatId = "aw-mid";
     const { watcher, chat, runId } = await start(chatId, "import the data");
     await watcher.waitFor((messages) =>
-      ofRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-milestone"),
+      framesOfRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-milestone"),
     );
     const hit = hasTerminal(watcher.messages, runId) ? "late" : "yes";
-    const before = ofRun(watcher.messages, runId);
+    const before = framesOfRun(watcher.messages, runId);
     watcher.close();
     chat.close();
     await host.restart();
@@ -300,9 +270,9 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const chatId = "aw-child-done";
     const { watcher, chat, runId } = await start(chatId, "import the data");
     await watcher.waitFor((messages) =>
-      ofRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-milestone"),
+      framesOfRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-milestone"),
     );
-    const before = ofRun(watcher.messages, runId);
+    const before = framesOfRun(watcher.messages, runId);
     watcher.close();
     chat.close();
     await host.restart();
@@ -329,7 +299,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const chatId = "aw-recorded";
     const { watcher, chat, runId } = await start(chatId, "import the data");
     await watcher.waitFor((messages) => hasTerminal(messages, runId));
-    const before = ofRun(watcher.messages, runId);
+    const before = framesOfRun(watcher.messages, runId);
     watcher.close();
     chat.close();
     await host.restart();
@@ -347,7 +317,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     // A new client: restart as soon as the replay begins reaching it.
     const replaying = await events(chatId);
     await replaying.waitFor((messages) => messages.length > 0);
-    const partial = ofRun(replaying.messages, runId);
+    const partial = framesOfRun(replaying.messages, runId);
     const hit = hasTerminal(replaying.messages, runId, TERMINAL) ? "late (whole replay arrived)" : "yes (partial)";
     replaying.close();
     await host.restart();
@@ -369,7 +339,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
   it("detached: restart as soon as `started` is seen", async () => {
     const chatId = "bg-started";
     const { watcher, chat, runId } = await startBackground(chatId);
-    const before = ofRun(watcher.messages, runId);
+    const before = framesOfRun(watcher.messages, runId);
     watcher.close();
     chat.close();
     await host.restart();
@@ -381,10 +351,10 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const chatId = "bg-mid";
     const { watcher, chat, runId } = await startBackground(chatId);
     await watcher.waitFor((messages) =>
-      ofRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-milestone"),
+      framesOfRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-milestone"),
     );
     const hit = hasTerminal(watcher.messages, runId) ? "late" : "yes";
-    const before = ofRun(watcher.messages, runId);
+    const before = framesOfRun(watcher.messages, runId);
     watcher.close();
     chat.close();
     await host.restart();
@@ -397,7 +367,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const { watcher, chat, runId } = await startBackground(chatId);
     await watcher.waitFor((messages) => hasTerminal(messages, runId));
     const deliveredBefore = await completions(chatId).catch(() => -1);
-    const before = ofRun(watcher.messages, runId);
+    const before = framesOfRun(watcher.messages, runId);
     watcher.close();
     chat.close();
     await host.restart();
@@ -418,15 +388,15 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const chatId = "bg-clear";
     const { watcher, chat, runId } = await startBackground(chatId);
     await watcher.waitFor((messages) =>
-      ofRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-milestone"),
+      framesOfRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-milestone"),
     );
     // Fire the clear and stop the runtime as soon as it is on its way (the response is not awaited).
     const clearing = host.fetch(`${base(chatId)}/clear`, { method: "POST" }).catch(() => null);
     await watcher
-      .waitFor((messages) => frames(messages).some((frame) => frame.event.kind === "cleared"), 50)
+      .waitFor((messages) => agentFrames(messages).some((frame) => frame.event.kind === "cleared"), 50)
       .catch(() => undefined);
-    const clearedSeen = frames(watcher.messages).some((frame) => frame.event.kind === "cleared");
-    const before = ofRun(watcher.messages, runId);
+    const clearedSeen = agentFrames(watcher.messages).some((frame) => frame.event.kind === "cleared");
+    const before = framesOfRun(watcher.messages, runId);
     watcher.close();
     chat.close();
     await host.restart();
@@ -436,7 +406,8 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     await after
       .waitFor(
         (messages) =>
-          hasTerminal(messages, runId, TERMINAL) || frames(messages).some((frame) => frame.event.kind === "cleared"),
+          hasTerminal(messages, runId, TERMINAL) ||
+          agentFrames(messages).some((frame) => frame.event.kind === "cleared"),
         3_000,
       )
       .catch(() => undefined);
