@@ -16,6 +16,7 @@ export { AgentToolChildRunner } from "./child-runner.js";
 export type { AgentToolsErrorCode } from "./errors.js";
 export { AgentToolsError, errorMessage, RunNotFoundError, toAgentToolsError } from "./errors.js";
 export { INPUT_PREVIEW_MAX_CHARS, inputByteLength, makeInputPreview } from "./input-preview.js";
+export { MinHeap } from "./min-heap.js";
 export type { ChatHost, SyntheticChatMessage } from "./ports/chat-host.js";
 // ports
 export type { ChildRef, ChildTransport, TailOptions } from "./ports/child-transport.js";

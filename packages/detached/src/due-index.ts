@@ -1,3 +1,5 @@
+import { MinHeap } from "@agent-tools/core-runs";
+
 type Entry = { at: number; runId: string };
 
 /**
@@ -7,7 +9,7 @@ type Entry = { at: number; runId: string };
  * @internal
  */
 export class DueIndex {
-  readonly #heap: Entry[] = [];
+  readonly #heap = new MinHeap<Entry>((a, b) => a.at < b.at);
   readonly #due = new Map<string, number>();
 
   /** How many runs have a due time. */
@@ -25,8 +27,8 @@ export class DueIndex {
     const current = this.#due.get(runId);
     if (current !== undefined && current <= at) return false;
     this.#due.set(runId, at);
-    this.#push({ at, runId });
-    if (this.#heap.length > 64 && this.#heap.length > 2 * this.#due.size) this.#rebuild();
+    this.#heap.push({ at, runId });
+    if (this.#heap.size > 64 && this.#heap.size > 2 * this.#due.size) this.#rebuild();
     return true;
   }
 
@@ -38,7 +40,7 @@ export class DueIndex {
   /** The earliest due time, or `null` when nothing is due ever. */
   peek(): number | null {
     this.#dropStale();
-    return this.#heap[0]?.at ?? null;
+    return this.#heap.peek()?.at ?? null;
   }
 
   /** Remove and return the runs due at `now`, earliest first. */
@@ -46,9 +48,9 @@ export class DueIndex {
     const runIds: string[] = [];
     for (;;) {
       this.#dropStale();
-      const top = this.#heap[0];
+      const top = this.#heap.peek();
       if (top === undefined || top.at > now) return runIds;
-      this.#pop();
+      this.#heap.pop();
       this.#due.delete(top.runId);
       runIds.push(top.runId);
     }
@@ -59,47 +61,17 @@ export class DueIndex {
   }
 
   #dropStale(): void {
-    while (this.#heap.length > 0 && this.#isStale(this.#heap[0] as Entry)) this.#pop();
+    for (let top = this.#heap.peek(); top !== undefined && this.#isStale(top); top = this.#heap.peek())
+      this.#heap.pop();
   }
 
+  /** Compact: drop superseded entries and keep one entry per run. */
   #rebuild(): void {
-    const live = this.#heap.filter((entry) => !this.#isStale(entry));
     const seen = new Set<string>();
-    this.#heap.length = 0;
-    for (const entry of live) {
-      if (seen.has(entry.runId)) continue;
+    this.#heap.retain((entry) => {
+      if (this.#isStale(entry) || seen.has(entry.runId)) return false;
       seen.add(entry.runId);
-      this.#push(entry);
-    }
-  }
-
-  #push(entry: Entry): void {
-    const heap = this.#heap;
-    heap.push(entry);
-    let index = heap.length - 1;
-    while (index > 0) {
-      const parent = (index - 1) >> 1;
-      if ((heap[parent] as Entry).at <= entry.at) break;
-      heap[index] = heap[parent] as Entry;
-      index = parent;
-    }
-    heap[index] = entry;
-  }
-
-  #pop(): void {
-    const heap = this.#heap;
-    const last = heap.pop();
-    if (last === undefined || heap.length === 0) return;
-    let index = 0;
-    for (;;) {
-      const left = 2 * index + 1;
-      if (left >= heap.length) break;
-      const right = left + 1;
-      const child = right < heap.length && (heap[right] as Entry).at < (heap[left] as Entry).at ? right : left;
-      if ((heap[child] as Entry).at >= last.at) break;
-      heap[index] = heap[child] as Entry;
-      index = child;
-    }
-    heap[index] = last;
+      return true;
+    });
   }
 }

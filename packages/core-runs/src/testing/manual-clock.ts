@@ -1,3 +1,4 @@
+import { MinHeap } from "../min-heap.js";
 import type { Clock, TimerHandle } from "../ports/clock.js";
 
 /** How many microtask turns `flushMicrotasks` and `ManualClock` wait by default. */
@@ -59,7 +60,7 @@ export class ManualClock implements Clock {
   #isAdvancing = false;
   readonly #microtaskTurns: number;
   /** Binary min-heap on (dueAt, order). Cleared timers stay in it until they reach the top (lazy deletion). */
-  readonly #heap: ManualTimer[] = [];
+  readonly #heap = new MinHeap<ManualTimer>(isEarlier);
   readonly #pending = new Map<TimerHandle, ManualTimer>();
 
   /** Start the clock at `startAt` epoch milliseconds (default 0). */
@@ -90,7 +91,7 @@ export class ManualClock implements Clock {
       isCleared: false,
     };
     this.#pending.set(handle, timer);
-    this.#push(timer);
+    this.#heap.push(timer);
     return handle;
   }
 
@@ -101,7 +102,8 @@ export class ManualClock implements Clock {
     timer.isCleared = true;
     this.#pending.delete(handle);
     // Keep the heap from filling up with cleared timers when a test arms and clears many.
-    if (this.#heap.length > 64 && this.#heap.length > 2 * this.#pending.size) this.#rebuildHeap();
+    if (this.#heap.size > 64 && this.#heap.size > 2 * this.#pending.size)
+      this.#heap.retain((timer) => !timer.isCleared);
   }
 
   /** How many timers are scheduled and neither fired nor cleared. */
@@ -181,7 +183,7 @@ export class ManualClock implements Clock {
   }
 
   async #fire(timer: ManualTimer): Promise<void> {
-    this.#pop();
+    this.#heap.pop();
     this.#pending.delete(timer.handle);
     this.#now = timer.dueAt;
     timer.callback();
@@ -190,52 +192,12 @@ export class ManualClock implements Clock {
 
   /** The earliest live timer, dropping cleared ones from the top of the heap. */
   #peek(): ManualTimer | undefined {
-    let top = this.#heap[0];
+    let top = this.#heap.peek();
     while (top?.isCleared) {
-      this.#pop();
-      top = this.#heap[0];
+      this.#heap.pop();
+      top = this.#heap.peek();
     }
     return top;
-  }
-
-  #push(timer: ManualTimer): void {
-    const heap = this.#heap;
-    heap.push(timer);
-    let index = heap.length - 1;
-    while (index > 0) {
-      const parentIndex = (index - 1) >> 1;
-      const parent = heap[parentIndex] as ManualTimer;
-      if (!isEarlier(timer, parent)) break;
-      heap[index] = parent;
-      index = parentIndex;
-    }
-    heap[index] = timer;
-  }
-
-  #pop(): void {
-    const heap = this.#heap;
-    const last = heap.pop();
-    if (last === undefined || heap.length === 0) return;
-    let index = 0;
-    for (;;) {
-      const left = 2 * index + 1;
-      if (left >= heap.length) break;
-      const right = left + 1;
-      const leftTimer = heap[left] as ManualTimer;
-      const rightTimer = heap[right];
-      const child = rightTimer !== undefined && isEarlier(rightTimer, leftTimer) ? right : left;
-      const childTimer = heap[child] as ManualTimer;
-      if (!isEarlier(childTimer, last)) break;
-      heap[index] = childTimer;
-      index = child;
-    }
-    heap[index] = last;
-  }
-
-  #rebuildHeap(): void {
-    const live = this.#heap.filter((timer) => !timer.isCleared);
-    this.#heap.length = 0;
-    for (const timer of live) this.#push(timer);
   }
 }
 
