@@ -448,6 +448,32 @@ describe("AgentToolRegistry: following and giving up (the building blocks of rec
     expect(scripted.turns).toEqual(["r1"]);
   });
 
+  it("records a second soft outcome quietly: no new revision, frame or hook", async () => {
+    const finished: string[] = [];
+    const { registry, scripted, frames } = setup({
+      hooks: { onAgentToolFinish: (run, result) => void finished.push(`${run.runId}:${result.status}`) },
+    });
+    await registry.startAgentToolRun("Scripted", { input: "a", runId: "r1" });
+    await scripted.run("r1").context;
+    const stop = new AbortController();
+    const following = registry.followAgentToolRun("r1", { stop: stop.signal });
+    stop.abort({ status: "interrupted", reason: "no-progress", childStillRunning: true, error: "silent" });
+    await following;
+    const framesBefore = frames.length;
+    const before = await registry.getAgentToolRun("r1");
+    const quiet = await registry.finalizeAgentToolRun("r1", {
+      status: "interrupted",
+      reason: "no-progress",
+      childStillRunning: false,
+      error: "torn down",
+    });
+    await registry.whenIdle();
+    expect(before?.status).toBe("interrupted");
+    expect(quiet).toMatchObject({ status: "interrupted", revision: before?.revision, childStillRunning: false });
+    expect(frames.length).toBe(framesBefore);
+    expect(finished).toEqual(["r1:interrupted"]);
+  });
+
   it("does not re-attach an interrupted run whose child was torn down", async () => {
     const { registry, scripted } = setup();
     await registry.startAgentToolRun("Scripted", { input: "a", runId: "r1" });

@@ -831,6 +831,20 @@ export class AgentToolRegistry {
       const current = await this.store.getRun(runId);
       if (!current) return null;
       if (isHardTerminalStatus(current.status)) return current;
+      if (current.status === "interrupted" && outcome.status === "interrupted") {
+        // Not a transition (the status stays soft): update what the parent knows, quietly — no new revision, no
+        // frame, no hook. E.g. a watch that ends tears the child down: childStillRunning becomes false.
+        const quiet = await this.store.updateRun(
+          runId,
+          {
+            updatedAt: this.clock.now(),
+            ...(outcome.childStillRunning !== undefined ? { childStillRunning: outcome.childStillRunning } : {}),
+          },
+          { expectedRevision: current.revision },
+        );
+        if (!quiet) continue;
+        return quiet;
+      }
       const now = this.clock.now();
       const isHard = isHardTerminalStatus(outcome.status);
       const hasFinishHook = this.#hooks.onAgentToolFinish !== undefined;
