@@ -23,6 +23,7 @@ import {
   readProgressChunk,
   type TerminalRunStatus,
 } from "./protocol/index.js";
+import { replayRuns } from "./replay-runs.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
 import type { DispatchRejection, RunEvent } from "./run-events.js";
 import { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
@@ -299,46 +300,17 @@ export class AgentToolRegistry {
     options: ReplayOptions = {},
   ): Promise<{ runs: number; frames: number }> {
     const cursors = options.cursors ?? null;
-    const records = await this.store.listRuns();
-    let frames = 0;
-    let runs = 0;
-    const emit = (frame: AgentToolEventFrame) => {
-      frames += 1;
-      send(frame);
-    };
-    const known = new Set<string>();
-    for (const record of records) {
-      known.add(record.runId);
-      const cursor = cursors?.[record.runId];
-      const live = this.#live.get(record.runId);
-      const terminal = terminalFrame(record, true);
-      const needsLifecycle = !cursor || cursor.revision < 1 || (terminal !== null && cursor.revision < record.revision);
-      const afterSequence = cursor?.sequence ?? 0;
-      // The parent's stored copy (written when a run ends), then what a live follower holds beyond it (a run
-      // being followed, also one re-attached after an interruption).
-      const stored =
-        cursor && afterSequence >= record.lastSequence ? [] : await this.store.readLog(record.runId, { afterSequence });
-      const storedUpTo = stored.at(-1)?.sequence ?? afterSequence;
-      const entries = live
-        ? [...stored, ...live.entries.filter((entry) => entry.sequence > Math.max(storedUpTo, record.lastSequence))]
-        : stored;
-      if (!needsLifecycle && entries.length === 0) continue;
-      runs += 1;
-      if (!cursor || cursor.revision < 1) emit(startedFrame(record, true));
-      for (const entry of entries) emit(entryFrame(record, entry, true));
-      const progress = live?.progress;
-      if (progress && !isTerminalStatus(record.status)) {
-        emit(ephemeralFrame(record, { type: "data-agent-progress", data: progress, transient: true } as never, true));
-      }
-      if (terminal && needsLifecycle) emit(terminal);
-    }
-    const gone = cursors ? Object.keys(cursors).filter((runId) => !known.has(runId)) : [];
-    if (gone.length > 0) emit(clearedFrame(gone, true));
+    const { runs, frames, cleared } = await replayRuns({
+      store: this.store,
+      liveOf: (runId) => this.#live.get(runId),
+      send,
+      cursors,
+    });
     this.#emit({
       type: "agent_tool:replay",
       runs,
       frames,
-      cleared: gone.length,
+      cleared,
       withCursors: cursors !== null,
       at: this.clock.now(),
     });
