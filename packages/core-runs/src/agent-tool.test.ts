@@ -1,5 +1,4 @@
 import { isStepCount, streamText, type TextStreamPart, type ToolExecutionOptions, type ToolSet } from "ai";
-import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AgentToolOutput, agentTool } from "./agent-tool.js";
@@ -10,11 +9,7 @@ import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 import { ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
+import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "./testing/scripted-model.js";
 
 const topicSchema = z.object({ topic: z.string().min(1) });
 const topicOf = (input: unknown) => (input as { topic: string }).topic;
@@ -304,53 +299,6 @@ describe("agentTool: execute", () => {
 // ---------------------------------------------------------------------------------------------------------------
 // End to end: a parent streamText on the AI SDK's mock model calls the agent tool.
 
-type LanguageModelV4CallOptions = Parameters<MockLanguageModelV4["doStream"]>[0];
-type LanguageModelV4StreamPart =
-  Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer TPart> ? TPart : never;
-type ParentStep = (call: LanguageModelV4CallOptions) => LanguageModelV4StreamPart[];
-
-function scriptedModel(steps: ParentStep[]) {
-  let index = 0;
-  return new MockLanguageModelV4({
-    doStream: async (call) => {
-      const step = steps[index];
-      index += 1;
-      if (!step) throw new Error(`the mock model has no step ${index}`);
-      return { stream: convertArrayToReadableStream(step(call)) };
-    },
-  });
-}
-
-function toolCallStep(toolName: string, toolCallId: string, input: unknown): ParentStep {
-  return () => [
-    { type: "stream-start", warnings: [] },
-    { type: "tool-call", toolCallId, toolName, input: JSON.stringify(input) },
-    { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage },
-  ];
-}
-
-/** The tool results in the prompt the model received, by toolCallId. */
-function toolResultsSeen(call: LanguageModelV4CallOptions): Map<string, unknown> {
-  const seen = new Map<string, unknown>();
-  for (const message of call.prompt) {
-    if (message.role !== "tool") continue;
-    for (const part of message.content) {
-      if (part.type === "tool-result") seen.set(part.toolCallId, part.output);
-    }
-  }
-  return seen;
-}
-
-function textStep(text: (call: LanguageModelV4CallOptions) => string): ParentStep {
-  return (call) => [
-    { type: "stream-start", warnings: [] },
-    { type: "text-start", id: "t" },
-    { type: "text-delta", id: "t", delta: text(call) },
-    { type: "text-end", id: "t" },
-    { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
-  ];
-}
-
 async function drain<TOOLS extends ToolSet>(stream: AsyncIterable<TextStreamPart<TOOLS>>) {
   const parts: TextStreamPart<TOOLS>[] = [];
   for await (const part of stream) parts.push(part);
@@ -368,7 +316,7 @@ describe("agentTool: in a parent streamText", () => {
       }),
     };
     const model = scriptedModel([
-      toolCallStep("research", "call-1", { topic: "cats" }),
+      toolCallsStep("research", [["call-1", { topic: "cats" }]]),
       textStep((call) => {
         const output = toolResultsSeen(call).get("call-1") as { type: string; value: unknown } | undefined;
         return `The researcher says: ${String(output?.value)}.`;
@@ -416,7 +364,7 @@ describe("agentTool: in a parent streamText", () => {
     const tools = { fail: agentTool(registry, "Failing", { description: "Fails", inputSchema: topicSchema }) };
     let seen: unknown;
     const model = scriptedModel([
-      toolCallStep("fail", "call-1", { topic: "cats" }),
+      toolCallsStep("fail", [["call-1", { topic: "cats" }]]),
       textStep((call) => {
         seen = toolResultsSeen(call).get("call-1");
         return "It failed.";
@@ -445,7 +393,7 @@ describe("agentTool: in a parent streamText", () => {
     };
     let seen: unknown;
     const model = scriptedModel([
-      toolCallStep("research", "call-bad", { topic: 42 }),
+      toolCallsStep("research", [["call-bad", { topic: 42 }]]),
       textStep((call) => {
         seen = toolResultsSeen(call).get("call-bad");
         return "Let me fix that.";
@@ -474,7 +422,7 @@ describe("agentTool: in a parent streamText", () => {
     const tools = { research: agentTool(registry, "Researcher", { description: "Research", inputSchema }) };
     let seen: unknown;
     const model = scriptedModel([
-      toolCallStep("research", "call-1", { topic: "cats", tags: "sleep,play" }),
+      toolCallsStep("research", [["call-1", { topic: "cats", tags: "sleep,play" }]]),
       textStep((call) => {
         seen = toolResultsSeen(call).get("call-1");
         return "done";
@@ -489,7 +437,7 @@ describe("agentTool: in a parent streamText", () => {
   it("cancels the child when the parent's streamText is aborted", async () => {
     const { registry, store, scripted } = setup();
     const tools = { slow: agentTool(registry, "Scripted", { description: "Slow", inputSchema: topicSchema }) };
-    const model = scriptedModel([toolCallStep("slow", "call-1", { topic: "cats" }), textStep(() => "never")]);
+    const model = scriptedModel([toolCallsStep("slow", [["call-1", { topic: "cats" }]]), textStep(() => "never")]);
     const controller = new AbortController();
     const result = streamText({
       model,

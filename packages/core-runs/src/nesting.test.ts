@@ -1,5 +1,4 @@
 import { isStepCount, streamText, toUIMessageStream, type UIMessageChunk } from "ai";
-import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { agentTool } from "./agent-tool.js";
@@ -11,14 +10,17 @@ import { AgentToolRegistry } from "./run-registry.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 import { ManualClock } from "./testing/manual-clock.js";
+import {
+  type ScriptedModelCall,
+  type ScriptedModelStep,
+  scriptedModel,
+  textStep,
+  toolCallsStep,
+  toolResultsSeen,
+} from "./testing/scripted-model.js";
 
 // Three levels, all in-process: a grandparent (the test's top registry) → a "Coordinator" child, whose turn owns its
 // own registry (own store, own transport, own broadcast list) → "Leaf" grandchildren.
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
 
 const topicSchema = z.object({ topic: z.string() });
 const topicsSchema = z.object({ topics: z.array(z.string()) });
@@ -48,41 +50,9 @@ function makeLevel(children: AgentToolChildDefinition[], clock: Clock, maxConcur
 
 // --- the mock model ---------------------------------------------------------------------------------------------
 
-type CallOptions = Parameters<MockLanguageModelV4["doStream"]>[0];
-type StreamPart =
-  Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer TPart> ? TPart : never;
-type Step = (call: CallOptions) => StreamPart[];
-
-function scriptedModel(steps: Step[]) {
-  let index = 0;
-  return new MockLanguageModelV4({
-    doStream: async (call) => {
-      const step = steps[index];
-      index += 1;
-      if (!step) throw new Error(`the mock model has no step ${index}`);
-      return { stream: convertArrayToReadableStream(step(call)) };
-    },
-  });
-}
-
-/** One step calling `toolName` once per `[toolCallId, input]`, in the same step (executed concurrently). */
-function toolCallsStep(toolName: string, calls: Array<[string, unknown]>): Step {
-  return () => [
-    { type: "stream-start", warnings: [] },
-    ...calls.map(
-      ([toolCallId, input]): StreamPart => ({ type: "tool-call", toolCallId, toolName, input: JSON.stringify(input) }),
-    ),
-    { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage },
-  ];
-}
-
 /** The tool results the model saw, as text: a summary as is, a failure as `failed (<status>: <error>)`. */
-function resultsSeen(call: CallOptions, toolCallIds: string[]): string[] {
-  const outputs = new Map<string, unknown>();
-  for (const message of call.prompt) {
-    if (message.role !== "tool") continue;
-    for (const part of message.content) if (part.type === "tool-result") outputs.set(part.toolCallId, part.output);
-  }
+function resultsSeen(call: ScriptedModelCall, toolCallIds: string[]): string[] {
+  const outputs = toolResultsSeen(call);
   return toolCallIds.map((toolCallId) => {
     const output = outputs.get(toolCallId) as { type: string; value: unknown } | undefined;
     if (output?.type === "text") return String(output.value);
@@ -92,14 +62,8 @@ function resultsSeen(call: CallOptions, toolCallIds: string[]): string[] {
 }
 
 /** A step writing `${prefix}: ${the tool results, joined}`. */
-function reportStep(prefix: string, toolCallIds: string[]): Step {
-  return (call) => [
-    { type: "stream-start", warnings: [] },
-    { type: "text-start", id: "t" },
-    { type: "text-delta", id: "t", delta: `${prefix}: ${resultsSeen(call, toolCallIds).join("; ")}` },
-    { type: "text-end", id: "t" },
-    { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
-  ];
+function reportStep(prefix: string, toolCallIds: string[]): ScriptedModelStep {
+  return textStep((call) => `${prefix}: ${resultsSeen(call, toolCallIds).join("; ")}`);
 }
 
 // --- the children ---------------------------------------------------------------------------------------------

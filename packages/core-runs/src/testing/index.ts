@@ -3,3 +3,6 @@
 export { childTransportContract } from "./child-transport-contract.js";
 export * from "./portable.js";
 export { runStoreContract } from "./run-store-contract.js";
+// A scripted language model (the AI SDK's mock model); not in ./testing/portable, it loads "ai/test".
+export type { ScriptedModelCall, ScriptedModelPart, ScriptedModelStep } from "./scripted-model.js";
+export { scriptedModel, scriptedUsage, textStep, toolCallsStep, toolResultsSeen } from "./scripted-model.js";
