@@ -7,6 +7,7 @@
  * plain `accept()`ed ones held in memory. Serves the anchor harness's contract, so the harness can run it too.
  */
 import { DurableObject } from "cloudflare:workers";
+import { webSocketUpgrade } from "../../../apps/demo/src/agents/websocket-upgrade.js";
 import { installSqlMeter, probeStorage, type SqlMeter } from "../src/sql-meter.js";
 import { stubChunks, stubSummary } from "../src/stub-chunks.js";
 
@@ -57,7 +58,7 @@ export class RawPipe extends DurableObject<RawEnv> {
     }
     server.send(JSON.stringify({ type: "bench-replay-done", runs: runs.length, frames, ms: Date.now() - started }));
     void request;
-    return new Response(null, { status: 101, webSocket: client });
+    return webSocketUpgrade(client);
   }
 
   #send(text: string): void {

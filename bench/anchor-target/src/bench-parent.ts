@@ -12,6 +12,7 @@ import {
   DurableObjectChildTransport,
 } from "../../../apps/demo/src/adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../../../apps/demo/src/adapters/durable-object-run-store.js";
+import { webSocketUpgrade } from "../../../apps/demo/src/agents/websocket-upgrade.js";
 import { BENCH_CHILD_TYPE } from "./bench-child.js";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
 import { type StubInput, stubChunks, stubSummary } from "./stub-chunks.js";
@@ -95,7 +96,7 @@ export class BenchParent extends DurableObject<BenchEnv> {
     this.#counters.replays += 1;
     this.#counters.replayFrames += replayed.frames;
     server.send(JSON.stringify({ type: REPLAY_DONE_TYPE, ...replayed, ms: Date.now() - started }));
-    return new Response(null, { status: 101, webSocket: client });
+    return webSocketUpgrade(client);
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {

@@ -7,6 +7,7 @@ import {
 } from "@agent-tools/core-runs";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
 import { toNdjson } from "../adapters/ndjson.js";
+import { webSocketUpgrade } from "./websocket-upgrade.js";
 
 /**
  * The host of one child agent run: a Durable Object with its own SQLite storage, exposing its
@@ -106,6 +107,6 @@ export abstract class AgentToolChildObject<TEnv = unknown> extends DurableObject
         }
       })().catch(() => undefined),
     );
-    return new Response(null, { status: 101, webSocket: client });
+    return webSocketUpgrade(client);
   }
 }

@@ -34,6 +34,7 @@ import type { Env } from "./env.js";
 import { Importer } from "./importer.js";
 import { Researcher } from "./researcher.js";
 import { Summarizer, type Summary, summarySchema } from "./summarizer.js";
+import { webSocketUpgrade } from "./websocket-upgrade.js";
 
 const EVENTS_TAG = "events";
 const CHAT_TAG = "chat";
@@ -145,13 +146,13 @@ export class Assistant extends DurableObject<Env> {
     this.ctx.acceptWebSocket(server, [EVENTS_TAG]);
     const cursors = parseAgentToolCursors(url.searchParams.get(AGENT_TOOL_CURSORS_PARAM));
     await this.registry.replayAgentToolRuns((frame) => server.send(encodeAgentToolFrame(frame)), { cursors });
-    return new Response(null, { status: 101, webSocket: client });
+    return webSocketUpgrade(client);
   }
 
   #connectChat(): Response {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [CHAT_TAG]);
-    return new Response(null, { status: 101, webSocket: client });
+    return webSocketUpgrade(client);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {

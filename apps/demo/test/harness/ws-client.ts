@@ -36,6 +36,21 @@ export class RecordingSocket {
     this.#socket.send(JSON.stringify(value));
   }
 
+  /** Send a frame as is: text that may not be JSON, or binary. */
+  sendRaw(data: string | Uint8Array): void {
+    this.#socket.send(data);
+  }
+
+  /** The extensions the server agreed to in the handshake ("" for none), e.g. "permessage-deflate". */
+  get extensions(): string {
+    return this.#socket.extensions;
+  }
+
+  /** Whether the socket is still open. */
+  get open(): boolean {
+    return this.#socket.readyState === WebSocket.OPEN;
+  }
+
   /** Resolve once `predicate(messages)` holds; reject after `timeoutMs` or if the socket closes first. */
   waitFor(predicate: (messages: unknown[]) => boolean, timeoutMs = 30_000): Promise<void> {
     if (predicate(this.messages)) return Promise.resolve();
