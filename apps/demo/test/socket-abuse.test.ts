@@ -25,7 +25,10 @@ const chatFrames = (socket: RecordingSocket) => socket.messages as ChatFrame[];
 const errorsOf = (socket: RecordingSocket) => chatFrames(socket).filter((frame) => frame.type === "error");
 const byRunAndSequence = (frames: AgentToolEventFrame[]) =>
   [...frames].sort(
-    (a, b) => runIdOf(a).localeCompare(runIdOf(b)) || (a.revision ?? 0) - (b.revision ?? 0) || (a.sequence ?? 0) - (b.sequence ?? 0),
+    (a, b) =>
+      runIdOf(a).localeCompare(runIdOf(b)) ||
+      (a.revision ?? 0) - (b.revision ?? 0) ||
+      (a.sequence ?? 0) - (b.sequence ?? 0),
   );
 
 describe("the Assistant's sockets under bad client input", () => {

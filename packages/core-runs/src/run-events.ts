@@ -1,7 +1,6 @@
-import type { AgentToolInterruptedReason, RunStatus, TerminalRunStatus } from "./protocol/index.js";
+import type { AgentToolInterruptedReason, DispatchRejection, RunStatus, TerminalRunStatus } from "./protocol/index.js";
 
-/** Why a dispatch was refused before a child was started. */
-export type DispatchRejection = "max-concurrency" | "input-too-large" | "agent-type-mismatch" | "invalid-input";
+export type { DispatchRejection } from "./protocol/index.js";
 
 /**
  * Typed events core emits through its `RunEventSink`. Payloads carry ids and typed fields, never inputs,

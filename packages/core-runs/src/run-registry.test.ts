@@ -126,6 +126,60 @@ describe("AgentToolRegistry: awaited runs", () => {
     expect((await registry.runAgentTool("Echo", { input: "c", runId: "r3" })).ok).toBe(true);
   });
 
+  it("types an over-cap refusal recorded as error: rejection max-concurrency, and the runId is spent", async () => {
+    const { registry, scripted, store } = setup({ maxConcurrentAgentTools: 1 });
+    const first = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    await scripted.run("r1").context;
+    const refused = await registry.startAgentToolRun("Echo", { input: "b", runId: "r2" });
+    expect(refused).toMatchObject({
+      ok: true,
+      created: true,
+      rejection: "max-concurrency",
+      record: { status: "error" },
+    });
+    scripted.run("r1").complete();
+    await first;
+    // SPEC §3: a re-dispatch of the refused runId returns its stored error and starts nothing.
+    expect(await registry.runAgentTool("Echo", { input: "b", runId: "r2" })).toMatchObject({ ok: false });
+    expect((await store.getRun("r2"))?.status).toBe("error");
+  });
+
+  it("with overCap: refuse, refuses over the cap like oversized input: no row, frame or hook; the runId can retry", async () => {
+    const started: string[] = [];
+    const { registry, scripted, store, frames, events, transport } = setup({
+      maxConcurrentAgentTools: 1,
+      overCap: "refuse",
+      hooks: { onAgentToolStart: (run) => void started.push(run.runId) },
+    });
+    const first = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    await scripted.run("r1").context;
+    const refused = await registry.startAgentToolRun("Echo", { input: "b", runId: "r2" });
+    expect(refused).toMatchObject({
+      ok: false,
+      rejection: "max-concurrency",
+      failure: { ok: false, status: "error", error: "maxConcurrentAgentTools (1) exceeded" },
+    });
+    expect(await registry.runAgentTool("Echo", { input: "b", runId: "r2" })).toMatchObject({
+      ok: false,
+      error: "maxConcurrentAgentTools (1) exceeded",
+    });
+    await registry.whenIdle();
+    expect(await store.getRun("r2")).toBeNull();
+    expect(frames.some((frame) => "runId" in frame.event && frame.event.runId === "r2")).toBe(false);
+    expect(started).toEqual(["r1"]);
+    expect(transport.calls.some((call) => call.ref.runId === "r2")).toBe(false);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "agent_tool:run:rejected", runId: "r2", rejection: "max-concurrency" }),
+    );
+    // The slot frees when r1 ends; the same runId is then admitted and runs.
+    scripted.run("r1").complete();
+    await first;
+    expect(await registry.runAgentTool("Echo", { input: "b", runId: "r2" })).toMatchObject({
+      ok: true,
+      status: "completed",
+    });
+  });
+
   it("takes slots atomically when many dispatch at once", async () => {
     const { registry, scripted } = setup({ maxConcurrentAgentTools: 3 });
     const runs = Array.from({ length: 10 }, (_, index) =>

@@ -51,8 +51,19 @@ export type AgentToolRegistryOptions = {
   hooks?: AgentToolHooks;
   /** Send a frame to every connected client of the parent. */
   broadcast?: (frame: AgentToolEventFrame) => void;
-  /** Runs in `starting`/`running` at once; more are recorded as `error`. Default: unlimited. */
+  /** Runs in `starting`/`running` at once; what happens to more is `overCap`. Default: unlimited. */
   maxConcurrentAgentTools?: number;
+  /**
+   * A dispatch over `maxConcurrentAgentTools`:
+   * - `"record"` (default, SPEC §3): the run is recorded as `error` ("maxConcurrentAgentTools (N) exceeded"), sent
+   *   to clients and replayed like any finished run, and its hooks fire. Its runId is spent: a re-dispatch returns
+   *   that `error`. Right for model tool calls, whose timeline should show the refused call.
+   * - `"refuse"`: refused like oversized input: no row, no frame, no hooks, and the runId stays free, so a
+   *   dispatcher can retry it later. Right for code that dispatches many (background) runs and retries.
+   *
+   * Either way the result carries `rejection: "max-concurrency"`.
+   */
+  overCap?: "record" | "refuse";
   /** Inputs larger than this (as UTF-8 JSON) are refused before any run exists. Default 1 MiB. */
   maxAgentToolInputBytes?: number;
   /** Default: `crypto.randomUUID()`. */
@@ -89,7 +100,7 @@ export type ReplayOptions = {
 
 /** The outcome of admitting a dispatch: the run's row, and whether this call created it. */
 export type StartAgentToolRunResult =
-  | { ok: true; record: RunRecord; created: boolean }
+  | { ok: true; record: RunRecord; created: boolean; rejection?: DispatchRejection }
   | { ok: false; failure: AgentToolResult & { ok: false }; rejection: DispatchRejection };
 
 /** Default `maxAgentToolInputBytes`: 1 MiB. */
@@ -158,6 +169,7 @@ export class AgentToolRegistry {
   readonly #hooks: AgentToolHooks;
   readonly #broadcast: (frame: AgentToolEventFrame) => void;
   readonly #maxConcurrent: number;
+  readonly #overCap: "record" | "refuse";
   readonly #maxInputBytes: number;
   readonly #generateRunId: () => string;
   readonly #waitUntil: ((promise: Promise<unknown>) => void) | undefined;
@@ -178,6 +190,7 @@ export class AgentToolRegistry {
     this.#hooks = options.hooks ?? {};
     this.#broadcast = options.broadcast ?? (() => {});
     this.#maxConcurrent = options.maxConcurrentAgentTools ?? Number.POSITIVE_INFINITY;
+    this.#overCap = options.overCap ?? "record";
     this.#maxInputBytes = options.maxAgentToolInputBytes ?? DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES;
     this.#generateRunId = options.generateRunId ?? (() => crypto.randomUUID());
     this.#waitUntil = options.waitUntil;
@@ -524,6 +537,8 @@ export class AgentToolRegistry {
       ...(options.meta !== undefined ? { meta: options.meta } : {}),
     };
     const overCap = slots.size >= this.#maxConcurrent;
+    const capError = `maxConcurrentAgentTools (${this.#maxConcurrent}) exceeded`;
+    if (overCap && this.#overCap === "refuse") return this.#reject(runId, agentType, "max-concurrency", capError);
     // Checked and taken synchronously: no await between the count and the reservation.
     if (!overCap) slots.add(runId);
     // A refused run is recorded as `error` (revision 2: it went starting → error) without its input.
@@ -534,7 +549,7 @@ export class AgentToolRegistry {
           status: "error",
           revision: 2,
           completedAt: now,
-          error: `maxConcurrentAgentTools (${this.#maxConcurrent}) exceeded`,
+          error: capError,
         }
       : base;
     let inserted: boolean;
@@ -565,7 +580,7 @@ export class AgentToolRegistry {
     if (overCap) {
       this.#emit({ type: "agent_tool:run:rejected", runId, agentType, rejection: "max-concurrency", at: now });
       await this.#announceTerminal(record as RunRecord & { status: TerminalRunStatus }, "starting");
-      return { ok: true, record, created: true };
+      return { ok: true, record, created: true, rejection: "max-concurrency" };
     }
     this.#startDriving(record, options.signal);
     return { ok: true, record, created: true };

@@ -235,7 +235,7 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
       const prepared = prepare(detached === true ? {} : detached);
       if ("error" in prepared) {
         emit({ type: "agent_tool:detached:rejected", runId, agentType, at: registry.clock.now() });
-        return { runId, agentType, status: "error", error: prepared.error };
+        return { runId, agentType, status: "error", error: prepared.error, rejection: "invalid-options" };
       }
       const { state } = prepared;
       const admitted = await registry.startAgentToolRun(agentType, {
@@ -244,7 +244,9 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
         detached: true,
         meta: { [DETACHED_META_KEY]: state },
       });
-      if (!admitted.ok) return { runId, agentType, status: "error", error: admitted.failure.error };
+      if (!admitted.ok) {
+        return { runId, agentType, status: "error", error: admitted.failure.error, rejection: admitted.rejection };
+      }
       const { record, created } = admitted;
       const stored = readDetachedState(record);
       if (stored && !isTerminalStatus(record.status)) reconciler.adopt(record, stored);
@@ -260,7 +262,8 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
           at: registry.clock.now(),
         });
       }
-      return publicResult(record);
+      const result = publicResult(record);
+      return admitted.rejection ? { ...result, rejection: admitted.rejection } : result;
     },
     cancelAgentTool: (runId, reason = "Cancelled by the parent") => reconciler.cancel(runId, reason),
     tick: () => reconciler.tick(),

@@ -29,6 +29,7 @@ export type {
   AgentToolTailItem,
   ChildRunStatus,
   DetachedRunAgentToolResult,
+  DispatchRejection,
 } from "./run-types.js";
 export type { HardTerminalRunStatus, LiveRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_STATUSES } from "./status.js";

@@ -55,12 +55,26 @@ export type AgentToolMilestone = {
   at: number;
 };
 
+/**
+ * Why a dispatch was refused before a child was started: over `maxConcurrentAgentTools`, input over
+ * `maxAgentToolInputBytes` or not JSON, a runId taken by another agent type, or (detached) options that cannot be
+ * accepted.
+ */
+export type DispatchRejection =
+  | "max-concurrency"
+  | "input-too-large"
+  | "agent-type-mismatch"
+  | "invalid-input"
+  | "invalid-options";
+
 /** What a detached dispatch returns at once. */
 export type DetachedRunAgentToolResult = {
   runId: string;
   agentType: string;
   status: RunStatus;
   error?: string;
+  /** Set when the dispatch was refused (`status: "error"`): the typed reason, so a dispatcher need not read `error`. */
+  rejection?: DispatchRejection;
 };
 
 /** The statuses a child reports for its own run (a child never reports `interrupted`). */
