@@ -110,7 +110,7 @@ describe("NDJSON codec (Node)", () => {
   }
 
   const values: unknown[] = [
-    { type: "entry", entry: { sequence: 1, body: { type: "text-delta", delta: "héllo wörld — 日本語 🎉" } } },
+    { type: "entries", entries: [{ sequence: 1, body: { type: "text-delta", delta: "héllo wörld — 日本語 🎉" } }] },
     { type: "progress", fraction: 0.5, note: "line\nbreak inside a string" },
     null,
     42,

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AgentToolChildDefinition, AgentToolChildRunner } from "./child-runner.js";
 import type { RunStore } from "./ports/run-store.js";
-import type { AgentToolTailItem } from "./protocol/index.js";
+import { type AgentToolTailItem, tailItemEntries } from "./protocol/index.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
@@ -15,8 +15,7 @@ async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<Agent
   return items;
 }
 
-const sequences = (items: AgentToolTailItem[]) =>
-  items.flatMap((item) => (item.type === "entry" ? [item.entry.sequence] : []));
+const sequences = (items: AgentToolTailItem[]) => tailItemEntries(items).map((entry) => entry.sequence);
 
 function makeRunner(definition: AgentToolChildDefinition, store: RunStore = new InMemoryRunStore()) {
   const clock = new ManualClock(1_000);
@@ -226,7 +225,7 @@ describe("AgentToolChildRunner", () => {
     run.emit({ type: "finish" });
     run.complete();
     const items = await tail;
-    expect(items.map((item) => item.type)).toEqual(["entry", "progress", "entry", "terminal"]);
+    expect(items.map((item) => item.type)).toEqual(["entries", "progress", "entries", "terminal"]);
     expect((await store.readLog("r1")).map((entry) => entry.sequence)).toEqual([1, 2]);
   });
 
@@ -397,7 +396,7 @@ describe("AgentToolChildRunner", () => {
     });
     await runner.start("r1", "cats");
     const items = await collect(runner.tail("r1", { afterSequence: 0 }));
-    const types = items.flatMap((item) => (item.type === "entry" ? [item.entry.body.type] : []));
+    const types = tailItemEntries(items).map((entry) => entry.body.type);
     expect(types).toContain("tool-output-available");
     expect(await runner.inspect("r1")).toMatchObject({ status: "completed", summary: "Cats sleep a lot." });
   });

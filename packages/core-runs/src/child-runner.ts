@@ -93,13 +93,15 @@ export const DEFAULT_MAX_RECOVERY_ATTEMPTS = 3;
 export const INTERRUPTED_CHILD_ERROR = "interrupted before the child could finish";
 
 type TailListener = (item: AgentToolTailItem) => void;
+/** What a live turn has produced and not yet written: log entries, and progress kept in its place among them. */
+type PendingItem = { type: "entry"; entry: AgentToolLogEntry } | { type: "progress"; body: UIMessageChunk; at: number };
 
 type LiveRun = {
   controller: AbortController;
   listeners: Set<TailListener>;
   lastSequence: number;
   /** Entries and ephemeral items not yet delivered, in order: entries wait for their write, the rest for them. */
-  pending: AgentToolTailItem[];
+  pending: PendingItem[];
   /** The latest progress snapshot (also persisted on the row). */
   progress: AgentToolProgressSnapshot | undefined;
   flushing: Promise<void> | null;
@@ -239,9 +241,14 @@ export class AgentToolChildRunner {
         let draining = true;
         const deliver = (item: AgentToolTailItem) => {
           if (closed) return;
-          if (item.type === "entry") {
-            if (item.entry.sequence <= cursor) return;
-            cursor = item.entry.sequence;
+          if (item.type === "entries") {
+            const after = cursor;
+            const fresh = item.entries.filter((entry) => entry.sequence > after);
+            const last = fresh.at(-1);
+            if (!last) return;
+            cursor = last.sequence;
+            controller.enqueue(fresh.length === item.entries.length ? item : { type: "entries", entries: fresh });
+            return;
           }
           controller.enqueue(item);
           if (item.type === "terminal") close(controller);
@@ -254,7 +261,7 @@ export class AgentToolChildRunner {
         try {
           for (;;) {
             const page = await this.#store.readLog(runId, { afterSequence: cursor, limit: MAX_TAIL_PAGE });
-            for (const entry of page) deliver({ type: "entry", entry });
+            if (page.length > 0) deliver({ type: "entries", entries: page });
             if (page.length < MAX_TAIL_PAGE || closed) break;
           }
         } catch (error) {
@@ -349,7 +356,7 @@ export class AgentToolChildRunner {
   }
 
   /** Deliver an ephemeral item now, or after the entries still being written (so it never overtakes them). */
-  #deliverEphemeral(live: LiveRun, item: AgentToolTailItem): void {
+  #deliverEphemeral(live: LiveRun, item: PendingItem & { type: "progress" }): void {
     if (live.flushing || live.pending.length > 0) {
       live.pending.push(item);
       return;
@@ -474,9 +481,21 @@ export class AgentToolChildRunner {
         const batch = live.pending.splice(0);
         const entries = batch.flatMap((item) => (item.type === "entry" ? [item.entry] : []));
         if (entries.length > 0) await this.#store.appendLog(runId, entries);
-        for (const item of batch) {
+        // Tell tails per batch: each run of consecutive entries as one item, progress in its place.
+        const tell = (item: AgentToolTailItem) => {
           for (const listener of live.listeners) listener(item);
+        };
+        let run: AgentToolLogEntry[] = [];
+        for (const item of batch) {
+          if (item.type === "entry") {
+            run.push(item.entry);
+            continue;
+          }
+          if (run.length > 0) tell({ type: "entries", entries: run });
+          run = [];
+          tell(item);
         }
+        if (run.length > 0) tell({ type: "entries", entries: run });
       }
     } catch (error) {
       live.storeError = error;

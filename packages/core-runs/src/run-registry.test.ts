@@ -478,7 +478,7 @@ describe("AgentToolRegistry: following and giving up (the building blocks of rec
     });
     run.emit({ type: "start" });
     await settle();
-    expect(activity).toEqual(["entry"]);
+    expect(activity).toEqual(["entries"]);
     stop.abort({ status: "interrupted", reason: "no-progress", childStillRunning: true, error: "silent too long" });
     const record = await following;
     expect(record).toMatchObject({ status: "interrupted", reason: "no-progress", childStillRunning: true });

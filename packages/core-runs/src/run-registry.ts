@@ -755,14 +755,15 @@ export class AgentToolRegistry {
         // a follower's bug must not break forwarding
       }
     }
-    if (item.type === "entry") {
-      const { entry } = item;
-      if (entry.sequence <= live.lastSequence) return;
-      live.lastSequence = entry.sequence;
-      live.entries.push(entry);
-      this.#send(entryFrame(record, entry));
-      const snapshot = readProgressChunk(entry.body, entry.at);
-      if (snapshot) this.#progress(record, live, snapshot, entry.sequence);
+    if (item.type === "entries") {
+      for (const entry of item.entries) {
+        if (entry.sequence <= live.lastSequence) continue;
+        live.lastSequence = entry.sequence;
+        live.entries.push(entry);
+        this.#send(entryFrame(record, entry));
+        const snapshot = readProgressChunk(entry.body, entry.at);
+        if (snapshot) this.#progress(record, live, snapshot, entry.sequence);
+      }
     } else if (item.type === "progress") {
       this.#send(ephemeralFrame(record, item.body));
       const snapshot = readProgressChunk(item.body, item.at);

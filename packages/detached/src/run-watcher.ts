@@ -1,4 +1,5 @@
 import {
+  type AgentToolLogEntry,
   type AgentToolMilestone,
   type AgentToolRegistry,
   type AgentToolRunOutcome,
@@ -89,17 +90,24 @@ export class RunWatcher {
 
   #onActivity(runId: string, watch: Watch, item: AgentToolTailItem): void {
     if (item.type === "terminal") return;
-    const body = item.type === "entry" ? item.entry.body : item.body;
-    // When the child reported it (so an old milestone replayed on re-attach is not a fresh signal).
-    const at = item.type === "entry" ? item.entry.at : item.at;
+    if (item.type === "progress") {
+      this.#onChunk(runId, watch, item.body, item.at);
+      return;
+    }
+    for (const entry of item.entries) {
+      this.#onChunk(runId, watch, entry.body, entry.at);
+      const milestone = readMilestoneChunk(entry.body, entry.sequence, entry.at);
+      if (milestone) this.#options.onMilestone(runId, milestone);
+    }
+  }
+
+  /** A progress signal resets the no-progress budget; `at` is when the child reported it (an old one replayed on
+   * re-attach is not a fresh signal). */
+  #onChunk(runId: string, watch: Watch, body: AgentToolLogEntry["body"], at: number): void {
     if (readProgressChunk(body, at) !== null) {
       const isFirst = watch.lastSignalAt === undefined;
       watch.lastSignalAt = Math.max(watch.lastSignalAt ?? at, at);
       this.#options.onSignal(runId, at, isFirst);
-    }
-    if (item.type === "entry") {
-      const milestone = readMilestoneChunk(body, item.entry.sequence, item.entry.at);
-      if (milestone) this.#options.onMilestone(runId, milestone);
     }
   }
 }

@@ -9,6 +9,7 @@ import {
   type AgentToolTailItem,
   createRunEventHub,
   type RunStore,
+  tailItemEntries,
 } from "@agent-tools/core-runs";
 import {
   flushMicrotasks,
@@ -431,7 +432,7 @@ describe("createProgressReporter in a real child run", () => {
       "finish-step",
       "finish",
     ]);
-    const tailedSequences = items.flatMap((item) => (item.type === "entry" ? [item.entry.sequence] : []));
+    const tailedSequences = tailItemEntries(items).map((entry) => entry.sequence);
     expect(tailedSequences).toEqual(log.map((entry) => entry.sequence));
     const inspection = await runner.inspect("r1");
     expect(inspection?.status).toBe("completed");
@@ -484,7 +485,7 @@ describe("createProgressReporter in a real child run", () => {
         item.type === "progress" ? [(item.body as { data: { fraction: number } }).data.fraction] : [],
       ),
     ).toEqual([0.1, 0.6]);
-    expect(items.flatMap((item) => (item.type === "entry" ? [item.entry.body.type] : []))).toEqual(["start", "finish"]);
+    expect(tailItemEntries(items).map((entry) => entry.body.type)).toEqual(["start", "finish"]);
     expect(items.at(-1)?.type).toBe("terminal");
     expect((await runner.inspect("r1"))?.progress).toEqual({ fraction: 0.6, at: 0 });
     expect(clock.pendingTimers).toBe(0);

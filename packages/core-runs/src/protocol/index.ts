@@ -33,3 +33,4 @@ export type {
 } from "./run-types.js";
 export type { HardTerminalRunStatus, LiveRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_STATUSES } from "./status.js";
+export { tailItemEntries } from "./tail-items.js";

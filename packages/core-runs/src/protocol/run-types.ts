@@ -107,8 +107,12 @@ export type AgentToolLogEntry = {
 /**
  * What a tail yields: durable log entries in sequence order, ephemeral progress (no sequence), and last the
  * run's terminal inspection. A tail that ends without `terminal` was cut off (transport, signal).
+ *
+ * Log entries travel in batches: one `entries` item holds one or more entries with consecutive sequences (a page
+ * of the stored log, or one group commit of a live turn), so a transport and its reader pay per batch, not per
+ * chunk. Progress items keep their place between batches.
  */
 export type AgentToolTailItem =
-  | { type: "entry"; entry: AgentToolLogEntry }
+  | { type: "entries"; entries: AgentToolLogEntry[] }
   | { type: "progress"; body: UIMessageChunk; at: number }
   | { type: "terminal"; inspection: AgentToolRunInspection };

@@ -1,7 +1,7 @@
 import type { UIMessageChunk } from "ai";
 import type { AgentToolChildDefinition } from "../child-runner.js";
 import type { ChildRef, ChildTransport } from "../ports/child-transport.js";
-import type { AgentToolTailItem } from "../protocol/index.js";
+import { type AgentToolTailItem, tailItemEntries } from "../protocol/index.js";
 import { assertEqual, assertTrue } from "./contract-assert.js";
 import { textChunks } from "./scripted-child.js";
 
@@ -77,7 +77,7 @@ async function readTail(stream: ReadableStream<AgentToolTailItem>, limit = 10_00
 async function readEntries(stream: ReadableStream<AgentToolTailItem>, count: number): Promise<AgentToolTailItem[]> {
   const reader = stream.getReader();
   const items: AgentToolTailItem[] = [];
-  while (items.filter((item) => item.type === "entry").length < count) {
+  while (tailItemEntries(items).length < count) {
     const { done, value } = await reader.read();
     if (done) break;
     items.push(value);
@@ -86,8 +86,7 @@ async function readEntries(stream: ReadableStream<AgentToolTailItem>, count: num
   return items;
 }
 
-const sequencesOf = (items: AgentToolTailItem[]) =>
-  items.flatMap((item) => (item.type === "entry" ? [item.entry.sequence] : []));
+const sequencesOf = (items: AgentToolTailItem[]) => tailItemEntries(items).map((entry) => entry.sequence);
 const terminalOf = (items: AgentToolTailItem[]) => {
   const last = items.at(-1);
   return last?.type === "terminal" ? last.inspection : null;
@@ -123,8 +122,8 @@ export const childTransportContractCases: ReadonlyArray<ChildTransportContractCa
       const again = await transport.start(ref(id), { texts: ["y", "z"] });
       assertEqual(again.runId, id, "the second start returns the same run");
       const items = await readTail(transport.tail(ref(id), { afterSequence: 0 }));
-      const deltas = items.flatMap((item) =>
-        item.type === "entry" && item.entry.body.type === "text-delta" ? [item.entry.body.delta] : [],
+      const deltas = tailItemEntries(items).flatMap((entry) =>
+        entry.body.type === "text-delta" ? [entry.body.delta] : [],
       );
       assertEqual(deltas, ["x"], "only the first start's turn ran");
     },
@@ -133,6 +132,24 @@ export const childTransportContractCases: ReadonlyArray<ChildTransportContractCa
     name: "inspect of a run the child never saw is null",
     async run(transport, runId) {
       assertEqual(await transport.inspect(ref(runId())), null, "null means no record yet");
+    },
+  },
+  {
+    name: "a tail sends entries in batches: each non-empty, consecutive, after the one before",
+    async run(transport, runId) {
+      const id = runId();
+      await transport.start(ref(id), { texts: Array.from({ length: 40 }, (_, index) => `t${index} `) });
+      const items = await readTail(transport.tail(ref(id), { afterSequence: 0 }));
+      let last = 0;
+      for (const item of items) {
+        if (item.type !== "entries") continue;
+        assertTrue(item.entries.length > 0, "an entries item is never empty");
+        for (const entry of item.entries) {
+          assertEqual(entry.sequence, last + 1, "sequences run on without a gap, across and within batches");
+          last = entry.sequence;
+        }
+      }
+      assertEqual(last, (await transport.inspect(ref(id)))?.lastSequence, "every logged entry was sent");
     },
   },
   {
@@ -152,7 +169,7 @@ export const childTransportContractCases: ReadonlyArray<ChildTransportContractCa
       const id = runId();
       await transport.start(ref(id), { texts: ["a"], hold: true });
       const live = await readEntries(transport.tail(ref(id), { afterSequence: 0 }), 4);
-      assertEqual(sequencesOf(live), [1, 2, 3, 4], "the live entries arrive before the end");
+      assertEqual(sequencesOf(live).slice(0, 4), [1, 2, 3, 4], "the live entries arrive before the end");
       const tail = readTail(transport.tail(ref(id), { afterSequence: 4 }));
       await transport.cancel(ref(id), "stop");
       await transport.cancel(ref(id));
