@@ -211,7 +211,7 @@ export class AgentToolChildRunner {
    */
   tail(
     runId: string,
-    options: { afterSequence?: number; signal?: AbortSignal } = {},
+    options: { afterSequence?: number; signal?: AbortSignal; onOpen?: () => void } = {},
   ): ReadableStream<AgentToolTailItem> {
     let cursor = options.afterSequence ?? 0;
     let unsubscribe = () => {};
@@ -234,6 +234,11 @@ export class AgentToolChildRunner {
         if (options.signal?.aborted) return close(controller);
         options.signal?.addEventListener("abort", onAbort, { once: true });
         const record = await this.#wake(runId);
+        try {
+          options.onOpen?.();
+        } catch {
+          // the caller's notification; the tail goes on
+        }
         if (!record || closed) return close(controller);
         // Subscribe before draining: entries written during the drain are buffered, then deduped by sequence.
         const live = this.#live.get(runId);

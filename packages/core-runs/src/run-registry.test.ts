@@ -180,6 +180,37 @@ describe("AgentToolRegistry: awaited runs", () => {
     });
   });
 
+  it("writes the start acknowledgement once the tail is open, not before asking for it", async () => {
+    const { registry, scripted, store, transport } = setup();
+    const order: string[] = [];
+    const updateRun = store.updateRun.bind(store);
+    store.updateRun = (runId, patch, condition) => {
+      if (patch.startAcknowledged) order.push("acknowledge");
+      return updateRun(runId, patch, condition);
+    };
+    const tail = transport.tail.bind(transport);
+    transport.tail = (ref, options) => {
+      order.push("tail");
+      return tail(ref, {
+        ...options,
+        onOpen: () => {
+          order.push("open");
+          options.onOpen?.();
+        },
+      });
+    };
+    const result = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    const run = scripted.run("r1");
+    await run.context;
+    await settle();
+    // The child has said nothing yet, and the run is already acknowledged (running, input dropped).
+    expect(order).toEqual(["tail", "open", "acknowledge"]);
+    expect(await store.getRun("r1")).toMatchObject({ status: "running", startAcknowledged: true });
+    expect((await store.getRun("r1"))?.input).toBeUndefined();
+    run.complete();
+    expect(await result).toMatchObject({ ok: true });
+  });
+
   it("takes slots atomically when many dispatch at once", async () => {
     const { registry, scripted } = setup({ maxConcurrentAgentTools: 3 });
     const runs = Array.from({ length: 10 }, (_, index) =>

@@ -111,6 +111,8 @@ const MAX_TAIL_ATTEMPTS = 3;
 type LiveState = {
   /** Set by a cancel that arrived before the child acknowledged start. */
   cancelRequested: string | null;
+  /** While the start acknowledgement waits for the tail (#follow): write it now (a cancel arrived). */
+  acknowledgeNow?: () => void;
   entries: AgentToolLogEntry[];
   lastSequence: number;
   progress?: AgentToolProgressSnapshot;
@@ -286,6 +288,7 @@ export class AgentToolRegistry {
     if (live && !record.startAcknowledged) {
       // The child may not know the run yet: the driver cancels right after the child acknowledges start.
       live.cancelRequested = reason;
+      live.acknowledgeNow?.();
       return true;
     }
     try {
@@ -645,7 +648,7 @@ export class AgentToolRegistry {
   async #runDriver(initial: RunRecord, live: LiveState, signal?: AbortSignal): Promise<RunRecord | null> {
     const { runId, agentType } = initial;
     const ref: ChildRef = { agentType, runId };
-    let record = initial;
+    const record = initial;
     if (signal) this.#linkSignal(record, signal);
     try {
       if (isLiveStatus(record.status)) (await this.#loadSlots()).add(runId);
@@ -665,25 +668,32 @@ export class AgentToolRegistry {
             error: `Could not start the child: ${errorMessage(error)}`,
           });
         }
-        const acknowledged = await this.store.updateRun(
-          runId,
-          {
-            // An interrupted run keeps its status until a real result repairs it.
-            status: record.status === "starting" ? "running" : record.status,
-            revision: record.revision + 1,
-            startAcknowledged: true,
-            input: undefined,
-            updatedAt: this.clock.now(),
-          },
-          { expectedRevision: record.revision },
-        );
-        if (!acknowledged) return await this.store.getRun(runId);
-        record = acknowledged;
-        this.#emit({ type: "agent_tool:run:start", runId, agentType, at: this.clock.now() });
-        if (live.cancelRequested !== null) {
-          const reason = live.cancelRequested;
-          await this.#ignoreFailure(() => this.transport.cancel(ref, reason));
-        }
+        // The acknowledgement is written once the tail is open (#follow): in a Durable Object a write holds every
+        // later outgoing call until it is durable, so writing it first would delay the tail by one commit. Until
+        // then the row keeps the input, and a restart in between sends the idempotent start again.
+        const started = record;
+        const acknowledge = async (): Promise<boolean> => {
+          const acknowledged = await this.store.updateRun(
+            runId,
+            {
+              // An interrupted run keeps its status until a real result repairs it.
+              status: started.status === "starting" ? "running" : started.status,
+              revision: started.revision + 1,
+              startAcknowledged: true,
+              input: undefined,
+              updatedAt: this.clock.now(),
+            },
+            { expectedRevision: started.revision },
+          );
+          if (!acknowledged) return false;
+          this.#emit({ type: "agent_tool:run:start", runId, agentType, at: this.clock.now() });
+          if (live.cancelRequested !== null) {
+            const reason = live.cancelRequested;
+            await this.#ignoreFailure(() => this.transport.cancel(ref, reason));
+          }
+          return true;
+        };
+        return await this.#follow(record, live, acknowledge);
       } else {
         this.#emit({
           type: "agent_tool:run:reattach",
@@ -699,18 +709,43 @@ export class AgentToolRegistry {
     }
   }
 
-  /** Tail the child until its terminal, forwarding entries; a few re-tails if the tail is cut off. */
-  async #follow(record: RunRecord, live: LiveState): Promise<RunRecord | null> {
+  /**
+   * Tail the child until its terminal, forwarding entries; a few re-tails if the tail is cut off. `acknowledge`
+   * (a fresh start) runs once the tail has answered, before anything is forwarded or recorded; if it finds the row
+   * changed meanwhile (cancelled, cleared), following stops there.
+   */
+  async #follow(record: RunRecord, live: LiveState, acknowledge?: () => Promise<boolean>): Promise<RunRecord | null> {
     const { runId, agentType } = record;
     const ref: ChildRef = { agentType, runId };
+    // The start acknowledgement (a fresh start): written once, when the tail first answers, when it ends, or at
+    // once if a cancel is waiting for it.
+    let ackState: "pending" | "done" | "superseded" = acknowledge ? "pending" : "done";
+    let ackPromise: Promise<boolean> | null = null;
+    const acknowledged = async (): Promise<boolean> => {
+      ackPromise ??= acknowledge ? acknowledge() : Promise.resolve(true);
+      const ok = await ackPromise;
+      ackState = ok ? "done" : "superseded";
+      delete live.acknowledgeNow;
+      return ok;
+    };
+    if (acknowledge) {
+      live.acknowledgeNow = () => void acknowledged().catch(() => undefined);
+      if (live.cancelRequested !== null && !(await acknowledged())) return this.store.getRun(runId);
+    }
     for (let attempt = 1; attempt <= MAX_TAIL_ATTEMPTS; attempt += 1) {
       let terminal: AgentToolRunInspection | null = null;
+      let superseded = false;
       try {
         const stream = this.transport.tail(ref, {
           afterSequence: live.lastSequence,
           signal: live.tailController.signal,
+          ...(ackState === "pending" ? { onOpen: () => live.acknowledgeNow?.() } : {}),
         });
         for await (const item of stream as unknown as AsyncIterable<AgentToolTailItem>) {
+          if (ackState !== "done" && !(await acknowledged())) {
+            superseded = true;
+            break;
+          }
           if (live.cleared || live.stoppedWith) break;
           if (item.type === "terminal") {
             terminal = item.inspection;
@@ -721,6 +756,7 @@ export class AgentToolRegistry {
       } catch {
         // A broken tail: inspect below, and tail again from what we saw.
       }
+      if (superseded || (ackState !== "done" && !(await acknowledged()))) return this.store.getRun(runId);
       if (live.cleared) return null;
       // A follower gave up: it records its outcome itself (see followAgentToolRun).
       if (live.stoppedWith) return this.store.getRun(runId);

@@ -59,6 +59,7 @@ export class DurableObjectChildTransport implements ChildTransport {
     const lines = new NdjsonLines<AgentToolTailItem>();
     const opened = (async () => {
       const bytes = await this.stub(ref).agentToolTail(ref.runId, options.afterSequence);
+      options.onOpen?.();
       inner = bytes.getReader();
       return inner;
     })();

@@ -8,6 +8,12 @@ export type TailOptions = {
   afterSequence: number;
   /** Stops the tail (never the run). */
   signal?: AbortSignal;
+  /**
+   * Called once when the child has answered the tail (before its first item). The registry writes the start
+   * acknowledgement then, so the write never holds up the tail request (a Durable Object's output gate). A
+   * transport that cannot tell may leave it uncalled: the registry then writes it at the first item.
+   */
+  onOpen?: () => void;
 };
 
 /**
