@@ -14,7 +14,7 @@ import {
   updateDetachedState,
 } from "./detached-state.js";
 import type { DetachedEventEmitter } from "./events.js";
-import { DEFAULT_DETACHED_SOURCE } from "./notify.js";
+import { DEFAULT_DETACHED_SOURCE, isLastMessage } from "./notify.js";
 
 /**
  * `onMilestones`: the milestone names to tell the chat about, before the run ends. `narrate` (default) appends a
@@ -106,13 +106,11 @@ export class MilestoneTeller {
       const text = format(toRunInfo(current), milestone);
       if (text !== "") {
         await chatHost.runBetweenTurns(async () => {
-          const appended = await chatHost.appendMessage({
-            id: milestoneMessageId(current.runId, milestone.name),
-            role: mode === "react" ? "user" : "assistant",
-            text,
-            source,
-          });
-          if (appended && mode === "react") await chatHost.startTurn();
+          const id = milestoneMessageId(current.runId, milestone.name);
+          const role = mode === "react" ? "user" : "assistant";
+          const appended = await chatHost.appendMessage({ id, role, text, source });
+          // As for completions: a repeat reacts only if the first stopped before the model answered.
+          if (mode === "react" && (appended || (await isLastMessage(chatHost, id)))) await chatHost.startTurn();
         });
       }
       const updated = await updateDetachedState(store, current.runId, (latest) =>

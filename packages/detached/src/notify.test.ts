@@ -29,17 +29,22 @@ describe("notify (chat hosts)", () => {
     expect(completionMessageId("n-1", "completed")).toBe("agent-tool:detached:n-1:completed");
   });
 
-  it("a second delivery of the same (runId, status) merges with the first and starts no second turn", async () => {
+  it("a second delivery after the model answered merges with the first and starts no second turn", async () => {
     const chat = new FakeChatHost();
     const world = createWorld({ chatHost: chat });
     const first = world.parent;
     await first.detached.runAgentToolDetached("Worker", { input: 1, runId: "twice", detached: { notify: true } });
     await world.settle();
-    // The process dies during the model's turn: the message is in the chat, the ledger does not say delivered.
-    chat.startTurn = () => new Promise(() => {});
+    // The process dies after the model's turn ended (its answer saved), before the ledger says delivered.
+    const answer = chat.startTurn.bind(chat);
+    chat.startTurn = async () => {
+      await answer();
+      await new Promise(() => {});
+    };
     world.worker.run("twice").complete();
     await flushMicrotasks(300);
     expect(chat.appended).toHaveLength(1);
+    expect(chat.turns).toBe(1);
     first.crash();
     const restartedChat = chat.restarted();
     const second = world.boot({ chatHost: restartedChat });
@@ -47,9 +52,33 @@ describe("notify (chat hosts)", () => {
     await world.advance(60_000, second);
     expect(restartedChat.appended.map((message) => message.id)).toEqual(["agent-tool:detached:twice:completed"]);
     expect(restartedChat.appended[0]?.source).toBe("agent-tool:detached");
-    expect(restartedChat.turns).toBe(0);
+    expect(restartedChat.turns).toBe(1);
     expect(world.eventsOf("agent_tool:detached:delivered")).toEqual([
       expect.objectContaining({ runId: "twice", target: "notify", attempts: 2 }),
+    ]);
+  });
+
+  it("a second delivery after a crash before the model answered starts the turn that was lost, once", async () => {
+    const chat = new FakeChatHost();
+    const world = createWorld({ chatHost: chat });
+    const first = world.parent;
+    await first.detached.runAgentToolDetached("Worker", { input: 1, runId: "cut", detached: { notify: true } });
+    await world.settle();
+    // The process dies during the model's turn: the message is in the chat, no answer, not marked delivered.
+    chat.startTurn = () => new Promise(() => {});
+    world.worker.run("cut").complete();
+    await flushMicrotasks(300);
+    expect(chat.appended).toHaveLength(1);
+    first.crash();
+    const restartedChat = chat.restarted();
+    const second = world.boot({ chatHost: restartedChat });
+    await second.detached.start();
+    await world.advance(60_000, second);
+    expect(restartedChat.appended.map((message) => message.id)).toEqual(["agent-tool:detached:cut:completed"]);
+    expect(restartedChat.turns).toBe(1);
+    expect((await restartedChat.messages()).map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(world.eventsOf("agent_tool:detached:delivered")).toEqual([
+      expect.objectContaining({ runId: "cut", target: "notify", attempts: 2 }),
     ]);
   });
 

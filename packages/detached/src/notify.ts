@@ -50,15 +50,18 @@ export async function notifyChat(
   if (text === "") return "suppressed";
   let outcome: "appended" | "duplicate" = "duplicate";
   await chatHost.runBetweenTurns(async () => {
-    const appended = await chatHost.appendMessage({
-      id: completionMessageId(run.runId, result.status),
-      role: "user",
-      text,
-      source: options.source,
-    });
-    if (!appended) return;
-    outcome = "appended";
-    await chatHost.startTurn();
+    const id = completionMessageId(run.runId, result.status);
+    const appended = await chatHost.appendMessage({ id, role: "user", text, source: options.source });
+    if (appended) outcome = "appended";
+    // A second delivery starts no second turn, unless the first stopped before the model answered (the message is
+    // still the chat's last): then the answer is what is left to deliver.
+    if (appended || (await isLastMessage(chatHost, id))) await chatHost.startTurn();
   });
   return outcome;
+}
+
+/** True when the chat's last message has this id (nothing, not even an answer, came after it). */
+export async function isLastMessage(chatHost: ChatHost, id: string): Promise<boolean> {
+  const messages = await chatHost.messages();
+  return messages.at(-1)?.id === id;
 }

@@ -47,17 +47,21 @@ export class TestHost {
 
 /** A `ChatHost` in memory: appended messages, turns started, tasks run one at a time. */
 export class FakeChatHost implements ChatHost {
+  /** The synthetic messages appended, in order. */
   readonly appended: SyntheticChatMessage[];
+  /** The whole chat: the appended messages and, after each model turn, its answer. */
+  readonly chat: UIMessage[];
   turns = 0;
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(appended: SyntheticChatMessage[] = []) {
+  constructor(appended: SyntheticChatMessage[] = [], chat: UIMessage[] = []) {
     this.appended = appended;
+    this.chat = chat;
   }
 
   /** The same chat (its stored messages) in a new process: no task or turn in flight. */
   restarted(): FakeChatHost {
-    const next = new FakeChatHost(this.appended);
+    const next = new FakeChatHost(this.appended, this.chat);
     next.turns = this.turns;
     return next;
   }
@@ -65,6 +69,12 @@ export class FakeChatHost implements ChatHost {
   async appendMessage(message: SyntheticChatMessage): Promise<boolean> {
     if (this.appended.some((existing) => existing.id === message.id)) return false;
     this.appended.push(message);
+    this.chat.push({
+      id: message.id,
+      role: message.role,
+      metadata: { source: message.source },
+      parts: [{ type: "text", text: message.text }],
+    });
     return true;
   }
 
@@ -74,17 +84,14 @@ export class FakeChatHost implements ChatHost {
     return result;
   }
 
+  /** A model turn: its answer is saved when it ends. */
   async startTurn(): Promise<void> {
     this.turns += 1;
+    this.chat.push({ id: `answer-${this.turns}`, role: "assistant", parts: [{ type: "text", text: "noted" }] });
   }
 
   async messages(): Promise<UIMessage[]> {
-    return this.appended.map((message) => ({
-      id: message.id,
-      role: message.role,
-      metadata: { source: message.source },
-      parts: [{ type: "text", text: message.text }],
-    }));
+    return [...this.chat];
   }
 }
 

@@ -10,6 +10,11 @@ export type AssistantChatHostOptions = {
   save(messages: UIMessage[]): void;
   /** Run one model turn over `messages` (streaming it to connected clients); resolves with the conversation after. */
   runTurn(messages: UIMessage[]): Promise<UIMessage[]>;
+  /**
+   * Test knob: after appending a message with this `source`, never settle, as if the process stopped in the middle
+   * of that delivery (after the message, before the model's answer).
+   */
+  holdAfterAppending?: string;
 };
 
 /**
@@ -40,6 +45,7 @@ export class AssistantChatHost implements ChatHost {
     const messages = this.#options.load();
     if (messages.some((existing) => existing.id === message.id)) return false;
     this.#options.save([...messages, toUIMessage(message)]);
+    if (message.source === this.#options.holdAfterAppending) await new Promise<never>(() => {});
     return true;
   }
 

@@ -6,7 +6,7 @@ import {
   encodeAgentToolFrame,
   parseAgentToolCursors,
 } from "@agent-tools/core-runs/protocol";
-import { createDetachedRuns, type DetachedRuns } from "@agent-tools/detached";
+import { createDetachedRuns, type DetachedRuns, readDetachedState } from "@agent-tools/detached";
 import { formatRunEvent, subscribe } from "@agent-tools/observability";
 import { type RecoverAgentToolRunsOptions, recoverAgentToolRuns } from "@agent-tools/recovery";
 import {
@@ -62,18 +62,20 @@ export class Assistant extends DurableObject<Env> {
   readonly transport: DurableObjectChildTransport;
   /** Background runs: dispatched without blocking the turn, their completion told to the chat (`notify`). */
   readonly detached: DetachedRuns<Assistant>;
+  readonly #store: DurableObjectRunStore;
   readonly #chats: ChatStore;
   readonly #chatHost: AssistantChatHost;
   readonly #active = new Map<string, ActiveChat>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.#store = new DurableObjectRunStore(ctx.storage);
     this.transport = new DurableObjectChildTransport({
       parentId: ctx.id.toString(),
       namespaces: { Researcher: env.RESEARCHER, Summarizer: env.SUMMARIZER, Importer: env.IMPORTER },
     });
     this.registry = new AgentToolRegistry({
-      store: new DurableObjectRunStore(ctx.storage),
+      store: this.#store,
       transport: this.transport,
       clock: systemClock,
       broadcast: (frame) => this.#broadcast(frame),
@@ -84,8 +86,10 @@ export class Assistant extends DurableObject<Env> {
       load: () => this.#chats.load(),
       save: (messages) => this.#chats.save(messages),
       runTurn: (messages) => this.#runServerTurn(messages),
+      ...(env.DEMO_HOLD_DELIVERIES === "1" ? { holdAfterAppending: BACKGROUND_IMPORT_SOURCE } : {}),
     });
-    const watchIntervalMs = Number((env as { DETACHED_WATCH_INTERVAL_MS?: string }).DETACHED_WATCH_INTERVAL_MS);
+    const watchIntervalMs = Number(env.DETACHED_WATCH_INTERVAL_MS);
+    const deliveryLeaseMs = Number(env.DEMO_DELIVERY_LEASE_MS);
     this.detached = createDetachedRuns<Assistant>({
       registry: this.registry,
       host: this,
@@ -93,6 +97,7 @@ export class Assistant extends DurableObject<Env> {
       chatHost: this.#chatHost,
       waitUntil: (promise) => ctx.waitUntil(promise),
       ...(watchIntervalMs > 0 ? { watchIntervalMs } : {}),
+      ...(deliveryLeaseMs > 0 ? { deliveryLeaseMs } : {}),
     });
     if (env.DEBUG) enableDebugLog();
     // Follow background runs again and arm the alarm for what is outstanding (in the background).
@@ -110,6 +115,7 @@ export class Assistant extends DurableObject<Env> {
     if (rest === "/chat" && isUpgrade) return this.#connectChat();
     if (rest === "/messages" && request.method === "GET") return Response.json(this.#chats.load());
     if (rest === "/runs" && request.method === "GET") return Response.json(await this.registry.listAgentToolRuns());
+    if (rest === "/background" && request.method === "GET") return Response.json(await this.#backgroundRuns());
     if (rest === "/clear" && request.method === "POST") return Response.json(await this.registry.clearAgentToolRuns());
     const cancel = /^\/cancel\/([^/]+)$/.exec(rest);
     if (cancel?.[1] && request.method === "POST") {
@@ -124,6 +130,16 @@ export class Assistant extends DurableObject<Env> {
     const sub = /^\/sub\/([^/]+)\/([^/]+)$/.exec(rest);
     if (sub?.[1] && sub[2]) return this.#drillIn(request, decodeURIComponent(sub[1]), decodeURIComponent(sub[2]));
     return new Response("Not found", { status: 404 });
+  }
+
+  /** Background runs with where their delivery stands (`settledRevision`, and a `claim` while one is in flight). */
+  async #backgroundRuns() {
+    const records = await this.#store.listRuns();
+    return records.flatMap((record) => {
+      const state = record.detached ? readDetachedState(record) : null;
+      if (!state) return [];
+      return [{ runId: record.runId, status: record.status, revision: record.revision, delivery: state.delivery }];
+    });
   }
 
   /** The reconcile tick of background runs: budgets, deliveries and their retries, follows after a restart. */

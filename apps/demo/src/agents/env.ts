@@ -7,4 +7,10 @@ export type Env = ModelEnv & {
   SUMMARIZER: DurableObjectNamespace;
   IMPORTER: DurableObjectNamespace;
   DEBUG?: string;
+  /** Test knobs (fault tests). How often a background run is re-followed after a restart, in ms. */
+  DETACHED_WATCH_INTERVAL_MS?: string;
+  /** How long a background delivery's claim holds before it may be retried, in ms (default 60 s). */
+  DEMO_DELIVERY_LEASE_MS?: string;
+  /** "1": a background completion hangs once appended to the chat, before the model's answer (fault tests). */
+  DEMO_HOLD_DELIVERIES?: string;
 };

@@ -1,4 +1,5 @@
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
+import type { DeliveryLedger } from "@agent-tools/detached";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentFrames, chatSendRequest, demoWsUrl, framesOfRun, runIdOf, startDemoHost } from "../harness/demo.js";
 import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "../harness/miniflare-host.js";
@@ -18,7 +19,7 @@ type Frame = AgentToolEventFrame;
 type ChunkBody = { type: string; [key: string]: unknown };
 type Drill = { turns: number; resumedTurns: number; run: { status: string } | null };
 type RunRow = { runId: string; status: string };
-type StoredMessage = { id: string; metadata?: { source?: string } };
+type StoredMessage = { id: string; role: string; metadata?: { source?: string } };
 type MatrixRow = {
   run: "awaited" | "detached";
   point: string;
@@ -82,6 +83,9 @@ function analyse(seen: Frame[]) {
   };
 }
 
+/** Importer steps of 5 × 60 ms; a detached run is re-followed at most 300 ms after a restart. */
+const BINDINGS = { DEMO_PACE_MS: "60", DETACHED_WATCH_INTERVAL_MS: "300" };
+
 describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=1)", () => {
   let persist: PersistDirectory;
   let host: MiniflareHost;
@@ -92,7 +96,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
   beforeAll(async () => {
     persist = await createPersistDirectory("agent-tools-faults-");
     // Importer steps of 5 × 60 ms; a detached run is re-followed at most 300 ms after a restart.
-    host = await startDemoHost(persist, { DEMO_PACE_MS: "60", DETACHED_WATCH_INTERVAL_MS: "300" });
+    host = await startDemoHost(persist, BINDINGS);
   });
 
   afterAll(async () => {
@@ -115,14 +119,28 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     return host.fetchJson<RunRow[]>(`${base(chatId)}/runs`);
   }
 
-  async function waitForStatus(chatId: string, runId: string, statuses: string[], attempts = 400) {
-    for (let attempt = 0; attempt < attempts; attempt += 1) {
-      const row = (await runsOf(chatId)).find((run) => run.runId === runId);
-      if (row && statuses.includes(row.status)) return row.status;
+  /** Read until `done` holds (at most `attempts` reads, 25 ms apart); the last value read either way. */
+  async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, attempts = 400): Promise<T> {
+    let value = await read();
+    for (let attempt = 1; attempt < attempts && !done(value); attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 25));
+      value = await read();
     }
-    return (await runsOf(chatId)).find((run) => run.runId === runId)?.status ?? "missing";
+    return value;
   }
+
+  async function waitForStatus(chatId: string, runId: string, statuses: string[], attempts = 400) {
+    const row = await pollUntil(
+      async () => (await runsOf(chatId)).find((run) => run.runId === runId),
+      (found) => found !== undefined && statuses.includes(found.status),
+      attempts,
+    );
+    return row?.status ?? "missing";
+  }
+
+  type Background = { runId: string; revision: number; delivery: DeliveryLedger };
+  const backgroundRun = async (chatId: string, runId: string) =>
+    (await host.fetchJson<Background[]>(`${base(chatId)}/background`)).find((run) => run.runId === runId);
 
   async function drill(chatId: string, runId: string): Promise<Drill | null> {
     const response = await host.fetch(`${base(chatId)}/sub/Importer/${encodeURIComponent(runId)}`);
@@ -175,11 +193,11 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     // Wait for the completion message of a detached run (delivered between turns, after the terminal).
     let delivered: number | string = "n/a";
     if (options.detached) {
-      delivered = await completions(chatId);
-      for (let attempt = 0; attempt < 200 && delivered === 0; attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        delivered = await completions(chatId);
-      }
+      delivered = await pollUntil(
+        () => completions(chatId),
+        (count) => count !== 0,
+        200,
+      );
     }
     const row: MatrixRow = {
       run,
@@ -382,6 +400,53 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
       replayed,
       { detached: true },
     );
+  });
+
+  it("detached: restart between a delivery's claim and its mark (the delivery held in flight)", async () => {
+    // The chat host hangs right after appending the completion (before the model's answer), so the delivery stays
+    // claimed and unmarked; the claim holds 500 ms. The restart turns the hold off: the lease runs out and the
+    // delivery is retried once, which adds no second message but starts the answer that was lost.
+    const lease = { DEMO_DELIVERY_LEASE_MS: "500" };
+    await host.restart({ ...BINDINGS, ...lease, DEMO_HOLD_DELIVERIES: "1" });
+    const chatId = "bg-claimed";
+    const { watcher, chat, runId } = await startBackground(chatId);
+    await watcher.waitFor((messages) => hasTerminal(messages, runId));
+    const held = await pollUntil(
+      () => backgroundRun(chatId, runId),
+      (run) => run?.delivery.claim !== undefined,
+      200,
+    );
+    const claimed = held?.delivery.claim !== undefined && (held?.delivery.settledRevision ?? 0) < (held?.revision ?? 0);
+    // The completion is in the chat; the model's answer to it is not (the delivery stopped in between).
+    expect(await completions(chatId)).toBe(1);
+    const before = framesOfRun(watcher.messages, runId);
+    watcher.close();
+    chat.close();
+    await host.restart({ ...BINDINGS, ...lease });
+    const { seen, replayed } = await collect(chatId, runId, before);
+    await record(
+      "detached",
+      "between a delivery's claim and its mark",
+      claimed ? "yes (claimed, not marked)" : "no claim seen",
+      chatId,
+      runId,
+      seen,
+      replayed,
+      { detached: true },
+    );
+    expect(claimed).toBe(true);
+    // Wait for the retried delivery to be marked (the lease runs out, then the model answers).
+    const after = await pollUntil(
+      () => backgroundRun(chatId, runId),
+      (run) => run !== undefined && run.delivery.settledRevision === run.revision,
+    );
+    expect(after?.delivery).toMatchObject({ settledRevision: after?.revision, deliveredStatus: "completed" });
+    expect(after?.delivery.claim).toBeUndefined();
+    // The retried delivery added no second completion, and the model answered it once.
+    const messages = await host.fetchJson<StoredMessage[]>(`${base(chatId)}/messages`);
+    const at = messages.findIndex((message) => message.metadata?.source === COMPLETION_SOURCE);
+    expect(messages.slice(at).map((message) => message.role)).toEqual(["user", "assistant"]);
+    await host.restart(BINDINGS);
   });
 
   it("detached: restart while a clear is in flight (racy: the clear's progress is not observable)", async () => {

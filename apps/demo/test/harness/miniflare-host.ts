@@ -45,7 +45,7 @@ export const DEFAULT_COMPATIBILITY_FLAGS: readonly string[] = ["nodejs_compat"];
  * await persist.remove();
  */
 export class MiniflareHost {
-  readonly #options: MiniflareOptions;
+  #options: MiniflareOptions;
   #miniflare: Miniflare;
   #url: URL;
 
@@ -101,9 +101,13 @@ export class MiniflareHost {
     return JSON.parse(text) as TResult;
   }
 
-  /** Dispose the instance and start a new one on the same persistence folder. */
-  async restart(): Promise<void> {
+  /**
+   * Dispose the instance and start a new one on the same persistence folder; `bindings` (if given) replace the
+   * plain bindings from then on (e.g. to turn a test knob off across the restart).
+   */
+  async restart(bindings?: Record<string, unknown>): Promise<void> {
     await this.#miniflare.dispose();
+    if (bindings !== undefined) this.#options = { ...this.#options, bindings };
     const { miniflare, url } = await boot(this.#options);
     this.#miniflare = miniflare;
     this.#url = url;
