@@ -44,6 +44,8 @@ export abstract class AgentToolChildObject<TEnv = unknown> extends DurableObject
   }
 
   agentToolStart(runId: string, input: unknown): Promise<AgentToolRunInspection> {
+    // Test knob (fault tests): a start that never arrives, as if the runtime stopped before the child recorded it.
+    if ((this.env as { DEMO_HOLD_CHILD_START?: string }).DEMO_HOLD_CHILD_START === "1") return new Promise(() => {});
     return this.runner.start(runId, input);
   }
 
@@ -60,6 +62,11 @@ export abstract class AgentToolChildObject<TEnv = unknown> extends DurableObject
   }
 
   async agentToolDestroy(runId: string): Promise<void> {
+    // Test knob (fault tests): a destroy that never answers, as if the runtime stopped in the middle of a clear.
+    if ((this.env as { DEMO_HOLD_CHILD_DESTROY?: string }).DEMO_HOLD_CHILD_DESTROY === "1") {
+      await this.runner.cancel(runId, "Cleared");
+      return new Promise(() => {});
+    }
     await this.runner.destroy(runId);
     await this.ctx.storage.deleteAll();
     // deleteAll() drops the SQLite tables too; the store creates them in its constructor, so the next call

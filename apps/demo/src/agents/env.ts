@@ -11,6 +11,10 @@ export type Env = ModelEnv & {
   DETACHED_WATCH_INTERVAL_MS?: string;
   /** How long a background delivery's claim holds before it may be retried, in ms (default 60 s). */
   DEMO_DELIVERY_LEASE_MS?: string;
+  /** "1": a child's `agentToolStart` never answers nor records the run (fault tests: "before the child starts"). */
+  /** "1": a child's `agentToolDestroy` cancels the run, then never answers (fault tests: "during clear"). */
+  DEMO_HOLD_CHILD_DESTROY?: string;
+  DEMO_HOLD_CHILD_START?: string;
   /** "1": a background completion hangs once appended to the chat, before the model's answer (fault tests). */
   DEMO_HOLD_DELIVERIES?: string;
 };

@@ -245,6 +245,32 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     await record("awaited", "on `started` (before/at child start)", hit, chatId, runId, seen, replayed);
   });
 
+  it("awaited: restart before the child has recorded the run (its start held)", async () => {
+    // The child's start never answers, so the parent's row stays `starting` with the input kept; the restart turns
+    // the hold off and recovery sends the (idempotent) start again.
+    await host.restart({ ...BINDINGS, DEMO_HOLD_CHILD_START: "1" });
+    const chatId = "aw-before-start";
+    const { watcher, chat, runId } = await start(chatId, "import the data");
+    const row = await waitForStatus(chatId, runId, ["starting"]);
+    const unknownToChild = (await drill(chatId, runId))?.run === null;
+    const before = framesOfRun(watcher.messages, runId);
+    watcher.close();
+    chat.close();
+    await host.restart(BINDINGS);
+    const { seen, replayed } = await collect(chatId, runId, before);
+    await record(
+      "awaited",
+      "before the child starts (start in flight)",
+      row === "starting" && unknownToChild ? "yes (parent starting, child has no record)" : `missed (${row})`,
+      chatId,
+      runId,
+      seen,
+      replayed,
+    );
+    expect(row).toBe("starting");
+    expect(unknownToChild).toBe(true);
+  });
+
   it("awaited: restart after the child started, before its first step's text", async () => {
     const chatId = "aw-before-text";
     const { watcher, chat, runId } = await start(chatId, "import the data");
@@ -392,7 +418,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const { seen, replayed } = await collect(chatId, runId, before);
     await record(
       "detached",
-      "recorded, before delivery (claim→mark)",
+      "recorded, before delivery",
       deliveredBefore === 0 ? "yes (not yet delivered)" : `late (delivered ${deliveredBefore})`,
       chatId,
       runId,
@@ -447,6 +473,46 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const at = messages.findIndex((message) => message.metadata?.source === COMPLETION_SOURCE);
     expect(messages.slice(at).map((message) => message.role)).toEqual(["user", "assistant"]);
     await host.restart(BINDINGS);
+  });
+
+  it("detached: restart in the middle of a clear (the child's destroy held)", async () => {
+    // The clear cancels the live child, then its destroy never answers, so the parent's rows are not deleted yet.
+    // After the restart (hold off) the run must end once, as the child ended it, and a second clear must finish.
+    await host.restart({ ...BINDINGS, DEMO_HOLD_CHILD_DESTROY: "1" });
+    const chatId = "bg-clear-held";
+    const { watcher, chat, runId } = await startBackground(chatId);
+    await watcher.waitFor((messages) =>
+      framesOfRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-milestone"),
+    );
+    const clearing = host.fetch(`${base(chatId)}/clear`, { method: "POST" }).catch(() => null);
+    const child = await pollUntil(
+      () => drill(chatId, runId),
+      (found) => found?.run?.status === "aborted",
+      200,
+    );
+    const held = child?.run?.status === "aborted" && (await runsOf(chatId)).some((row) => row.runId === runId);
+    const before = framesOfRun(watcher.messages, runId);
+    watcher.close();
+    chat.close();
+    await host.restart(BINDINGS);
+    await clearing;
+    const { seen, replayed } = await collect(chatId, runId, before);
+    await record(
+      "detached",
+      "during clear (child cancelled, rows not yet deleted)",
+      held ? "yes (child aborted, row kept)" : "missed",
+      chatId,
+      runId,
+      seen,
+      replayed,
+      { detached: true, expectStatus: ["aborted"] },
+    );
+    expect(held).toBe(true);
+    // The clear, asked again, finishes: no row, no child.
+    const cleared = await host.fetchJson<{ runIds: string[] }>(`${base(chatId)}/clear`, { method: "POST" });
+    expect(cleared.runIds).toContain(runId);
+    expect((await runsOf(chatId)).some((row) => row.runId === runId)).toBe(false);
+    expect(await drill(chatId, runId)).toBeNull();
   });
 
   it("detached: restart while a clear is in flight (racy: the clear's progress is not observable)", async () => {
