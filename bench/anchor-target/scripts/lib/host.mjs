@@ -63,7 +63,7 @@ export class WorkerHost {
 
   /**
    * A recording client on the parent's socket; `query` is appended to the URL (e.g. cursors). `deflate: false`
-   * stops `ws` from offering permessage-deflate (it does by default, like browsers, and workerd accepts).
+   * stops `ws` from offering permessage-deflate (it does by default, like browsers; our servers decline it).
    */
   connect(parent, query = "", { deflate = true } = {}) {
     const url = `${this.origin.replace(/^http/, "ws")}${this.wsPath.replace("{parent}", encodeURIComponent(parent))}${query}`;
