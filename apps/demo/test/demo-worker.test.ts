@@ -92,6 +92,12 @@ describe("the demo Worker in workerd", () => {
 
     const messages = await host.fetchJson<Array<{ role: string }>>(`/agents/assistant/${chatId}/messages`);
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    // Without a crash, each lifecycle hook ran exactly once per run (the Assistant's durable hook journal).
+    const hooks = await host.fetchJson<Array<{ runId: string; start: number; finish: Record<string, number> }>>(
+      `/agents/assistant/${chatId}/hooks`,
+    );
+    expect(hooks.map((entry) => entry.runId).sort()).toEqual([...runIds].sort());
+    for (const entry of hooks) expect(entry).toMatchObject({ start: 1, finish: { completed: 1 } });
     events.close();
     chat.close();
   });

@@ -31,6 +31,7 @@ import { selectModel } from "../model/select-model.js";
 import { AssistantChatHost, SERVER_TURN_SOURCE, withServerMessages } from "./assistant-chat-host.js";
 import { ChatStore } from "./chat-store.js";
 import type { Env } from "./env.js";
+import { HookJournal } from "./hook-journal.js";
 import { Importer } from "./importer.js";
 import { Researcher } from "./researcher.js";
 import { Summarizer, type Summary, summarySchema } from "./summarizer.js";
@@ -63,6 +64,7 @@ export class Assistant extends DurableObject<Env> {
   /** Background runs: dispatched without blocking the turn, their completion told to the chat (`notify`). */
   readonly detached: DetachedRuns<Assistant>;
   readonly #store: DurableObjectRunStore;
+  readonly #hooks: HookJournal;
   readonly #chats: ChatStore;
   readonly #chatHost: AssistantChatHost;
   readonly #active = new Map<string, ActiveChat>();
@@ -70,6 +72,7 @@ export class Assistant extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new DurableObjectRunStore(ctx.storage);
+    this.#hooks = new HookJournal(ctx.storage);
     this.transport = new DurableObjectChildTransport({
       parentId: ctx.id.toString(),
       namespaces: { Researcher: env.RESEARCHER, Summarizer: env.SUMMARIZER, Importer: env.IMPORTER },
@@ -80,6 +83,10 @@ export class Assistant extends DurableObject<Env> {
       clock: systemClock,
       broadcast: (frame) => this.#broadcast(frame),
       waitUntil: (promise) => ctx.waitUntil(promise),
+      hooks: {
+        onAgentToolStart: (run) => this.#hooks.count(run.runId, "start"),
+        onAgentToolFinish: (run, result) => this.#hooks.count(run.runId, `finish:${result.status}`),
+      },
     });
     this.#chats = new ChatStore(ctx.storage);
     this.#chatHost = new AssistantChatHost({
@@ -116,6 +123,7 @@ export class Assistant extends DurableObject<Env> {
     if (rest === "/messages" && request.method === "GET") return Response.json(this.#chats.load());
     if (rest === "/runs" && request.method === "GET") return Response.json(await this.registry.listAgentToolRuns());
     if (rest === "/background" && request.method === "GET") return Response.json(await this.#backgroundRuns());
+    if (rest === "/hooks" && request.method === "GET") return Response.json(this.#hooks.list());
     if (rest === "/clear" && request.method === "POST") return Response.json(await this.registry.clearAgentToolRuns());
     const cancel = /^\/cancel\/([^/]+)$/.exec(rest);
     if (cancel?.[1] && request.method === "POST") {

@@ -29,9 +29,12 @@ type MatrixRow = {
   terminal: string;
   turns: number | string;
   resumedTurns: number | string;
+  /** onAgentToolStart / onAgentToolFinish calls for the run (the Assistant's hook journal). */
+  hooks: string;
   deliveries: number | string;
   verdict: string;
 };
+type HookCounts = { runId: string; start: number; finish: Record<string, number> };
 
 const matrix: MatrixRow[] = [];
 
@@ -103,13 +106,14 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     if (matrix.length > 0) {
       console.log("\nFault matrix (workerd restarts):");
       console.table(matrix);
-      const header = "| run | point | hit | final | sequences | terminal | turns | resumed | deliveries | verdict |";
+      const header =
+        "| run | point | hit | final | sequences | terminal | turns | resumed | hooks start/finish | deliveries | verdict |";
       const lines = matrix.map(
         (row) =>
           `| ${row.run} | ${row.point} | ${row.hit} | ${row.final} | ${row.sequences} | ${row.terminal} | ` +
-          `${row.turns} | ${row.resumedTurns} | ${row.deliveries} | ${row.verdict} |`,
+          `${row.turns} | ${row.resumedTurns} | ${row.hooks} | ${row.deliveries} | ${row.verdict} |`,
       );
-      console.log([header, "|---|---|---|---|---|---|---|---|---|---|", ...lines].join("\n"));
+      console.log([header, "|---|---|---|---|---|---|---|---|---|---|---|", ...lines].join("\n"));
     }
     await host?.dispose();
     await persist?.remove();
@@ -199,6 +203,12 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
         200,
       );
     }
+    // Hooks are at least once across the crash; a finish hook can follow the terminal by a moment.
+    const hooks = await pollUntil(
+      async () => (await host.fetchJson<HookCounts[]>(`${base(chatId)}/hooks`)).find((entry) => entry.runId === runId),
+      (entry) => (entry?.finish[status] ?? 0) >= 1,
+      200,
+    );
     const row: MatrixRow = {
       run,
       point,
@@ -208,6 +218,9 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
       terminal: `${client.top.join("+") || "none"}@r${client.highest}`,
       turns: child?.turns ?? "n/a",
       resumedTurns: child?.resumedTurns ?? "n/a",
+      hooks: `${hooks?.start ?? 0}/${Object.entries(hooks?.finish ?? {})
+        .map(([key, calls]) => `${key}×${calls}`)
+        .join("+")}`,
       deliveries: delivered,
       verdict: "",
     };
@@ -227,6 +240,8 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     }
     expect(child?.turns).toBe(1);
     expect(child?.resumedTurns ?? 0).toBeGreaterThanOrEqual(0);
+    expect(hooks?.start ?? 0).toBeGreaterThanOrEqual(1);
+    expect(hooks?.finish[status] ?? 0).toBeGreaterThanOrEqual(1);
     if (options.detached && status === "completed") expect(delivered).toBe(1);
     row.verdict = "ok";
   }
@@ -558,6 +573,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
       terminal: row ? "see final" : "cleared",
       turns: child?.turns ?? "n/a (404)",
       resumedTurns: child?.resumedTurns ?? "n/a (404)",
+      hooks: "n/a (cleared)",
       deliveries: await completions(chatId),
       verdict: "",
     });
