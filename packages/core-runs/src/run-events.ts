@@ -28,7 +28,7 @@ export type CoreRunEvent =
       at: number;
     }
   | { type: "agent_tool:run:reattach"; runId: string; agentType: string; afterSequence: number; at: number }
-  | { type: "agent_tool:hook:error"; hook: string; runId: string; errorName: string; at: number }
+  | { type: "agent_tool:hook:error"; hook: string; runId: string; agentType: string; errorName: string; at: number }
   | { type: "agent_tool:replay"; runs: number; frames: number; cleared: number; withCursors: boolean; at: number }
   | { type: "agent_tool:clear"; runIds: string[]; at: number }
   | {

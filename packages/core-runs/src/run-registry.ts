@@ -578,7 +578,7 @@ export class AgentToolRegistry {
     this.#send(startedFrame(record));
     // Hooks are isolated in time too: a slow or hanging hook never holds up its run (nor its caller).
     this.#background(
-      this.#callHook("onAgentToolStart", runId, () => this.#hooks.onAgentToolStart?.(toRunInfo(record))),
+      this.#callHook("onAgentToolStart", record, () => this.#hooks.onAgentToolStart?.(toRunInfo(record))),
     );
     if (overCap) {
       this.#emit({ type: "agent_tool:run:rejected", runId, agentType, rejection: "max-concurrency", at: now });
@@ -821,7 +821,7 @@ export class AgentToolRegistry {
     });
     const onProgress = this.#hooks.onProgress;
     if (onProgress) {
-      void this.#callHook("onProgress", record.runId, () =>
+      void this.#callHook("onProgress", record, () =>
         onProgress(toRunInfo({ ...record, progress: snapshot }), snapshot),
       );
     }
@@ -916,7 +916,7 @@ export class AgentToolRegistry {
       ...(record.reason !== undefined ? { reason: record.reason } : {}),
     });
     for (const listener of [...this.#finishListeners]) {
-      await this.#callHook("onRunFinished", record.runId, () => listener(record, previousStatus));
+      await this.#callHook("onRunFinished", record, () => listener(record, previousStatus));
     }
     // The caller awaiting the run resolves from the written row; the hook runs beside it (the ledger keeps it
     // at least once across a crash), so a slow or hanging hook never blocks the run's result.
@@ -939,17 +939,22 @@ export class AgentToolRegistry {
   async #fireFinish(record: RunRecord & { status: TerminalRunStatus }): Promise<void> {
     const hook = this.#hooks.onAgentToolFinish;
     if (!hook) return;
-    await this.#callHook("onAgentToolFinish", record.runId, () => hook(toRunInfo(record), toLifecycleResult(record)));
+    await this.#callHook("onAgentToolFinish", record, () => hook(toRunInfo(record), toLifecycleResult(record)));
   }
 
-  async #callHook(hook: string, runId: string, call: () => void | Promise<void> | undefined): Promise<void> {
+  async #callHook(
+    hook: string,
+    run: Pick<RunRecord, "runId" | "agentType">,
+    call: () => void | Promise<void> | undefined,
+  ): Promise<void> {
     try {
       await call();
     } catch (error) {
       this.#emit({
         type: "agent_tool:hook:error",
         hook,
-        runId,
+        runId: run.runId,
+        agentType: run.agentType,
         errorName: error instanceof Error ? error.name : typeof error,
         at: this.clock.now(),
       });

@@ -68,8 +68,15 @@ describe("formatRunEvent", () => {
       "agent_tool:run:reattach Echo/r1 after=12",
     ],
     [
-      { type: "agent_tool:hook:error", hook: "onAgentToolFinish", runId: "r1", errorName: "TypeError", at },
-      "agent_tool:hook:error onAgentToolFinish r1 TypeError",
+      {
+        type: "agent_tool:hook:error",
+        hook: "onAgentToolFinish",
+        runId: "r1",
+        agentType: "Echo",
+        errorName: "TypeError",
+        at,
+      },
+      "agent_tool:hook:error onAgentToolFinish Echo/r1 TypeError",
     ],
     [
       { type: "agent_tool:replay", runs: 2, frames: 14, cleared: 1, withCursors: true, at },

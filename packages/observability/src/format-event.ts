@@ -43,7 +43,7 @@ function coreParts(event: CoreRunEvent): string[] {
     case "agent_tool:run:reattach":
       return [subject(event), `after=${event.afterSequence}`];
     case "agent_tool:hook:error":
-      return [token(event.hook), token(event.runId), token(event.errorName)];
+      return [token(event.hook), subject(event), token(event.errorName)];
     case "agent_tool:replay":
       return [
         `runs=${event.runs}`,

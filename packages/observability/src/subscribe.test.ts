@@ -344,7 +344,14 @@ describe("subscribe: event sequences of real runs", () => {
     });
     expect(await context.registry.runAgentTool("Echo", { input: "x", runId: "r1" })).toMatchObject({ ok: true });
     expect(events).toStrictEqual([
-      { type: "agent_tool:hook:error", hook: "onAgentToolStart", runId: "r1", errorName: "TypeError", at: T0 },
+      {
+        type: "agent_tool:hook:error",
+        hook: "onAgentToolStart",
+        runId: "r1",
+        agentType: "Echo",
+        errorName: "TypeError",
+        at: T0,
+      },
       {
         type: "agent_tool:run:finish",
         runId: "r1",
@@ -354,7 +361,14 @@ describe("subscribe: event sequences of real runs", () => {
         durationMs: 0,
         at: T0,
       },
-      { type: "agent_tool:hook:error", hook: "onAgentToolFinish", runId: "r1", errorName: "RangeError", at: T0 },
+      {
+        type: "agent_tool:hook:error",
+        hook: "onAgentToolFinish",
+        runId: "r1",
+        agentType: "Echo",
+        errorName: "RangeError",
+        at: T0,
+      },
     ]);
     expect(JSON.stringify(events)).not.toContain("hook bug");
   });
