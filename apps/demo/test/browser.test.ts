@@ -87,6 +87,8 @@ describe.skipIf(!hasChromium)("the demo page in Chromium", () => {
     host = await startDemoHost(persist, {
       DEMO_PACE_MS: "15",
       RESEARCHER_PACE_MS: "100",
+      // Background imports take seconds, so the tray test can cancel one while it runs.
+      IMPORTER_PACE_MS: "200",
       [WEB_ASSETS_BINDING]: assets,
     });
     // A fresh, empty profile (Playwright passes it as --user-data-dir).
@@ -254,6 +256,43 @@ describe.skipIf(!hasChromium)("the demo page in Chromium", () => {
     // The conversation stays; only the runs went.
     await page.locator("li.msg.assistant").getByText("Here is what I found").waitFor();
     await screenshot("cleared");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("shows a background import in the tray; Cancel ends it aborted, told once in the chat", async () => {
+    await page.getByRole("textbox", { name: "Message" }).fill("start a background import");
+    await page.keyboard.press("Enter");
+    const tray = page.getByRole("complementary", { name: /Background runs/ });
+    const trayCard = tray.locator('article.run[data-agent-type="Importer"]');
+    await tray.locator('article.run[data-agent-type="Importer"][data-status="running"]').waitFor();
+    const runId = (await trayCard.getAttribute("data-run-id")) ?? "";
+    expect(runId).not.toBe("");
+    await tray.getByText("1 running · 1 in all").waitFor();
+    await screenshot("background-running");
+
+    await trayCard.getByRole("button", { name: /^Cancel / }).click();
+    await tray.locator(`article.run[data-run-id="${runId}"][data-status="aborted"]`).waitFor();
+    await tray.getByText("0 running · 1 in all").waitFor();
+    // The detached delivery tells the chat once, and the model answers it.
+    const completionId = `agent-tool:detached:${runId}:aborted`;
+    await expect
+      .poll(
+        async () => {
+          const messages = await host.fetchJson<Array<{ id: string; role: string }>>(`${BASE}/messages`);
+          const at = messages.findIndex((message) => message.id === completionId);
+          return at < 0 ? [] : messages.slice(at).map((message) => message.role);
+        },
+        { timeout: WAIT_MS },
+      )
+      .toEqual(["user", "assistant"]);
+    // The page shows the model's answer after the completion, without a reload.
+    await expect
+      .poll(() => page.locator("li.msg").last().getAttribute("class"), { timeout: WAIT_MS })
+      .toMatch(/\bassistant\b/);
+    await expect.poll(() => page.locator("li.msg").count(), { timeout: WAIT_MS }).toBe(6);
+    const background = await host.fetchJson<Array<{ runId: string; status: string }>>(`${BASE}/background`);
+    expect(background).toEqual([expect.objectContaining({ runId, status: "aborted" })]);
+    await screenshot("background-cancelled");
     expect(pageErrors).toEqual([]);
   });
 });

@@ -19,11 +19,15 @@ function completedStepCount(messages: readonly UIMessage[]): number {
  * its row) and durable milestones ("schema-checked", "half-way", "imported") that survive eviction and replay.
  * A turn resumed after an eviction skips the steps it had completed, so no milestone is reported twice.
  */
-export class Importer extends AgentToolChildObject<Env> {
+/** The Importer's own knob: `IMPORTER_PACE_MS` paces its steps alone (e.g. slow, so a test can cancel it). */
+type ImporterEnv = Env & { IMPORTER_PACE_MS?: string };
+
+export class Importer extends AgentToolChildObject<ImporterEnv> {
   static readonly agentType = "Importer";
 
   protected definition(): AgentToolChildDefinition {
-    const pace = paceMs(this.env) * 5;
+    const env = this.env;
+    const pace = paceMs(env.IMPORTER_PACE_MS !== undefined ? { ...env, DEMO_PACE_MS: env.IMPORTER_PACE_MS } : env) * 5;
     return {
       agentType: Importer.agentType,
       turn(context) {
