@@ -97,6 +97,26 @@ describe("AgentToolChildRunner", () => {
     expect(items.at(-1)?.type).toBe("terminal");
   });
 
+  it("writes a turn's ready chunks in bursts of at most 256 entries, one append each", async () => {
+    const store = new InMemoryRunStore();
+    const appends: number[] = [];
+    const appendLog = store.appendLog.bind(store);
+    store.appendLog = (runId, entries) => {
+      appends.push(entries.length);
+      return appendLog(runId, entries);
+    };
+    const words = Array.from({ length: 600 }, (_, index) => `w${index} `);
+    const { runner } = makeRunner(echoChild("Echo", { chunks: () => textChunks(words) }), store);
+    await runner.start("r1", "x");
+    const items = await collect(runner.tail("r1", { afterSequence: 0 }));
+    const total = sequences(items).length;
+    expect(total).toBeGreaterThan(600);
+    expect(appends.reduce((sum, count) => sum + count, 0)).toBe(total);
+    expect(Math.max(...appends)).toBeLessThanOrEqual(257);
+    expect(appends.length).toBeGreaterThanOrEqual(3);
+    expect(appends.length).toBeLessThan(10);
+  });
+
   it("loses and doubles nothing between draining the stored log and attaching to live output", async () => {
     // A store whose reads wait for the test: chunks arrive while the tail is draining.
     const inner = new InMemoryRunStore();

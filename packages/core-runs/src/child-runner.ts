@@ -93,15 +93,23 @@ export const DEFAULT_MAX_RECOVERY_ATTEMPTS = 3;
 export const INTERRUPTED_CHILD_ERROR = "interrupted before the child could finish";
 
 type TailListener = (item: AgentToolTailItem) => void;
-/** What a live turn has produced and not yet written: log entries, and progress kept in its place among them. */
-type PendingItem = { type: "entry"; entry: AgentToolLogEntry } | { type: "progress"; body: UIMessageChunk; at: number };
+
+/** How many log entries wait in `pending` (held in a few `entries` items). */
+function pendingEntries(pending: readonly AgentToolTailItem[]): number {
+  let count = 0;
+  for (const item of pending) if (item.type === "entries") count += item.entries.length;
+  return count;
+}
 
 type LiveRun = {
   controller: AbortController;
   listeners: Set<TailListener>;
   lastSequence: number;
-  /** Entries and ephemeral items not yet delivered, in order: entries wait for their write, the rest for them. */
-  pending: PendingItem[];
+  /**
+   * Entries and ephemeral items not yet delivered, in order: entries wait for their write, the rest for them.
+   * Consecutive entries share one `entries` item (appended to until the next flush takes it).
+   */
+  pending: AgentToolTailItem[];
   /** The latest progress snapshot (also persisted on the row). */
   progress: AgentToolProgressSnapshot | undefined;
   flushing: Promise<void> | null;
@@ -361,7 +369,7 @@ export class AgentToolChildRunner {
   }
 
   /** Deliver an ephemeral item now, or after the entries still being written (so it never overtakes them). */
-  #deliverEphemeral(live: LiveRun, item: PendingItem & { type: "progress" }): void {
+  #deliverEphemeral(live: LiveRun, item: AgentToolTailItem & { type: "progress" }): void {
     if (live.flushing || live.pending.length > 0) {
       live.pending.push(item);
       return;
@@ -474,7 +482,9 @@ export class AgentToolChildRunner {
   #enqueue(runId: string, live: LiveRun, body: UIMessageChunk): AgentToolLogEntry {
     live.lastSequence += 1;
     const entry: AgentToolLogEntry = { sequence: live.lastSequence, body, at: this.#clock.now() };
-    live.pending.push({ type: "entry", entry });
+    const last = live.pending.at(-1);
+    if (last?.type === "entries") last.entries.push(entry);
+    else live.pending.push({ type: "entries", entries: [entry] });
     // Group commit: everything enqueued while a write is in flight goes out in the next single append.
     if (!live.holdFlush) live.flushing ??= this.#flush(runId, live);
     return entry;
@@ -484,23 +494,11 @@ export class AgentToolChildRunner {
     try {
       while (live.pending.length > 0) {
         const batch = live.pending.splice(0);
-        const entries = batch.flatMap((item) => (item.type === "entry" ? [item.entry] : []));
+        const entries = batch.flatMap((item) => (item.type === "entries" ? item.entries : []));
         if (entries.length > 0) await this.#store.appendLog(runId, entries);
-        // Tell tails per batch: each run of consecutive entries as one item, progress in its place.
-        const tell = (item: AgentToolTailItem) => {
-          for (const listener of live.listeners) listener(item);
-        };
-        let run: AgentToolLogEntry[] = [];
         for (const item of batch) {
-          if (item.type === "entry") {
-            run.push(item.entry);
-            continue;
-          }
-          if (run.length > 0) tell({ type: "entries", entries: run });
-          run = [];
-          tell(item);
+          for (const listener of live.listeners) listener(item);
         }
-        if (run.length > 0) tell({ type: "entries", entries: run });
       }
     } catch (error) {
       live.storeError = error;
@@ -560,7 +558,7 @@ export class AgentToolChildRunner {
             if (live.pending.length > 0) live.flushing ??= this.#flush(runId, live);
             result = await pending;
           }
-          live.holdFlush = live.pending.length < MAX_BURST;
+          live.holdFlush = pendingEntries(live.pending) < MAX_BURST;
           const { done, value } = result;
           if (done || signal.aborted) break;
           if (isTransient(value)) {

@@ -717,35 +717,30 @@ export class AgentToolRegistry {
   async #follow(record: RunRecord, live: LiveState, acknowledge?: () => Promise<boolean>): Promise<RunRecord | null> {
     const { runId, agentType } = record;
     const ref: ChildRef = { agentType, runId };
-    // The start acknowledgement (a fresh start): written once, when the tail first answers, when it ends, or at
-    // once if a cancel is waiting for it.
-    let ackState: "pending" | "done" | "superseded" = acknowledge ? "pending" : "done";
-    let ackPromise: Promise<boolean> | null = null;
-    const acknowledged = async (): Promise<boolean> => {
-      ackPromise ??= acknowledge ? acknowledge() : Promise.resolve(true);
-      const ok = await ackPromise;
-      ackState = ok ? "done" : "superseded";
-      delete live.acknowledgeNow;
-      return ok;
-    };
-    if (acknowledge) {
+    // The start acknowledgement (a fresh start), written once: when the tail opens or first answers, when it ends,
+    // or at once if a cancel is waiting for it. `acked` stays false if it found the row changed.
+    let acked = acknowledge === undefined;
+    let acknowledging: Promise<boolean> | null = null;
+    const acknowledged = (): Promise<boolean> =>
+      (acknowledging ??= (acknowledge ?? (async () => true))().then((ok) => {
+        acked = ok;
+        delete live.acknowledgeNow;
+        return ok;
+      }));
+    if (!acked) {
       live.acknowledgeNow = () => void acknowledged().catch(() => undefined);
       if (live.cancelRequested !== null && !(await acknowledged())) return this.store.getRun(runId);
     }
     for (let attempt = 1; attempt <= MAX_TAIL_ATTEMPTS; attempt += 1) {
       let terminal: AgentToolRunInspection | null = null;
-      let superseded = false;
       try {
         const stream = this.transport.tail(ref, {
           afterSequence: live.lastSequence,
           signal: live.tailController.signal,
-          ...(ackState === "pending" ? { onOpen: () => live.acknowledgeNow?.() } : {}),
+          ...(acked ? {} : { onOpen: () => live.acknowledgeNow?.() }),
         });
         for await (const item of stream as unknown as AsyncIterable<AgentToolTailItem>) {
-          if (ackState !== "done" && !(await acknowledged())) {
-            superseded = true;
-            break;
-          }
+          if (!acked && !(await acknowledged())) break;
           if (live.cleared || live.stoppedWith) break;
           if (item.type === "terminal") {
             terminal = item.inspection;
@@ -756,7 +751,7 @@ export class AgentToolRegistry {
       } catch {
         // A broken tail: inspect below, and tail again from what we saw.
       }
-      if (superseded || (ackState !== "done" && !(await acknowledged()))) return this.store.getRun(runId);
+      if (!acked && !(await acknowledged())) return this.store.getRun(runId);
       if (live.cleared) return null;
       // A follower gave up: it records its outcome itself (see followAgentToolRun).
       if (live.stoppedWith) return this.store.getRun(runId);
