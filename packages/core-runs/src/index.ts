@@ -27,12 +27,6 @@ export type { RunStore, RunStoreFilter, RunUpdateCondition } from "./ports/run-s
 export type { WakeupScheduler } from "./ports/wakeup-scheduler.js";
 // protocol (also at "@agent-tools/core-runs/protocol")
 export * from "./protocol/index.js";
-export type { RunEventHub, RunEventListener } from "./run-event-hub.js";
-export { createRunEventHub, getDefaultRunEventHub } from "./run-event-hub.js";
-export type { CoreRunEvent, DispatchRejection, ExtensionRunEvent, RunEvent } from "./run-events.js";
-export { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
-export type { RunRecord, RunRecordPatch } from "./run-record.js";
-export { applyRunPatch, toRunInfo } from "./run-record.js";
 export type {
   AgentToolHooks,
   AgentToolRegistryOptions,
@@ -43,7 +37,14 @@ export type {
   RunAgentToolOptions,
   RunFinishedListener,
   StartAgentToolRunResult,
-} from "./run-registry.js";
-export { AgentToolRegistry, DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES } from "./run-registry.js";
+} from "./registry-options.js";
+export { DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES } from "./registry-options.js";
+export type { RunEventHub, RunEventListener } from "./run-event-hub.js";
+export { createRunEventHub, getDefaultRunEventHub } from "./run-event-hub.js";
+export type { CoreRunEvent, DispatchRejection, ExtensionRunEvent, RunEvent } from "./run-events.js";
+export { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
+export type { RunRecord, RunRecordPatch } from "./run-record.js";
+export { applyRunPatch, toRunInfo } from "./run-record.js";
+export { AgentToolRegistry } from "./run-registry.js";
 export { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
 export { TurnObserver } from "./turn-observer.js";

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ChildTransport } from "./ports/child-transport.js";
 import type { AgentToolEventFrame, AgentToolRunInfo } from "./protocol/index.js";
+import type { AgentToolHooks, AgentToolRegistryOptions } from "./registry-options.js";
 import { createRunEventHub } from "./run-event-hub.js";
 import type { RunEvent } from "./run-events.js";
-import { type AgentToolHooks, AgentToolRegistry, type AgentToolRegistryOptions } from "./run-registry.js";
+import { AgentToolRegistry } from "./run-registry.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 import { ManualClock } from "./testing/manual-clock.js";

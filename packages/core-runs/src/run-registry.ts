@@ -6,10 +6,7 @@ import { type Clock, systemClock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
 import {
-  type AgentToolCursors,
-  type AgentToolDisplay,
   type AgentToolEventFrame,
-  type AgentToolLifecycleResult,
   type AgentToolLogEntry,
   type AgentToolProgressSnapshot,
   type AgentToolResult,
@@ -23,88 +20,24 @@ import {
   readProgressChunk,
   type TerminalRunStatus,
 } from "./protocol/index.js";
+import {
+  type AgentToolHooks,
+  type AgentToolRegistryOptions,
+  type AgentToolRunOutcome,
+  type ClearAgentToolRunsOptions,
+  DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES,
+  type FollowAgentToolRunOptions,
+  type ReplayOptions,
+  type RunAgentToolOptions,
+  type RunFinishedListener,
+  type StartAgentToolRunResult,
+} from "./registry-options.js";
 import { replayRuns } from "./replay-runs.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
 import type { DispatchRejection, RunEvent } from "./run-events.js";
 import { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
 import { type RunRecord, type RunRecordPatch, toRunInfo } from "./run-record.js";
 import { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
-
-/** Overridable parent hooks. Each is isolated: a throwing (or rejecting) hook never stops a run or the others. */
-export type AgentToolHooks = {
-  /** Once per run, when it is dispatched. */
-  onAgentToolStart?(run: AgentToolRunInfo): void | Promise<void>;
-  /** Exactly once per terminal transition (a repair from `interrupted` is a new transition). */
-  onAgentToolFinish?(run: AgentToolRunInfo, result: AgentToolLifecycleResult): void | Promise<void>;
-  /** Best effort, live only: ephemeral progress and milestones (`snapshot.milestone` set). */
-  onProgress?(run: AgentToolRunInfo, snapshot: AgentToolProgressSnapshot): void | Promise<void>;
-};
-
-export type AgentToolRegistryOptions = {
-  /** The parent's durable storage. */
-  store: RunStore;
-  /** How this parent reaches its children. */
-  transport: ChildTransport;
-  clock?: Clock;
-  /** Observability events (default: the process-wide hub). */
-  sink?: RunEventSink;
-  hooks?: AgentToolHooks;
-  /** Send a frame to every connected client of the parent. */
-  broadcast?: (frame: AgentToolEventFrame) => void;
-  /** Runs in `starting`/`running` at once; what happens to more is `overCap`. Default: unlimited. */
-  maxConcurrentAgentTools?: number;
-  /**
-   * A dispatch over `maxConcurrentAgentTools`:
-   * - `"record"` (default, SPEC §3): the run is recorded as `error` ("maxConcurrentAgentTools (N) exceeded"), sent
-   *   to clients and replayed like any finished run, and its hooks fire. Its runId is spent: a re-dispatch returns
-   *   that `error`. Right for model tool calls, whose timeline should show the refused call.
-   * - `"refuse"`: refused like oversized input: no row, no frame, no hooks, and the runId stays free, so a
-   *   dispatcher can retry it later. Right for code that dispatches many (background) runs and retries.
-   *
-   * Either way the result carries `rejection: "max-concurrency"`.
-   */
-  overCap?: "record" | "refuse";
-  /** Inputs larger than this (as UTF-8 JSON) are refused before any run exists. Default 1 MiB. */
-  maxAgentToolInputBytes?: number;
-  /** Default: `crypto.randomUUID()`. */
-  generateRunId?: () => string;
-  /** Keep the host alive for background work (a Durable Object's `ctx.waitUntil`). */
-  waitUntil?: (promise: Promise<unknown>) => void;
-};
-
-export type RunAgentToolOptions<TInput = unknown> = {
-  input: TInput;
-  /** Default: a random id. The same runId never starts a second child turn. */
-  runId?: string;
-  /** The parent tool call that started the run (set by `agentTool`). */
-  parentToolCallId?: string;
-  /** Order among sibling runs of one tool call. Default 0. */
-  displayOrder?: number;
-  /** Aborting cancels the child: the run ends `aborted`. */
-  signal?: AbortSignal;
-  /** What clients see of the input. Default: the input cut to 500 characters. */
-  inputPreview?: string;
-  display?: AgentToolDisplay;
-};
-
-export type ClearAgentToolRunsOptions = {
-  status?: readonly RunStatus[];
-  /** Epoch ms: runs that finished (or, if live, started) before this. */
-  olderThan?: number;
-};
-
-export type ReplayOptions = {
-  /** What the client already holds; `null`/absent → full replay. */
-  cursors?: AgentToolCursors | null;
-};
-
-/** The outcome of admitting a dispatch: the run's row, and whether this call created it. */
-export type StartAgentToolRunResult =
-  | { ok: true; record: RunRecord; created: boolean; rejection?: DispatchRejection }
-  | { ok: false; failure: AgentToolResult & { ok: false }; rejection: DispatchRejection };
-
-/** Default `maxAgentToolInputBytes`: 1 MiB. */
-export const DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES = 1024 * 1024;
 
 const MAX_TAIL_ATTEMPTS = 3;
 
@@ -122,34 +55,6 @@ type LiveState = {
   stoppedWith: AgentToolRunOutcome | null;
   /** Called for every entry or progress item forwarded (re-attach windows are keyed to this). */
   activity: Set<(item: AgentToolTailItem) => void>;
-};
-
-/** A terminal outcome to record for a run (used by recovery and budgets to give up on a child). */
-export type AgentToolRunOutcome = {
-  status: TerminalRunStatus;
-  summary?: string;
-  output?: unknown;
-  error?: string;
-  reason?: RunRecord["reason"];
-  childStillRunning?: boolean;
-  progress?: AgentToolProgressSnapshot;
-};
-
-/** Told of every terminal transition of a run, after its row is written and its frame sent. */
-export type RunFinishedListener = (
-  record: RunRecord & { status: TerminalRunStatus },
-  previousStatus: RunStatus,
-) => void | Promise<void>;
-
-/** Options of `followAgentToolRun`. */
-export type FollowAgentToolRunOptions = {
-  /**
-   * Stop following: the run is recorded with the outcome given as the abort reason (an `AgentToolRunOutcome`,
-   * e.g. `interrupted` / `no-progress`) instead of waiting for the child. The child is not cancelled.
-   */
-  stop?: AbortSignal;
-  /** Called for every entry or progress item forwarded to clients while following. */
-  onActivity?: (item: AgentToolTailItem) => void;
 };
 
 /**
