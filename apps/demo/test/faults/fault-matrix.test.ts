@@ -585,4 +585,38 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     }
     (matrix.at(-1) as MatrixRow).verdict = "ok";
   });
+  // ---------------------------------------------------------------- random kill points (exploratory)
+
+  // CRASH_FUZZ=N adds N restarts at seeded random moments of a run's life (CRASH_SEED picks the sequence), awaited
+  // and detached in turn, checked like the points above. The delay only picks where to cut; nothing waits on it.
+  const fuzzRuns = Number(process.env["CRASH_FUZZ"] ?? 0);
+  it.runIf(fuzzRuns > 0)(
+    `random restarts (CRASH_FUZZ=${fuzzRuns}, CRASH_SEED=${process.env["CRASH_SEED"] ?? 1})`,
+    async () => {
+      let seed = Number(process.env["CRASH_SEED"] ?? 1) >>> 0 || 1;
+      const random = () => {
+        // xorshift32: the same seed, the same kill points.
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
+        return (seed >>> 0) / 2 ** 32;
+      };
+      for (let index = 0; index < fuzzRuns; index += 1) {
+        const detached = index % 2 === 1;
+        const chatId = `fuzz-${index}`;
+        const delayMs = Math.floor(random() * 1_600);
+        const { watcher, chat, runId } = detached
+          ? await startBackground(chatId)
+          : await start(chatId, "import the data");
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        const before = framesOfRun(watcher.messages, runId);
+        const hit = hasTerminal(watcher.messages, runId) ? `late (+${delayMs} ms)` : `+${delayMs} ms`;
+        watcher.close();
+        chat.close();
+        await host.restart();
+        const { seen, replayed } = await collect(chatId, runId, before);
+        await record(detached ? "detached" : "awaited", "random", hit, chatId, runId, seen, replayed, { detached });
+      }
+    },
+  );
 });
