@@ -6,6 +6,7 @@ import type { RunStore } from "./ports/run-store.js";
 import type {
   AgentToolCursors,
   AgentToolDisplay,
+  AgentToolEndCause,
   AgentToolEventFrame,
   AgentToolLifecycleResult,
   AgentToolProgressSnapshot,
@@ -103,6 +104,8 @@ export type AgentToolRunOutcome = {
   reason?: RunRecord["reason"];
   childStillRunning?: boolean;
   progress?: AgentToolProgressSnapshot;
+  /** Why the run ends here. Default `given-up`: an outcome recorded instead of the child's result. */
+  cause?: AgentToolEndCause;
 };
 
 /** Told of every terminal transition of a run, after its row is written and its frame sent. */

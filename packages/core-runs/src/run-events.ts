@@ -1,4 +1,10 @@
-import type { AgentToolInterruptedReason, DispatchRejection, RunStatus, TerminalRunStatus } from "./protocol/index.js";
+import type {
+  AgentToolEndCause,
+  AgentToolInterruptedReason,
+  DispatchRejection,
+  RunStatus,
+  TerminalRunStatus,
+} from "./protocol/index.js";
 
 export type { DispatchRejection } from "./protocol/index.js";
 
@@ -23,6 +29,8 @@ export type CoreRunEvent =
       agentType: string;
       status: TerminalRunStatus;
       reason?: AgentToolInterruptedReason;
+      /** Why the run ended (absent only for a run cleared while live). */
+      cause?: AgentToolEndCause;
       previousStatus: RunStatus;
       durationMs: number;
       at: number;

@@ -1,5 +1,6 @@
 import type {
   AgentToolDisplay,
+  AgentToolEndCause,
   AgentToolInterruptedReason,
   AgentToolMilestone,
   AgentToolProgressSnapshot,
@@ -31,6 +32,8 @@ export type RunRecord = {
   output?: unknown;
   error?: string;
   reason?: AgentToolInterruptedReason;
+  /** Parent: why the run ended (the child's own result, or the parent's reason). */
+  endCause?: AgentToolEndCause;
   childStillRunning?: boolean;
   /** Highest durable log sequence stored (child) or seen and recorded (parent). */
   lastSequence: number;

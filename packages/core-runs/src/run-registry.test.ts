@@ -277,12 +277,30 @@ describe("AgentToolRegistry: awaited runs", () => {
   });
 
   it("does not start the child when the signal aborted before dispatch", async () => {
-    const { registry, scripted } = setup();
+    const { registry, scripted, events } = setup();
     const controller = new AbortController();
     controller.abort();
     const result = await registry.runAgentTool("Scripted", { input: "a", runId: "r1", signal: controller.signal });
     expect(result).toMatchObject({ ok: false, status: "aborted" });
     expect(scripted.turns).toEqual([]);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "agent_tool:run:finish", status: "aborted", cause: "cancelled-before-start" }),
+    );
+  });
+
+  it("ends a run whose cancel cannot reach the child as aborted, caused child-unreachable", async () => {
+    const { registry, scripted, transport, events, store } = setup();
+    const result = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    await scripted.run("r1").context;
+    transport.cancel = async () => {
+      throw new Error("network down");
+    };
+    expect(await registry.cancelAgentTool("r1")).toBe(true);
+    expect(await result).toMatchObject({ ok: false, status: "aborted" });
+    expect(await store.getRun("r1")).toMatchObject({ status: "aborted", endCause: "child-unreachable" });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "agent_tool:run:finish", status: "aborted", cause: "child-unreachable" }),
+    );
   });
 
   it("fires onAgentToolStart once and onAgentToolFinish once per run, isolating throwing hooks", async () => {
@@ -513,7 +531,12 @@ describe("AgentToolRegistry: following and giving up (the building blocks of rec
     expect(activity).toEqual(["entries"]);
     stop.abort({ status: "interrupted", reason: "no-progress", childStillRunning: true, error: "silent too long" });
     const record = await following;
-    expect(record).toMatchObject({ status: "interrupted", reason: "no-progress", childStillRunning: true });
+    expect(record).toMatchObject({
+      status: "interrupted",
+      reason: "no-progress",
+      childStillRunning: true,
+      endCause: "given-up",
+    });
     expect(frames.at(-1)).toMatchObject({
       revision: 3,
       event: { kind: "interrupted", reason: "no-progress", childStillRunning: true, error: "silent too long" },
@@ -527,7 +550,7 @@ describe("AgentToolRegistry: following and giving up (the building blocks of rec
     run.complete();
     expect(await again).toMatchObject({ ok: true, status: "completed" });
     const repaired = await store.getRun("r1");
-    expect(repaired).toMatchObject({ status: "completed", revision: 4 });
+    expect(repaired).toMatchObject({ status: "completed", revision: 4, endCause: "child" });
     expect(repaired?.reason).toBeUndefined();
     expect(repaired?.childStillRunning).toBeUndefined();
     expect(finished).toEqual(["r1:interrupted", "r1:completed"]);

@@ -196,19 +196,25 @@ export class AgentToolRegistry {
       live.acknowledgeNow?.();
       return true;
     }
-    try {
-      await this.transport.cancel(ref, reason);
-    } catch (error) {
-      // The child cannot be reached: end the run here so no slot is held forever.
-      this.#live.get(runId)?.tailController.abort();
-      await this.#finalize(runId, {
-        status: "aborted",
-        error: `${reason} (child unreachable: ${errorMessage(error)})`,
-      });
-      return true;
-    }
+    if (!(await this.#cancelChild(ref, reason))) return true;
     if (!this.#drivers.has(runId)) await this.#drive(record);
     return true;
+  }
+
+  /** Cancel the child; if it cannot be reached, end the run here (`aborted`) so no slot is held forever. */
+  async #cancelChild(ref: ChildRef, reason: string): Promise<boolean> {
+    try {
+      await this.transport.cancel(ref, reason);
+      return true;
+    } catch (error) {
+      this.#live.get(ref.runId)?.tailController.abort();
+      await this.#finalize(ref.runId, {
+        status: "aborted",
+        error: `${reason} (child unreachable: ${errorMessage(error)})`,
+        cause: "child-unreachable",
+      });
+      return false;
+    }
   }
 
   /**
@@ -458,6 +464,7 @@ export class AgentToolRegistry {
           revision: 2,
           completedAt: now,
           error: capError,
+          endCause: "max-concurrency",
         }
       : base;
     let inserted: boolean;
@@ -563,6 +570,7 @@ export class AgentToolRegistry {
           return await this.#finalize(runId, {
             status: "aborted",
             error: "Aborted by the caller before the child started",
+            cause: "cancelled-before-start",
           });
         }
         try {
@@ -571,6 +579,7 @@ export class AgentToolRegistry {
           return await this.#finalize(runId, {
             status: "error",
             error: `Could not start the child: ${errorMessage(error)}`,
+            cause: "start-failed",
           });
         }
         // The acknowledgement is written once the tail is open (#follow): in a Durable Object a write holds every
@@ -592,10 +601,7 @@ export class AgentToolRegistry {
           );
           if (!acknowledged) return false;
           this.#emit({ type: "agent_tool:run:start", runId, agentType, at: this.clock.now() });
-          if (live.cancelRequested !== null) {
-            const reason = live.cancelRequested;
-            await this.#ignoreFailure(() => this.transport.cancel(ref, reason));
-          }
+          if (live.cancelRequested !== null) await this.#cancelChild(ref, live.cancelRequested);
           return true;
         };
         return await this.#follow(record, live, acknowledge);
@@ -737,6 +743,7 @@ export class AgentToolRegistry {
         ...(inspection.output !== undefined ? { output: inspection.output } : {}),
         ...(inspection.error !== undefined ? { error: inspection.error } : {}),
         ...(inspection.progress !== undefined ? { progress: inspection.progress } : {}),
+        cause: "child",
       },
       live,
     );
@@ -783,6 +790,7 @@ export class AgentToolRegistry {
         output: outcome.output,
         error: outcome.error,
         reason: isHard ? undefined : outcome.reason,
+        endCause: outcome.cause ?? "given-up",
         childStillRunning: isHard ? undefined : outcome.childStillRunning,
         // With no finish hook there is nothing to deliver: the ledger is settled in the same write.
         ...(hasFinishHook ? {} : { finishNotifiedRevision: revision }),
@@ -814,6 +822,7 @@ export class AgentToolRegistry {
       durationMs: Math.max(0, (record.completedAt ?? now) - record.startedAt),
       at: now,
       ...(record.reason !== undefined ? { reason: record.reason } : {}),
+      ...(record.endCause !== undefined ? { cause: record.endCause } : {}),
     });
     for (const listener of [...this.#finishListeners]) {
       await this.#callHook("onRunFinished", record, () => listener(record, previousStatus));

@@ -54,6 +54,32 @@ describe("formatRunEvent", () => {
     [
       {
         type: "agent_tool:run:finish",
+        runId: "r2",
+        agentType: "Echo",
+        status: "error",
+        cause: "start-failed",
+        previousStatus: "starting",
+        durationMs: 3,
+        at,
+      },
+      "agent_tool:run:finish Echo/r2 error cause=start-failed 3ms",
+    ],
+    [
+      {
+        type: "agent_tool:run:finish",
+        runId: "r3",
+        agentType: "Echo",
+        status: "completed",
+        cause: "child",
+        previousStatus: "running",
+        durationMs: 7,
+        at,
+      },
+      "agent_tool:run:finish Echo/r3 completed 7ms",
+    ],
+    [
+      {
+        type: "agent_tool:run:finish",
         runId: "r1",
         agentType: "Echo",
         status: "completed",

@@ -37,6 +37,8 @@ function coreParts(event: CoreRunEvent): string[] {
         subject(event),
         event.status,
         ...(event.reason !== undefined ? [event.reason] : []),
+        // The child's own result goes unsaid; the parent's reasons are named.
+        ...(event.cause !== undefined && event.cause !== "child" ? [`cause=${event.cause}`] : []),
         `${event.durationMs}ms`,
         ...(event.previousStatus === "interrupted" ? ["(repaired)"] : []),
       ];

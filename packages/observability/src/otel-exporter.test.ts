@@ -191,6 +191,7 @@ describe("createOpenTelemetryExporter: real runs", () => {
       "agent_tool.status": "completed",
       "agent_tool.previous_status": "running",
       "agent_tool.duration_ms": 120,
+      "agent_tool.cause": "child",
     });
     expect(runSpan.status).toEqual({ code: SpanStatusCode.OK });
     expect(runSpan.events).toStrictEqual([

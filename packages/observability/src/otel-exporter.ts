@@ -183,6 +183,7 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
           "agent_tool.previous_status": event.previousStatus,
           "agent_tool.duration_ms": event.durationMs,
           ...(event.reason !== undefined ? { "agent_tool.reason": event.reason } : {}),
+          ...(event.cause !== undefined ? { "agent_tool.cause": event.cause } : {}),
         });
         span.setStatus(
           event.status === "completed"

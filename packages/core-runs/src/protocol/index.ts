@@ -20,6 +20,7 @@ export { parseAgentToolFrame } from "./parse-frame.js";
 export { AGENT_MILESTONE_PART, AGENT_PROGRESS_PART, readMilestoneChunk, readProgressChunk } from "./progress-parts.js";
 export type {
   AgentToolDisplay,
+  AgentToolEndCause,
   AgentToolLifecycleResult,
   AgentToolLogEntry,
   AgentToolMilestone,

@@ -56,6 +56,20 @@ export type AgentToolMilestone = {
 };
 
 /**
+ * Why a run ended: `child` — the child's own result (also an `aborted` it reported after a cancel); the rest are
+ * the parent's: the child could not be started, the run was refused by the concurrency cap, a cancel could not
+ * reach the child, the caller aborted before the child started, or the parent gave up waiting (a budget, recovery,
+ * a tail it could not follow: see `reason`).
+ */
+export type AgentToolEndCause =
+  | "child"
+  | "start-failed"
+  | "max-concurrency"
+  | "child-unreachable"
+  | "cancelled-before-start"
+  | "given-up";
+
+/**
  * Why a dispatch was refused before a child was started: over `maxConcurrentAgentTools`, input over
  * `maxAgentToolInputBytes` or not JSON, a runId taken by another agent type, or (detached) options that cannot be
  * accepted.
