@@ -180,6 +180,19 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     return { seen: [...before, ...live], replayed };
   }
 
+  /** Cut here: close the client's sockets, restart the runtime (with `bindings`, if given), collect what follows. */
+  async function restartAndCollect(
+    chatId: string,
+    started: { watcher: RecordingSocket; chat: RecordingSocket; runId: string },
+    bindings?: Record<string, unknown>,
+  ) {
+    const before = framesOfRun(started.watcher.messages, started.runId);
+    started.watcher.close();
+    started.chat.close();
+    await host.restart(bindings);
+    return collect(chatId, started.runId, before);
+  }
+
   async function record(
     run: MatrixRow["run"],
     point: string,
@@ -252,11 +265,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const chatId = "aw-started";
     const { watcher, chat, runId } = await start(chatId, "import the data");
     const hit = watcher.messages.length > 0 && !hasTerminal(watcher.messages, runId) ? "started seen" : "late";
-    const before = framesOfRun(watcher.messages, runId);
-    watcher.close();
-    chat.close();
-    await host.restart();
-    const { seen, replayed } = await collect(chatId, runId, before);
+    const { seen, replayed } = await restartAndCollect(chatId, { watcher, chat, runId });
     await record("awaited", "on `started` (before/at child start)", hit, chatId, runId, seen, replayed);
   });
 
@@ -268,11 +277,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const { watcher, chat, runId } = await start(chatId, "import the data");
     const row = await waitForStatus(chatId, runId, ["starting"]);
     const unknownToChild = (await drill(chatId, runId))?.run === null;
-    const before = framesOfRun(watcher.messages, runId);
-    watcher.close();
-    chat.close();
-    await host.restart(BINDINGS);
-    const { seen, replayed } = await collect(chatId, runId, before);
+    const { seen, replayed } = await restartAndCollect(chatId, { watcher, chat, runId }, BINDINGS);
     await record(
       "awaited",
       "before the child starts (start in flight)",
@@ -294,11 +299,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
       framesOfRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-progress"),
     );
     const textSeen = framesOfRun(watcher.messages, runId).some((frame) => bodyOf(frame)?.type === "text-delta");
-    const before = framesOfRun(watcher.messages, runId);
-    watcher.close();
-    chat.close();
-    await host.restart();
-    const { seen, replayed } = await collect(chatId, runId, before);
+    const { seen, replayed } = await restartAndCollect(chatId, { watcher, chat, runId });
     await record(
       "awaited",
       "started, before first text",
@@ -317,11 +318,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
       framesOfRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-milestone"),
     );
     const hit = hasTerminal(watcher.messages, runId) ? "late" : "yes";
-    const before = framesOfRun(watcher.messages, runId);
-    watcher.close();
-    chat.close();
-    await host.restart();
-    const { seen, replayed } = await collect(chatId, runId, before);
+    const { seen, replayed } = await restartAndCollect(chatId, { watcher, chat, runId });
     await record("awaited", "mid-stream (milestone)", hit, chatId, runId, seen, replayed);
   });
 
@@ -358,11 +355,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const chatId = "aw-recorded";
     const { watcher, chat, runId } = await start(chatId, "import the data");
     await watcher.waitFor((messages) => hasTerminal(messages, runId));
-    const before = framesOfRun(watcher.messages, runId);
-    watcher.close();
-    chat.close();
-    await host.restart();
-    const { seen, replayed } = await collect(chatId, runId, before);
+    const { seen, replayed } = await restartAndCollect(chatId, { watcher, chat, runId });
     await record("awaited", "recorded, before hooks / next model step", "yes", chatId, runId, seen, replayed);
   });
 
@@ -398,11 +391,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
   it("detached: restart as soon as `started` is seen", async () => {
     const chatId = "bg-started";
     const { watcher, chat, runId } = await startBackground(chatId);
-    const before = framesOfRun(watcher.messages, runId);
-    watcher.close();
-    chat.close();
-    await host.restart();
-    const { seen, replayed } = await collect(chatId, runId, before);
+    const { seen, replayed } = await restartAndCollect(chatId, { watcher, chat, runId });
     await record("detached", "on `started`", "started seen", chatId, runId, seen, replayed, { detached: true });
   });
 
@@ -413,11 +402,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
       framesOfRun(messages, runId).some((frame) => bodyOf(frame)?.type === "data-agent-milestone"),
     );
     const hit = hasTerminal(watcher.messages, runId) ? "late" : "yes";
-    const before = framesOfRun(watcher.messages, runId);
-    watcher.close();
-    chat.close();
-    await host.restart();
-    const { seen, replayed } = await collect(chatId, runId, before);
+    const { seen, replayed } = await restartAndCollect(chatId, { watcher, chat, runId });
     await record("detached", "mid-stream (milestone)", hit, chatId, runId, seen, replayed, { detached: true });
   });
 
@@ -426,11 +411,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const { watcher, chat, runId } = await startBackground(chatId);
     await watcher.waitFor((messages) => hasTerminal(messages, runId));
     const deliveredBefore = await completions(chatId).catch(() => -1);
-    const before = framesOfRun(watcher.messages, runId);
-    watcher.close();
-    chat.close();
-    await host.restart();
-    const { seen, replayed } = await collect(chatId, runId, before);
+    const { seen, replayed } = await restartAndCollect(chatId, { watcher, chat, runId });
     await record(
       "detached",
       "recorded, before delivery",
@@ -460,11 +441,7 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
     const claimed = held?.delivery.claim !== undefined && (held?.delivery.settledRevision ?? 0) < (held?.revision ?? 0);
     // The completion is in the chat; the model's answer to it is not (the delivery stopped in between).
     expect(await completions(chatId)).toBe(1);
-    const before = framesOfRun(watcher.messages, runId);
-    watcher.close();
-    chat.close();
-    await host.restart({ ...BINDINGS, ...lease });
-    const { seen, replayed } = await collect(chatId, runId, before);
+    const { seen, replayed } = await restartAndCollect(chatId, { watcher, chat, runId }, { ...BINDINGS, ...lease });
     await record(
       "detached",
       "between a delivery's claim and its mark",
@@ -609,12 +586,8 @@ describe.skipIf(process.env["FAULTS"] !== "1")("fault matrix in workerd (FAULTS=
           ? await startBackground(chatId)
           : await start(chatId, "import the data");
         await new Promise((resolve) => setTimeout(resolve, delayMs));
-        const before = framesOfRun(watcher.messages, runId);
         const hit = hasTerminal(watcher.messages, runId) ? `late (+${delayMs} ms)` : `+${delayMs} ms`;
-        watcher.close();
-        chat.close();
-        await host.restart();
-        const { seen, replayed } = await collect(chatId, runId, before);
+        const { seen, replayed } = await restartAndCollect(chatId, { watcher, chat, runId });
         await record(detached ? "detached" : "awaited", "random", hit, chatId, runId, seen, replayed, { detached });
       }
     },
