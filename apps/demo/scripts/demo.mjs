@@ -11,12 +11,12 @@
 
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { builtinModules } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { buildWebPage, readWebAssets, WEB_ASSETS_BINDING } from "../web/build.mjs";
+import { workerBuildOptions } from "./worker-build.mjs";
 
 /** Binding name → Durable Object class exported by the Worker (all SQLite-backed). */
 export const DURABLE_OBJECTS = {
@@ -39,41 +39,10 @@ export const ENTRY = fileURLToPath(new URL("../src/worker.ts", import.meta.url))
 export const BUILD_FILE = fileURLToPath(new URL("../.demo-build/worker.js", import.meta.url));
 export const DATA_DIRECTORY = fileURLToPath(new URL("../.demo-data/", import.meta.url));
 
-/** Bundle the Worker into one ES module (the test harness's options: test/harness/bundle.ts). */
+/** Bundle the Worker into one ES module (options shared with the workerd tests: worker-build.mjs). */
 export async function bundleDemoWorker(entry = ENTRY, outfile = BUILD_FILE) {
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    // Workspace packages export their TypeScript sources under "@agent-tools/source".
-    conditions: ["@agent-tools/source", "workerd", "worker", "browser"],
-    mainFields: ["module", "main"],
-    // workerd provides cloudflare:* itself, and node:* under the nodejs_compat flag.
-    external: ["cloudflare:*", "node:*"],
-    // Durable Object classes are looked up by their exported names.
-    keepNames: true,
-    sourcemap: false,
-    logLevel: "warning",
-    absWorkingDir: APP_DIRECTORY,
-    plugins: [bareNodeBuiltins()],
-  });
+  await build({ ...workerBuildOptions(entry), outfile, absWorkingDir: APP_DIRECTORY });
   return outfile;
-}
-
-/** `import "buffer"` in a dependency means workerd's `node:buffer` (available under nodejs_compat). */
-function bareNodeBuiltins() {
-  const names = builtinModules.filter((name) => !name.startsWith("_") && !name.startsWith("node:"));
-  const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-  const pattern = new RegExp(`^(${names.map(escapeRegExp).join("|")})(/.*)?$`);
-  return {
-    name: "bare-node-builtins",
-    setup(pluginBuild) {
-      pluginBuild.onResolve({ filter: pattern }, (args) => ({ path: `node:${args.path}`, external: true }));
-    },
-  };
 }
 
 /** The bindings taken from the environment (only the variables that are set). */

@@ -1,0 +1,5 @@
+// Types for worker-build.mjs (a plain ES module run by Node without a build step).
+import type { BuildOptions } from "esbuild";
+
+/** esbuild options for one Worker entry (add `outfile` / `write` as needed). */
+export function workerBuildOptions(entry: string): BuildOptions;
