@@ -13,10 +13,10 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { workerBuildOptions } from "@agent-tools/workerd-harness/worker-build";
 import { build } from "esbuild";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { buildWebPage, readWebAssets, WEB_ASSETS_BINDING } from "../web/build.mjs";
-import { workerBuildOptions } from "./worker-build.mjs";
 
 /** Binding name → Durable Object class exported by the Worker (all SQLite-backed). */
 export const DURABLE_OBJECTS = {
@@ -39,7 +39,7 @@ export const ENTRY = fileURLToPath(new URL("../src/worker.ts", import.meta.url))
 export const BUILD_FILE = fileURLToPath(new URL("../.demo-build/worker.js", import.meta.url));
 export const DATA_DIRECTORY = fileURLToPath(new URL("../.demo-data/", import.meta.url));
 
-/** Bundle the Worker into one ES module (options shared with the workerd tests: worker-build.mjs). */
+/** Bundle the Worker into one ES module (options shared with the workerd tests: @agent-tools/workerd-harness). */
 export async function bundleDemoWorker(entry = ENTRY, outfile = BUILD_FILE) {
   await build({ ...workerBuildOptions(entry), outfile, absWorkingDir: APP_DIRECTORY });
   return outfile;

@@ -10,11 +10,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentToolRunInfo } from "@agent-tools/core-runs/protocol";
+import {
+  createPersistDirectory,
+  type MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
 import { type BrowserContext, chromium, type Page, type WebSocket as PlaywrightWebSocket } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWebPage, readWebAssets, WEB_ASSETS_BINDING } from "../web/build.mjs";
 import { startDemoHost } from "./harness/demo.js";
-import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_FLAGS = [

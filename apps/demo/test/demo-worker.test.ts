@@ -1,5 +1,11 @@
 import { readdir } from "node:fs/promises";
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
+import {
+  createPersistDirectory,
+  type MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
+import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   agentFrames,
@@ -10,8 +16,6 @@ import {
   startDemoHost,
   withoutReplay,
 } from "./harness/demo.js";
-import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
-import { RecordingSocket } from "./harness/ws-client.js";
 
 type ChatFrame = {
   type: string;

@@ -1,7 +1,11 @@
+import {
+  createPersistDirectory,
+  type MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
+import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentFrames, chatSendRequest, demoWsUrl, startDemoHost } from "./harness/demo.js";
-import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
-import { RecordingSocket } from "./harness/ws-client.js";
 
 type ChatFrame = { type: string; requestId?: string; chunk?: { type: string; [key: string]: unknown } };
 type StoredMessage = {

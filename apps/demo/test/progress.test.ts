@@ -1,4 +1,10 @@
 import type { AgentToolEventFrame, AgentToolRunInfo, AgentToolRunInspection } from "@agent-tools/core-runs/protocol";
+import {
+  createPersistDirectory,
+  type MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
+import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   agentFrames,
@@ -9,8 +15,6 @@ import {
   startDemoHost,
   withoutReplay,
 } from "./harness/demo.js";
-import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
-import { RecordingSocket } from "./harness/ws-client.js";
 
 const MILESTONES = ["schema-checked", "half-way", "imported"];
 

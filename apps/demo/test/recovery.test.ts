@@ -1,4 +1,10 @@
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
+import {
+  createPersistDirectory,
+  type MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
+import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   agentFrames,
@@ -9,8 +15,6 @@ import {
   runIdOf,
   startDemoHost,
 } from "./harness/demo.js";
-import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
-import { RecordingSocket } from "./harness/ws-client.js";
 
 // Start-up recovery in workerd (@agent-tools/recovery in the Assistant): the runtime is restarted (Miniflare
 // disposed, then started again on the same persistence folder) at several points of a Researcher run, whose turn

@@ -1,4 +1,10 @@
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
+import {
+  createPersistDirectory,
+  type MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
+import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   agentFrames,
@@ -9,8 +15,6 @@ import {
   startDemoHost,
   withoutReplay,
 } from "./harness/demo.js";
-import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
-import { RecordingSocket } from "./harness/ws-client.js";
 
 // Bad client input at the Assistant's two sockets, in workerd: malformed, forged and replayed frames, forged
 // cursors, and run ids of another parent. Each gets a clear error or is ignored; no run, stored frame or other

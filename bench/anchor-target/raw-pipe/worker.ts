@@ -7,7 +7,7 @@
  * plain `accept()`ed ones held in memory. Serves the anchor harness's contract, so the harness can run it too.
  */
 import { DurableObject } from "cloudflare:workers";
-import { webSocketUpgrade } from "../../../apps/demo/src/agents/websocket-upgrade.js";
+import { webSocketUpgrade } from "@agent-tools/cloudflare";
 import { installSqlMeter, probeStorage, type SqlMeter } from "../src/sql-meter.js";
 import { stubChunks, stubSummary } from "../src/stub-chunks.js";
 

@@ -7,6 +7,7 @@
  * Built by `scripts/bench.mjs` with the `@agent-tools/source` condition (the harness never builds this file).
  */
 import { DurableObject } from "cloudflare:workers";
+import { DurableObjectRunStore } from "@agent-tools/cloudflare";
 import {
   AgentToolRegistry,
   type AgentToolRunInfo,
@@ -15,7 +16,6 @@ import {
   systemClock,
 } from "@agent-tools/core-runs";
 import { createDetachedRuns, DETACHED_META_KEY, type DetachedRuns } from "@agent-tools/detached";
-import { DurableObjectRunStore } from "../../../apps/demo/src/adapters/durable-object-run-store.js";
 import { installSqlMeter, type SqlMeter } from "../src/sql-meter.js";
 
 type ReconcileEnv = { ReconcileParent: DurableObjectNamespace<ReconcileParent> };

@@ -1,13 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
+import { type AgentToolChildRpc, DurableObjectRunStore, toNdjson } from "@agent-tools/cloudflare";
 import {
   type AgentToolChildDefinition,
   AgentToolChildRunner,
   type AgentToolRunInspection,
   systemClock,
 } from "@agent-tools/core-runs";
-import type { AgentToolChildRpc } from "../../../apps/demo/src/adapters/durable-object-child-transport.js";
-import { DurableObjectRunStore } from "../../../apps/demo/src/adapters/durable-object-run-store.js";
-import { toNdjson } from "../../../apps/demo/src/adapters/ndjson.js";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
 import { readStubInput, stubChunks, stubSummary } from "./stub-chunks.js";
 import { noteChildCall, noteChildWoken } from "./wake-counters.js";
@@ -97,6 +95,11 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
     await this.runner.destroy(runId);
     await this.ctx.storage.deleteAll();
     this.#runner = undefined;
+  }
+
+  agentToolMessages(runId: string) {
+    this.#call("messages");
+    return this.runner.getMessages(runId);
   }
 
   /** W5: this object's database. `withSchema` first creates the store's tables (as any used child has them). */

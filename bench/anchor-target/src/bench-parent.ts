@@ -1,4 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
+import {
+  type AgentToolChildRpc,
+  childObjectName,
+  DurableObjectChildTransport,
+  DurableObjectRunStore,
+  webSocketUpgrade,
+} from "@agent-tools/cloudflare";
 import { AgentToolRegistry, type RunRecord, systemClock } from "@agent-tools/core-runs";
 import {
   AGENT_TOOL_CURSORS_PARAM,
@@ -6,13 +13,6 @@ import {
   encodeAgentToolFrame,
   parseAgentToolCursors,
 } from "@agent-tools/core-runs/protocol";
-import {
-  type AgentToolChildRpc,
-  childObjectName,
-  DurableObjectChildTransport,
-} from "../../../apps/demo/src/adapters/durable-object-child-transport.js";
-import { DurableObjectRunStore } from "../../../apps/demo/src/adapters/durable-object-run-store.js";
-import { webSocketUpgrade } from "../../../apps/demo/src/agents/websocket-upgrade.js";
 import { BENCH_CHILD_TYPE } from "./bench-child.js";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
 import { type StubInput, stubChunks, stubSummary } from "./stub-chunks.js";

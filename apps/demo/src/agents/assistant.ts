@@ -1,4 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
+import {
+  DurableObjectChildTransport,
+  DurableObjectRunStore,
+  DurableObjectWakeupScheduler,
+  webSocketUpgrade,
+} from "@agent-tools/cloudflare";
 import { AgentToolRegistry, agentTool, systemClock } from "@agent-tools/core-runs";
 import {
   AGENT_TOOL_CURSORS_PARAM,
@@ -23,9 +29,6 @@ import {
   type WebSocketChatTransportSendRequest,
 } from "ai";
 import { z } from "zod";
-import { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
-import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
-import { DurableObjectWakeupScheduler } from "../adapters/durable-object-wakeup-scheduler.js";
 import { lastToolResults, lastUserText } from "../model/scripted-model.js";
 import { selectModel } from "../model/select-model.js";
 import { AssistantChatHost, SERVER_TURN_SOURCE, withServerMessages } from "./assistant-chat-host.js";
@@ -35,7 +38,6 @@ import { HookJournal } from "./hook-journal.js";
 import { Importer } from "./importer.js";
 import { Researcher } from "./researcher.js";
 import { Summarizer, type Summary, summarySchema } from "./summarizer.js";
-import { webSocketUpgrade } from "./websocket-upgrade.js";
 
 const EVENTS_TAG = "events";
 const CHAT_TAG = "chat";

@@ -1,9 +1,9 @@
-import type { AgentToolChildDefinition } from "@agent-tools/core-runs";
+import type { AgentToolTurnContext } from "@agent-tools/core-runs";
 import { convertToModelMessages, isStepCount, streamText, tool, toUIMessageStream } from "ai";
 import { z } from "zod";
 import { lastToolResults, lastUserText } from "../model/scripted-model.js";
 import { selectModel } from "../model/select-model.js";
-import { AgentToolChildObject } from "./agent-tool-child-object.js";
+import { DemoChild } from "./demo-child.js";
 import type { Env } from "./env.js";
 
 const FACTS: Record<string, string[]> = {
@@ -47,11 +47,16 @@ function countedLookupTool(storage: DurableObjectStorage) {
 type ResearcherEnv = Env & { RESEARCHER_PACE_MS?: string };
 
 /** A child that streams text and uses its own server-side tool (`lookup`). */
-export class Researcher extends AgentToolChildObject<Env> {
+export class Researcher extends DemoChild<ResearcherEnv> {
   static readonly agentType = "Researcher";
 
-  protected definition(): AgentToolChildDefinition {
-    const env: ResearcherEnv = this.env;
+  formatAgentToolInput(input: unknown) {
+    const topic = (input as { topic?: unknown } | null)?.topic;
+    return typeof topic === "string" ? topic : JSON.stringify(input);
+  }
+
+  async turn({ messages, abortSignal }: AgentToolTurnContext) {
+    const env = this.env;
     const modelEnv = env.RESEARCHER_PACE_MS !== undefined ? { ...env, DEMO_PACE_MS: env.RESEARCHER_PACE_MS } : env;
     const model = selectModel(modelEnv, "researcher", (prompt) => {
       const results = lastToolResults(prompt);
@@ -70,33 +75,21 @@ export class Researcher extends AgentToolChildObject<Env> {
       };
     });
     const tools = { lookup: countedLookupTool(this.ctx.storage) };
-    return {
-      agentType: Researcher.agentType,
-      formatAgentToolInput: (input) => {
-        const topic = (input as { topic?: unknown } | null)?.topic;
-        return typeof topic === "string" ? topic : JSON.stringify(input);
-      },
-      turn: async ({ messages, abortSignal }) =>
-        toUIMessageStream({
-          stream: streamText({
-            model,
-            system: "You are a careful researcher. Use the lookup tool, then report your findings briefly.",
-            messages: await convertToModelMessages(messages),
-            tools,
-            stopWhen: isStepCount(4),
-            abortSignal,
-          }).stream,
-          tools,
-        }),
-    };
+    return toUIMessageStream({
+      stream: streamText({
+        model,
+        system: "You are a careful researcher. Use the lookup tool, then report your findings briefly.",
+        messages: await convertToModelMessages(messages),
+        tools,
+        stopWhen: isStepCount(4),
+        abortSignal,
+      }).stream,
+      tools,
+    });
   }
 
   /** The drill-in JSON, plus `lookups`: how many times this run's `lookup` tool executed. */
-  override async fetch(request: Request): Promise<Response> {
-    const response = await super.fetch(request);
-    const isJson = response.headers.get("content-type")?.includes("application/json") === true;
-    if (request.headers.get("Upgrade") === "websocket" || !response.ok || !isJson) return response;
-    const body = (await response.json()) as Record<string, unknown>;
-    return Response.json({ ...body, lookups: (await this.ctx.storage.get<number>(LOOKUPS_KEY)) ?? 0 });
+  protected override async drillInSnapshot(runId: string): Promise<Record<string, unknown>> {
+    return { ...(await super.drillInSnapshot(runId)), lookups: (await this.ctx.storage.get<number>(LOOKUPS_KEY)) ?? 0 };
   }
 }

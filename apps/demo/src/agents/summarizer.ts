@@ -1,9 +1,9 @@
-import type { AgentToolChildDefinition } from "@agent-tools/core-runs";
+import type { AgentToolTurnContext } from "@agent-tools/core-runs";
 import { convertToModelMessages, Output, streamText, toUIMessageStream, type UIMessageChunk } from "ai";
 import { z } from "zod";
 import { lastUserText } from "../model/scripted-model.js";
 import { selectModel } from "../model/select-model.js";
-import { AgentToolChildObject } from "./agent-tool-child-object.js";
+import { DemoChild } from "./demo-child.js";
 import type { Env } from "./env.js";
 
 /** The Summarizer's structured output. */
@@ -14,10 +14,15 @@ export const summarySchema = z.object({
 export type Summary = z.infer<typeof summarySchema>;
 
 /** A child that returns structured output (validated by the parent's `outputSchema` too). */
-export class Summarizer extends AgentToolChildObject<Env> {
+export class Summarizer extends DemoChild<Env> {
   static readonly agentType = "Summarizer";
 
-  protected definition(): AgentToolChildDefinition {
+  formatAgentToolInput(input: unknown) {
+    const text = (input as { text?: unknown } | null)?.text;
+    return typeof text === "string" ? text : JSON.stringify(input);
+  }
+
+  async turn({ messages, abortSignal, setOutput }: AgentToolTurnContext) {
     const model = selectModel(this.env, "summarizer", (prompt) => {
       const text = lastUserText(prompt).replace(/\s+/g, " ").trim();
       const summary: Summary = {
@@ -30,33 +35,25 @@ export class Summarizer extends AgentToolChildObject<Env> {
       };
       return { kind: "text", text: JSON.stringify(summary) };
     });
-    return {
-      agentType: Summarizer.agentType,
-      formatAgentToolInput: (input) => {
-        const text = (input as { text?: unknown } | null)?.text;
-        return typeof text === "string" ? text : JSON.stringify(input);
-      },
-      async turn({ messages, abortSignal, setOutput }) {
-        const result = streamText({
-          model,
-          system: "Summarize the request as JSON with a title and bullets.",
-          messages: await convertToModelMessages(messages),
-          output: Output.object({ schema: summarySchema }),
-          abortSignal,
-        });
-        // Persist the structured output before the turn ends: the runner reads it right after.
-        return toUIMessageStream({ stream: result.stream }).pipeThrough(
-          new TransformStream<UIMessageChunk, UIMessageChunk>({
-            async flush() {
-              setOutput(await result.output);
-            },
-          }),
-        );
-      },
-      getAgentToolSummary: ({ output }) => {
-        const summary = output as Summary | undefined;
-        return summary ? `${summary.title}: ${summary.bullets.join("; ")}` : "";
-      },
-    };
+    const result = streamText({
+      model,
+      system: "Summarize the request as JSON with a title and bullets.",
+      messages: await convertToModelMessages(messages),
+      output: Output.object({ schema: summarySchema }),
+      abortSignal,
+    });
+    // Persist the structured output before the turn ends: the runner reads it right after.
+    return toUIMessageStream({ stream: result.stream }).pipeThrough(
+      new TransformStream<UIMessageChunk, UIMessageChunk>({
+        async flush() {
+          setOutput(await result.output);
+        },
+      }),
+    );
+  }
+
+  getAgentToolSummary({ output }: { output: unknown }) {
+    const summary = output as Summary | undefined;
+    return summary ? `${summary.title}: ${summary.bullets.join("; ")}` : "";
   }
 }

@@ -1,9 +1,13 @@
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import type { DeliveryLedger } from "@agent-tools/detached";
+import {
+  createPersistDirectory,
+  type MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
+import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentFrames, chatSendRequest, demoWsUrl, framesOfRun, runIdOf, startDemoHost } from "../harness/demo.js";
-import { createPersistDirectory, type MiniflareHost, type PersistDirectory } from "../harness/miniflare-host.js";
-import { RecordingSocket } from "../harness/ws-client.js";
 
 // The fault matrix (issue 10): the runtime is stopped (Miniflare disposed, then started again on the same persistence
 // folder) at points of a run's life, for an awaited Importer run (the chat's `importData` tool) and a detached one

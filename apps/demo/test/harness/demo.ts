@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
-import { bundleWorker } from "./bundle.js";
-import { MiniflareHost, type PersistDirectory } from "./miniflare-host.js";
+import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
+import { MiniflareHost, type PersistDirectory } from "@agent-tools/workerd-harness/miniflare-host";
 
 // What the workerd tests of the demo Worker share: its entry and bindings, booting it, and reading its frames.
 

@@ -151,6 +151,6 @@ export function renderTable(results, P) {
     "|---|---|---|---|---|---|",
     ...rows,
     "",
-    "† The harness's ws client offers permessage-deflate. Both servers here decline it (apps/demo/src/agents/websocket-upgrade.ts), so these rows, from a client that does not offer it, should match the ones above; with deflate accepted, W2/W4 measure mostly zlib per message.",
+    "† The harness's ws client offers permessage-deflate. Both servers here decline it (packages/cloudflare/src/websocket-upgrade.ts), so these rows, from a client that does not offer it, should match the ones above; with deflate accepted, W2/W4 measure mostly zlib per message.",
   ].join("\n");
 }

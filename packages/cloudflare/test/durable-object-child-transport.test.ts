@@ -1,9 +1,13 @@
 import { fileURLToPath } from "node:url";
 import { childTransportContractCases } from "@agent-tools/core-runs/testing/portable";
+import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
+import {
+  createPersistDirectory,
+  MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromNdjson, toNdjson } from "../src/adapters/ndjson.js";
-import { bundleWorker } from "./harness/bundle.js";
-import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
 
 const TRANSPORT_CONTRACT_WORKER = fileURLToPath(new URL("./fixtures/transport-contract-worker.ts", import.meta.url));
 

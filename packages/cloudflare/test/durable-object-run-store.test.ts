@@ -3,6 +3,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { AgentToolLogEntry, RunRecord } from "@agent-tools/core-runs";
 import { makeLogEntry, makeRunRecord, runStoreContractCases } from "@agent-tools/core-runs/testing/portable";
+import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
+import {
+  createPersistDirectory,
+  MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CONTRACT_WORKER_DURABLE_OBJECTS,
@@ -10,8 +16,6 @@ import {
   type LogWriteCount,
   type SchedulerState,
 } from "./fixtures/contract-worker-api.js";
-import { bundleWorker } from "./harness/bundle.js";
-import { createPersistDirectory, MiniflareHost, type PersistDirectory } from "./harness/miniflare-host.js";
 
 const CONTRACT_WORKER = fileURLToPath(new URL("./fixtures/contract-worker.ts", import.meta.url));
 const HOUR = 3_600_000;

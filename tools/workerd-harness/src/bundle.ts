@@ -3,10 +3,10 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { workerBuildOptions } from "../../scripts/worker-build.mjs";
+import { workerBuildOptions } from "./worker-build.mjs";
 
 /** Where bundles are written (git-ignored). */
-export const TEST_BUILD_DIRECTORY = fileURLToPath(new URL("../../.test-build/", import.meta.url));
+export const TEST_BUILD_DIRECTORY = fileURLToPath(new URL("../.test-build/", import.meta.url));
 
 const bundles = new Map<string, Promise<string>>();
 

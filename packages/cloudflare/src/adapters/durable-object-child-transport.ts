@@ -1,14 +1,16 @@
-import type { ChildRef, ChildTransport, TailOptions } from "@agent-tools/core-runs";
+import { AgentToolsError, type ChildRef, type ChildTransport, type TailOptions } from "@agent-tools/core-runs";
 import type { AgentToolRunInspection, AgentToolTailItem } from "@agent-tools/core-runs/protocol";
+import type { UIMessage } from "ai";
 import { NdjsonLines } from "./ndjson.js";
 
-/** The RPC surface a child Durable Object offers its parent (see `AgentToolChildObject`). */
+/** The RPC surface a child Durable Object offers its parent (see `AgentToolChild`). */
 export interface AgentToolChildRpc {
   agentToolStart(runId: string, input: unknown): Promise<AgentToolRunInspection>;
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null>;
   agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>>;
   agentToolCancel(runId: string, reason?: string): Promise<void>;
   agentToolDestroy(runId: string): Promise<void>;
+  agentToolMessages(runId: string): Promise<UIMessage[]>;
 }
 
 /** A child namespace as the transport needs it: a name → stub lookup. */
@@ -39,7 +41,12 @@ export class DurableObjectChildTransport implements ChildTransport {
   /** The stub of a run's child object. */
   stub(ref: ChildRef): AgentToolChildRpc & { fetch(request: Request): Promise<Response> } {
     const namespace = this.#namespaces[ref.agentType];
-    if (!namespace) throw new Error(`No Durable Object binding for child agent type "${ref.agentType}"`);
+    if (!namespace) {
+      throw new AgentToolsError(
+        "UNKNOWN_AGENT_TYPE",
+        `No Durable Object binding for child agent type "${ref.agentType}"`,
+      );
+    }
     return namespace.get(namespace.idFromName(childObjectName(this.#parentId, ref))) as AgentToolChildRpc & {
       fetch(request: Request): Promise<Response>;
     };

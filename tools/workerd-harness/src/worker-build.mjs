@@ -1,5 +1,5 @@
-// How the demo Worker is bundled for workerd: shared by `pnpm demo` (demo.mjs) and the workerd tests
-// (test/harness/bundle.ts), so both run the same bundle.
+// How a Worker entry is bundled for workerd: shared by `pnpm demo` (apps/demo/scripts/demo.mjs), the bench and the
+// workerd tests (bundle.ts), so all of them run the same kind of bundle.
 import { builtinModules } from "node:module";
 
 /** esbuild options for one Worker entry (add `outfile` / `write` as needed). */

@@ -1,0 +1,55 @@
+import { AgentToolChild } from "@agent-tools/cloudflare";
+import type { AgentToolChildDefinition, AgentToolRunInspection } from "@agent-tools/core-runs";
+
+const TURNS_KEY = "agentToolTurns";
+const RESUMED_TURNS_KEY = "agentToolResumedTurns";
+
+/** The demo's test knobs for its children (fault tests). */
+type DemoChildEnv = {
+  /** "1": a child's `agentToolStart` never answers nor records the run ("before the child starts"). */
+  DEMO_HOLD_CHILD_START?: string;
+  /** "1": a child's `agentToolDestroy` cancels the run, then never answers ("during clear"). */
+  DEMO_HOLD_CHILD_DESTROY?: string;
+};
+
+/**
+ * The demo's children: `AgentToolChild` plus what its tests observe — turns counted durably (a run never gets a
+ * second fresh turn; a turn resumed after the host was cut off is counted apart) and shown on the drill-in JSON — and
+ * the fault tests' hold knobs.
+ */
+export abstract class DemoChild<TEnv extends DemoChildEnv> extends AgentToolChild<TEnv> {
+  protected override definition(): AgentToolChildDefinition {
+    const definition = super.definition();
+    return {
+      ...definition,
+      turn: async (context) => {
+        const key = context.resumed ? RESUMED_TURNS_KEY : TURNS_KEY;
+        await this.ctx.storage.put(key, ((await this.ctx.storage.get<number>(key)) ?? 0) + 1);
+        return definition.turn(context);
+      },
+    };
+  }
+
+  override agentToolStart(runId: string, input: unknown): Promise<AgentToolRunInspection> {
+    // A start that never arrives, as if the runtime stopped before the child recorded it.
+    if (this.env.DEMO_HOLD_CHILD_START === "1") return new Promise(() => {});
+    return super.agentToolStart(runId, input);
+  }
+
+  override async agentToolDestroy(runId: string): Promise<void> {
+    // A destroy that never answers, as if the runtime stopped in the middle of a clear.
+    if (this.env.DEMO_HOLD_CHILD_DESTROY === "1") {
+      await this.agentToolCancel(runId, "Cleared");
+      return new Promise(() => {});
+    }
+    await super.agentToolDestroy(runId);
+  }
+
+  protected override async drillInSnapshot(runId: string): Promise<Record<string, unknown>> {
+    return {
+      ...(await super.drillInSnapshot(runId)),
+      turns: (await this.ctx.storage.get<number>(TURNS_KEY)) ?? 0,
+      resumedTurns: (await this.ctx.storage.get<number>(RESUMED_TURNS_KEY)) ?? 0,
+    };
+  }
+}

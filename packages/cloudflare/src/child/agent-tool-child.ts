@@ -1,0 +1,172 @@
+import { DurableObject } from "cloudflare:workers";
+import {
+  type AgentToolChildDefinition,
+  AgentToolChildRunner,
+  type AgentToolRunInspection,
+  type AgentToolTurnContext,
+  type AgentToolTurnStream,
+  systemClock,
+} from "@agent-tools/core-runs";
+import type { UIMessage } from "ai";
+import type { AgentToolChildRpc } from "../adapters/durable-object-child-transport.js";
+import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
+import { toNdjson } from "../adapters/ndjson.js";
+import { webSocketUpgrade } from "../websocket-upgrade.js";
+
+/** Default `agentToolWakeIntervalMs`: while a run is live, the child's alarm wakes it at least this often (5 s). */
+export const DEFAULT_CHILD_WAKE_INTERVAL_MS = 5_000;
+
+/**
+ * A Durable Object that is one child agent: it hosts an `AgentToolChildRunner` over its own SQLite storage and offers
+ * the parent the RPC surface `DurableObjectChildTransport` calls (start, inspect, tail, cancel, destroy, messages),
+ * plus a drill-in route (its own conversation, live). One object per `(parent, agentType, runId)`.
+ *
+ * It wakes itself: while a run is live it keeps an alarm armed, so a turn cut by an eviction or a deploy resumes from
+ * its persisted steps on the next alarm, without waiting for the parent to ask. A subclass that overrides `alarm()`
+ * must call `super.alarm()`.
+ *
+ * Subclasses say what the child does: `static agentType` (class names do not survive minification) and `turn()`;
+ * optionally `formatAgentToolInput`, `getAgentToolOutput`, `getAgentToolSummary`.
+ *
+ * @example
+ * export class Researcher extends AgentToolChild<Env> {
+ *   static readonly agentType = "Researcher";
+ *   async turn({ messages, abortSignal }: AgentToolTurnContext) {
+ *     const result = streamText({ model: this.env.MODEL, messages: await convertToModelMessages(messages), abortSignal });
+ *     return result.toUIMessageStream();
+ *   }
+ * }
+ */
+export abstract class AgentToolChild<TEnv = unknown> extends DurableObject<TEnv> implements AgentToolChildRpc {
+  /** How often, at most, the alarm wakes this child while a run is live. */
+  protected readonly agentToolWakeIntervalMs: number = DEFAULT_CHILD_WAKE_INTERVAL_MS;
+  #store: DurableObjectRunStore | undefined;
+  #runner: AgentToolChildRunner | undefined;
+
+  /** Run one turn of `context.runId`: everything it yields goes into the run's durable log. */
+  protected abstract turn(context: AgentToolTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
+
+  /** The child's agentType: its class's `static agentType`, else its class name. */
+  get agentType(): string {
+    const type = this.constructor as { agentType?: unknown; name: string };
+    return typeof type.agentType === "string" && type.agentType !== "" ? type.agentType : type.name;
+  }
+
+  /** The child's definition for the runner; override the optional hooks on the subclass instead of this. */
+  protected definition(): AgentToolChildDefinition {
+    const hooks = this as unknown as Partial<
+      Pick<AgentToolChildDefinition, "formatAgentToolInput" | "getAgentToolOutput" | "getAgentToolSummary">
+    >;
+    return {
+      agentType: this.agentType,
+      turn: (context) => this.turn(context),
+      ...(hooks.formatAgentToolInput ? { formatAgentToolInput: hooks.formatAgentToolInput.bind(this) } : {}),
+      ...(hooks.getAgentToolOutput ? { getAgentToolOutput: hooks.getAgentToolOutput.bind(this) } : {}),
+      ...(hooks.getAgentToolSummary ? { getAgentToolSummary: hooks.getAgentToolSummary.bind(this) } : {}),
+    };
+  }
+
+  /** The runner of this child's runs (created on first use). */
+  protected get runner(): AgentToolChildRunner {
+    this.#runner ??= new AgentToolChildRunner({
+      definition: this.definition(),
+      store: this.#runStore(),
+      clock: systemClock,
+      waitUntil: (promise) => this.ctx.waitUntil(promise),
+    });
+    return this.#runner;
+  }
+
+  async agentToolStart(runId: string, input: unknown): Promise<AgentToolRunInspection> {
+    const inspection = await this.runner.start(runId, input);
+    if (inspection.status === "running") await this.#armWakeup();
+    return inspection;
+  }
+
+  agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {
+    return this.runner.inspect(runId);
+  }
+
+  async agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>> {
+    return toNdjson(this.runner.tail(runId, { afterSequence }));
+  }
+
+  agentToolCancel(runId: string, reason?: string): Promise<void> {
+    return this.runner.cancel(runId, reason);
+  }
+
+  async agentToolDestroy(runId: string): Promise<void> {
+    await this.runner.destroy(runId);
+    await this.ctx.storage.deleteAll();
+    // deleteAll() drops the SQLite tables too; the store creates them in its constructor, so the next call needs a
+    // new runner and store, not the cached ones over missing tables. Safe: destroy() awaited the run's end.
+    this.#runner = undefined;
+    this.#store = undefined;
+  }
+
+  /** The run's conversation: its input message and the assistant message built from its log. */
+  agentToolMessages(runId: string): Promise<UIMessage[]> {
+    return this.runner.getMessages(runId);
+  }
+
+  /**
+   * Resume the runs whose turn was cut off (the object was evicted or the runtime restarted mid-turn), and keep the
+   * alarm armed while any run is live.
+   */
+  override async alarm(): Promise<void> {
+    const live = await this.#runStore().listRuns({ status: ["running"] });
+    // Inspecting a run wakes it: a run left `running` with no turn in this instance is resumed from its log.
+    for (const record of live) await this.runner.inspect(record.runId);
+    if (this.runner.liveRunIds().length > 0) await this.#armWakeup();
+  }
+
+  /**
+   * Drill-in (reached only through the parent, which checks the run is its own): `GET ?runId=` answers
+   * `{ runId, messages, run }` as JSON; a WebSocket upgrade receives `{ type: "child-messages", runId, messages, run }`,
+   * then the run's live tail as `{ type: "child-chunk", runId, item }` frames.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const runId = new URL(request.url).searchParams.get("runId");
+    if (!runId) return new Response("runId required", { status: 400 });
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+      return Response.json(await this.drillInSnapshot(runId));
+    }
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    server.accept();
+    const inspection = await this.runner.inspect(runId);
+    const messages = await this.runner.getMessages(runId);
+    server.send(JSON.stringify({ type: "child-messages", runId, messages, run: inspection }));
+    const reader = this.runner.tail(runId, { afterSequence: inspection?.lastSequence ?? 0 }).getReader();
+    server.addEventListener("close", () => void reader.cancel().catch(() => undefined));
+    this.ctx.waitUntil(
+      (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          server.send(JSON.stringify({ type: "child-chunk", runId, item: value }));
+        }
+      })().catch(() => undefined),
+    );
+    return webSocketUpgrade(client);
+  }
+
+  /** What the drill-in JSON route answers; subclasses may add fields. */
+  protected async drillInSnapshot(runId: string): Promise<Record<string, unknown>> {
+    return {
+      runId,
+      messages: await this.runner.getMessages(runId),
+      run: await this.runner.inspect(runId),
+    };
+  }
+
+  #runStore(): DurableObjectRunStore {
+    this.#store ??= new DurableObjectRunStore(this.ctx.storage);
+    return this.#store;
+  }
+
+  async #armWakeup(): Promise<void> {
+    const at = systemClock.now() + this.agentToolWakeIntervalMs;
+    const pending = await this.ctx.storage.getAlarm();
+    if (pending === null || pending > at) await this.ctx.storage.setAlarm(at);
+  }
+}
