@@ -1,9 +1,13 @@
 "use client";
 
-import type { AgentToolCursors } from "@agent-tools/core-runs/protocol";
+import {
+  type AgentToolCursors,
+  type AgentToolRunState,
+  type AgentToolTimelineOptions,
+  createAgentToolStore,
+  defaultDrillInUrl,
+} from "@agent-tools/client";
 import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import { createAgentToolStore } from "./agent-tool-store.js";
-import { type AgentToolRunState, type AgentToolTimelineOptions, defaultDrillInUrl } from "./run-timeline.js";
 
 /**
  * What a `message` listener receives: only `data` is read. Typed loosely so that DOM `EventTarget`s, browser
