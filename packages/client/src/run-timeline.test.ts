@@ -110,6 +110,21 @@ describe("applyAgentToolEvent", () => {
     });
   });
 
+  it("keeps the server's completedAt of the terminal frame it applies (null while live, updated by a repair)", () => {
+    // Terminal frames carry the server time the run ended (issue 15, defect 7: it stayed null).
+    const at = (frame: Frame, completedAt: number) => ({ ...frame, event: { ...frame.event, completedAt } }) as Frame;
+    const live = reduce([started("r1"), ...sequenced("r1", answer)]);
+    expect(live.runsById["r1"]?.completedAt).toBeNull();
+    const stopped = reduce([at(interrupted("r1", 2), 5_000)], live);
+    expect(stopped.runsById["r1"]).toMatchObject({ status: "interrupted", completedAt: 5_000 });
+    const repaired = reduce([at(finished("r1", 3), 9_000)], stopped);
+    expect(repaired.runsById["r1"]).toMatchObject({ status: "completed", completedAt: 9_000 });
+    // A stale terminal changes nothing, its completedAt included.
+    expect(reduce([at(failed("r1", 2), 7_000)], repaired)).toBe(repaired);
+    expect(reduce([at(failed("r2", 2), 4_000)]).runsById["r2"]).toMatchObject({ status: "error", completedAt: 4_000 });
+    expect(reduce([started("r3"), finished("r3", 2)]).runsById["r3"]?.completedAt).toBeNull(); // an older server
+  });
+
   it("makes a placeholder run for a frame of an unknown run, which a later (even late) started fills in", () => {
     const early = reduce([chunk("r1", 1, { type: "start-step" }, "call-9")]);
     expect(early.runsById["r1"]).toMatchObject({
