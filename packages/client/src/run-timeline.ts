@@ -57,7 +57,10 @@ export type AgentToolRunState = {
   /** Where to drill in to the child's own conversation; `null` while the agentType is unknown. */
   readonly drillInUrl: string | null;
   readonly startedAt: number | null;
-  /** Not carried by the current frames: stays `null` until lifecycle frames carry it. */
+  /**
+   * When the run ended (server epoch ms), from the terminal frame applied last; `null` while it is live, or when
+   * the server did not say.
+   */
   readonly completedAt: number | null;
 };
 
@@ -340,6 +343,7 @@ function applyLifecycle(
         // A repair (interrupted → a hard terminal) clears these.
         reason: event.kind === "interrupted" ? event.reason : null,
         childStillRunning: event.kind === "interrupted" ? event.childStillRunning : null,
+        completedAt: event.completedAt ?? null,
       };
     }
   }
