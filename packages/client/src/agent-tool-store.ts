@@ -10,11 +10,8 @@ import {
   type AgentToolTimelineState,
   applyAgentToolEvent,
   createAgentToolTimelineState,
-  EMPTY_RUNS,
-  type RunIndex,
-  runIndexOf,
-  selectAgentToolCursors,
 } from "./run-timeline.js";
+import { EMPTY_RUNS, type RunIndex, runIndexOf, selectAgentToolCursors } from "./timeline-selectors.js";
 
 /**
  * A framework-free store of one parent connection's runs: feed it the connection's messages, read snapshots.

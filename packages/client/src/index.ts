@@ -8,11 +8,5 @@ export { createAgentToolStore } from "./agent-tool-store.js";
 export type { UIMessageAssembly, UIMessageParts } from "./apply-ui-message-chunk.js";
 export { applyUIMessageChunk, assembleUIMessageParts, createUIMessageAssembly } from "./apply-ui-message-chunk.js";
 export type { AgentToolRunState, AgentToolTimelineOptions, AgentToolTimelineState } from "./run-timeline.js";
-export {
-  applyAgentToolEvent,
-  createAgentToolTimelineState,
-  defaultDrillInUrl,
-  selectAgentToolCursors,
-  selectRunsForToolCall,
-  selectUnboundRuns,
-} from "./run-timeline.js";
+export { applyAgentToolEvent, createAgentToolTimelineState, defaultDrillInUrl } from "./run-timeline.js";
+export { selectAgentToolCursors, selectRunsForToolCall, selectUnboundRuns } from "./timeline-selectors.js";

@@ -3,14 +3,7 @@ import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { createAgentToolStore } from "./agent-tool-store.js";
 import { assembleUIMessageParts } from "./apply-ui-message-chunk.js";
-import {
-  type AgentToolTimelineState,
-  applyAgentToolEvent,
-  createAgentToolTimelineState,
-  selectAgentToolCursors,
-  selectRunsForToolCall,
-  selectUnboundRuns,
-} from "./run-timeline.js";
+import { type AgentToolTimelineState, applyAgentToolEvent, createAgentToolTimelineState } from "./run-timeline.js";
 import {
   chunk,
   cleared,
@@ -28,6 +21,7 @@ import {
   textChunks,
   toolChunks,
 } from "./test-support.js";
+import { selectAgentToolCursors, selectRunsForToolCall, selectUnboundRuns } from "./timeline-selectors.js";
 
 const reduce = (frames: readonly Frame[], state = createAgentToolTimelineState()) =>
   frames.reduce<AgentToolTimelineState>((current, frame) => applyAgentToolEvent(current, frame), state);
