@@ -54,17 +54,30 @@ function buildRunIndex(state: AgentToolTimelineState, previous: RunIndex | null)
   };
 }
 
-/** @internal The run index of a state, reusing unchanged groups of `previous`. Memoized per state. */
-export function runIndexOf(state: AgentToolTimelineState, previous: RunIndex | null = null): RunIndex {
+/**
+ * The index built last, by any caller: the usual `previous` when none is given, since states are mostly read one
+ * after another. It only lets equal groups keep their identity; what an index holds never depends on it.
+ */
+let lastBuilt: RunIndex | null = null;
+
+/**
+ * @internal The run index of a state, reusing the unchanged groups of `previous` (default: the index built last).
+ * Memoized per state.
+ */
+export function runIndexOf(state: AgentToolTimelineState, previous: RunIndex | null = lastBuilt): RunIndex {
   let index = indexCache.get(state);
   if (!index) {
     index = buildRunIndex(state, previous);
     indexCache.set(state, index);
+    lastBuilt = index;
   }
   return index;
 }
 
-/** The runs a tool call started, sorted by `displayOrder` (stable). The same array while they do not change. */
+/**
+ * The runs a tool call started, sorted by `displayOrder` (stable). The same array while they do not change, from
+ * one state to the next: a selector over it needs no custom equality.
+ */
 export function selectRunsForToolCall(state: AgentToolTimelineState, toolCallId: string): readonly AgentToolRunState[] {
   return runIndexOf(state).byToolCall.get(toolCallId) ?? EMPTY_RUNS;
 }
