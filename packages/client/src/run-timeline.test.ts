@@ -269,6 +269,17 @@ describe("selectors", () => {
     expect(selectRunsForToolCall(state, "c1")).toBe(selectRunsForToolCall(state, "c1"));
   });
 
+  it("keeps a tool call's runs array from one state to the next while its runs do not change", () => {
+    const first = reduce([started("a", { parentToolCallId: "c1" }), started("b", { parentToolCallId: "c2" })]);
+    const c1 = selectRunsForToolCall(first, "c1");
+    const c2 = selectRunsForToolCall(first, "c2");
+    const next = reduce([chunk("b", 1, { type: "start-step" })], first);
+    expect(selectRunsForToolCall(next, "c1")).toBe(c1);
+    expect(selectRunsForToolCall(next, "c2")).not.toBe(c2);
+    expect(selectRunsForToolCall(next, "c2").map((run) => run.lastSequence)).toEqual([1]);
+    expect(selectUnboundRuns(next)).toBe(selectUnboundRuns(first));
+  });
+
   it("gives cursors that round-trip through the URL codec, leaving out placeholders", () => {
     const state = reduce([
       started("r1"),
