@@ -5,7 +5,6 @@ import {
   parseAgentToolCursors,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessageChunk } from "ai";
-import type { WebSocketConstructor, WebSocketLike, WebSocketLikeEvent } from "./ports/web-socket.js";
 
 /** A small deterministic RNG (mulberry32): the same seed gives the same sequence on every run. */
 export function seededRandom(seed: number): () => number {
@@ -130,86 +129,9 @@ export const cleared = (...runIds: string[]): Frame => ({ type: TYPE, event: { k
 export const sequenced = (runId: string, chunks: readonly UIMessageChunk[], first = 1) =>
   chunks.map((body, index) => chunk(runId, first + index, body));
 
-// ---------- a fake WebSocket, driven by the test as the server ----------
-
-type SocketListener = (event: WebSocketLikeEvent) => void;
-
-/** One fake socket: the client's side is the `WebSocketLike` API; the test plays the server with the other methods. */
-export class FakeWebSocket implements WebSocketLike {
-  readonly url: string;
-  /** Set by the client's `close()`. */
-  closedByClient = false;
-  /** True once the socket ended, either way. */
-  isClosed = false;
-  readonly #listeners = new Map<string, SocketListener[]>();
-
-  constructor(url: string) {
-    this.url = url;
-  }
-
-  addEventListener(type: "open" | "message" | "close" | "error", listener: SocketListener): void {
-    this.#listeners.set(type, [...(this.#listeners.get(type) ?? []), listener]);
-  }
-
-  close(): void {
-    if (this.isClosed) return;
-    this.closedByClient = true;
-    this.drop(); // a real socket fires `close` after close(); the client must ignore it
-  }
-
-  #emit(type: string, event: WebSocketLikeEvent): void {
-    for (const listener of this.#listeners.get(type) ?? []) listener(event);
-  }
-
-  /** The server accepts the connection. */
-  open(): void {
-    this.#emit("open", new Event("open"));
-  }
-
-  /**
-   * The server sends one message: a frame (sent as JSON text) or raw data as it is. On a closed socket too, to play a
-   * late message that the client must ignore.
-   */
-  send(message: unknown): void {
-    const data = typeof message === "object" && message !== null ? JSON.stringify(message) : message;
-    this.#emit("message", { data });
-  }
-
-  /** The connection drops (or, after `close()`, its close event). */
-  drop(): void {
-    if (this.isClosed) return;
-    this.isClosed = true;
-    this.#emit("close", new Event("close"));
-  }
-
-  /** The connection fails: `error`, then `close`, as browsers report it. */
-  fail(): void {
-    this.#emit("error", new Event("error"));
-    this.drop();
-  }
-}
-
-/** A WebSocket constructor whose every socket is recorded, newest last. */
-export function fakeWebSockets(): { WebSocket: WebSocketConstructor; sockets: FakeWebSocket[]; last(): FakeWebSocket } {
-  const sockets: FakeWebSocket[] = [];
-  class RecordedWebSocket extends FakeWebSocket {
-    constructor(url: string) {
-      super(url);
-      sockets.push(this);
-    }
-  }
-  return {
-    WebSocket: RecordedWebSocket,
-    sockets,
-    last() {
-      const socket = sockets.at(-1);
-      if (!socket) throw new Error("no socket was opened");
-      return socket;
-    },
-  };
-}
-
 /** The cursors a connect URL carries, decoded (`null` when it carries none). */
 export function cursorsOf(url: string): ReturnType<typeof parseAgentToolCursors> {
   return parseAgentToolCursors(new URL(url, "ws://relative.invalid").searchParams.get(AGENT_TOOL_CURSORS_PARAM));
 }
+
+export { FakeWebSocket, fakeWebSockets } from "./testing/fake-web-socket.js";

@@ -1,10 +1,19 @@
-// The types the hook's results are made of (from @agent-tools/client).
-export type { AgentToolRunState, AgentToolTimelineState } from "@agent-tools/client";
+// @agent-tools/react: thin React bindings over @agent-tools/client (useSyncExternalStore wrappers).
+export type {
+  AgentToolConnection,
+  AgentToolConnectionPool,
+  AgentToolConnectionStatus,
+  AgentToolDrillInSnapshot,
+  AgentToolRunState,
+  AgentToolTimelineState,
+} from "@agent-tools/client";
 export type {
   AgentToolEventSource,
   AgentToolMessageEvent,
   AgentToolMessageListener,
-  UseAgentToolEventsOptions,
-  UseAgentToolEventsResult,
-} from "./use-agent-tool-events.js";
+} from "./agent-tool-event-source.js";
+export type { UseAgentToolEventsResult } from "./use-agent-tool-events.js";
 export { useAgentToolEvents } from "./use-agent-tool-events.js";
+export type { UseAgentToolRunOptions, UseAgentToolRunResult } from "./use-agent-tool-run.js";
+export { useAgentToolRun } from "./use-agent-tool-run.js";
+export type { UseAgentToolEventsOptions } from "./use-events-source.js";

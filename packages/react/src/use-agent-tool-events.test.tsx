@@ -9,11 +9,8 @@ import { act, cleanup, render, renderHook, screen } from "@testing-library/react
 import type { UIMessageChunk } from "ai";
 import { StrictMode } from "react";
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
-import {
-  type AgentToolEventSource,
-  type UseAgentToolEventsResult,
-  useAgentToolEvents,
-} from "./use-agent-tool-events.js";
+import type { AgentToolEventSource } from "./agent-tool-event-source.js";
+import { type UseAgentToolEventsResult, useAgentToolEvents } from "./use-agent-tool-events.js";
 
 afterEach(cleanup);
 
@@ -91,7 +88,7 @@ function ToolCallRuns({ agent, toolCallId }: { agent: AgentToolEventSource | nul
   );
 }
 
-describe("useAgentToolEvents", () => {
+describe("useAgentToolEvents({ agent }): a socket the app manages", () => {
   it("streams a tool call's child runs in display order", () => {
     const socket = new FakeSocket();
     render(<ToolCallRuns agent={socket} toolCallId="c1" />);
