@@ -1,6 +1,7 @@
 import { type AgentToolDrillIn, type AgentToolDrillInOptions, createAgentToolDrillIn } from "./agent-tool-drill-in.js";
 import { type AgentToolStore, createAgentToolStore } from "./agent-tool-store.js";
 import { resolveDrillInUrl, withAgentToolCursors } from "./connect-url.js";
+import { createListeners } from "./listeners.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import { globalWebSocket, type WebSocketConstructor } from "./ports/web-socket.js";
 import type { ReconnectOptions } from "./reconnect-delay.js";
@@ -95,12 +96,12 @@ export function createAgentToolConnection(options: AgentToolConnectionOptions): 
   const random = options.random ?? Math.random;
   const reconnect = options.reconnect ?? {};
   const store = createAgentToolStore(options.drillInUrl ? { drillInUrl: options.drillInUrl } : {});
-  const listeners = new Set<() => void>();
+  const listeners = createListeners();
   let snapshot: AgentToolConnectionSnapshot = { status: "connecting", timeline: store.getSnapshot() };
 
   const publish = (next: AgentToolConnectionSnapshot) => {
     snapshot = next;
-    for (const listener of [...listeners]) listener();
+    listeners.notify();
   };
 
   const drillIns = createSharedPool<SharedDrillIn>({
@@ -165,12 +166,7 @@ export function createAgentToolConnection(options: AgentToolConnectionOptions): 
   return {
     url: options.url,
     store,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
+    subscribe: listeners.subscribe,
     getSnapshot: () => snapshot,
     reconnect: () => socket.reconnect(),
     resetLocalState() {

@@ -4,6 +4,7 @@ import {
   applyAgentToolDrillInFrame,
   createAgentToolDrillInState,
 } from "./drill-in-state.js";
+import { createListeners } from "./listeners.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import { globalWebSocket, type WebSocketConstructor } from "./ports/web-socket.js";
 import type { ReconnectOptions } from "./reconnect-delay.js";
@@ -62,7 +63,7 @@ export function createAgentToolDrillIn(options: AgentToolDrillInOptions): AgentT
   const WebSocket = options.WebSocket ?? globalWebSocket();
   if (!WebSocket) throw new TypeError("createAgentToolDrillIn: no global WebSocket here; pass options.WebSocket");
   const { runId } = options;
-  const listeners = new Set<() => void>();
+  const listeners = createListeners();
   let state = createAgentToolDrillInState(runId);
   let snapshot: AgentToolDrillInSnapshot = { ...state, status: "connecting" };
 
@@ -72,7 +73,7 @@ export function createAgentToolDrillIn(options: AgentToolDrillInOptions): AgentT
     if (status === snapshot.status && state === shown) return;
     shown = state;
     snapshot = { ...state, status };
-    for (const listener of [...listeners]) listener();
+    listeners.notify();
   };
 
   const { url } = options;
@@ -94,12 +95,7 @@ export function createAgentToolDrillIn(options: AgentToolDrillInOptions): AgentT
 
   return {
     runId,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
+    subscribe: listeners.subscribe,
     getSnapshot: () => snapshot,
     reconnect: () => socket.reconnect(),
     close: () => socket.close(),

@@ -11,6 +11,7 @@ import {
   type RunStatus,
   readMilestoneChunk,
   readProgressChunk,
+  readUIMessageChunkBody,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessageChunk } from "ai";
 import {
@@ -175,19 +176,6 @@ function holdSequence(log: RunLog, sequence: number): RunLog | null {
   return { ...log, contiguous, ahead: absorbed === 0 ? log.ahead : log.ahead.slice(absorbed) };
 }
 
-function readBody(body: unknown): UIMessageChunk | null {
-  let value = body;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return null;
-    }
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-  return typeof (value as { type?: unknown }).type === "string" ? (value as UIMessageChunk) : null;
-}
-
 /** Put a chunk into a run's log, in sequence order, and bring its assembly up to date. */
 function insertEntry(log: RunLog, entry: LogEntry): RunLog {
   // The entry goes after the last entry that is unsequenced or earlier, before the later ones.
@@ -262,7 +250,7 @@ function applyChunk(
   rawBody: unknown,
   options: AgentToolTimelineOptions,
 ): AgentToolTimelineState {
-  const body = readBody(rawBody);
+  const body = readUIMessageChunkBody(rawBody);
   if (body === null) return state;
   const existing = getOwn(state.runsById, runId);
   let run = existing ?? placeholderRun(runId, frame.parentToolCallId);

@@ -6,6 +6,7 @@ import {
   type AgentToolDrillInFrame,
   encodeAgentToolDrillInFrame,
   parseAgentToolDrillInFrame,
+  readUIMessageChunkBody,
 } from "./drill-in.js";
 import type { AgentToolRunInspection } from "./run-types.js";
 
@@ -72,6 +73,10 @@ describe("parseAgentToolDrillInFrame", () => {
   });
 
   it("decodes a chunk body given as JSON text (the seed system's form)", () => {
+    expect(readUIMessageChunkBody('{"type":"start"}')).toEqual({ type: "start" });
+    expect(readUIMessageChunkBody({ type: "start" })).toEqual({ type: "start" });
+    for (const junk of ["{", "[1]", '"start"', { type: 1 }, null, ["start"]])
+      expect(readUIMessageChunkBody(junk)).toBeNull();
     const raw = {
       type: "child-chunk",
       runId: "r1",

@@ -61,8 +61,11 @@ const isSequence = (value: unknown): value is number => isCount(value) && value 
 const CHILD_STATUSES: readonly unknown[] = ["running", "completed", "error", "aborted"] satisfies ChildRunStatus[];
 const MESSAGE_ROLES: readonly unknown[] = ["system", "user", "assistant"] satisfies UIMessage["role"][];
 
-/** A `UIMessageChunk`, given as an object or (the seed system's form) as its JSON text; `null` if malformed. */
-function readChunk(body: unknown): UIMessageChunk | null {
+/**
+ * A chunk body read as untrusted data: a `UIMessageChunk` given as an object or (the seed system's form) as its JSON
+ * text. `null` for anything else (not JSON, not an object, no string `type`). Never throws.
+ */
+export function readUIMessageChunkBody(body: unknown): UIMessageChunk | null {
   let value = body;
   if (typeof value === "string") {
     try {
@@ -120,7 +123,7 @@ function readInspection(raw: unknown, runId: string): AgentToolRunInspection | s
 
 function readEntry(raw: unknown): AgentToolLogEntry | null {
   if (!isObject(raw) || !isSequence(raw["sequence"]) || !isTime(raw["at"])) return null;
-  const body = readChunk(raw["body"]);
+  const body = readUIMessageChunkBody(raw["body"]);
   return body ? { sequence: raw["sequence"], body, at: raw["at"] } : null;
 }
 
@@ -134,7 +137,7 @@ function readTailItem(raw: unknown, runId: string): AgentToolTailItem | string {
       return entries.length > 0 ? { type: "entries", entries } : "entries item has no well-formed entry";
     }
     case "progress": {
-      const body = readChunk(raw["body"]);
+      const body = readUIMessageChunkBody(raw["body"]);
       if (!body || !isTime(raw["at"])) return "progress item needs a chunk body and at: number";
       return { type: "progress", body, at: raw["at"] };
     }

@@ -11,6 +11,7 @@ export {
   AGENT_TOOL_CHILD_MESSAGES_TYPE,
   encodeAgentToolDrillInFrame,
   parseAgentToolDrillInFrame,
+  readUIMessageChunkBody,
 } from "./drill-in.js";
 export type { AgentToolFailure, AgentToolInterruptedReason, AgentToolResult, AgentToolSuccess } from "./failure.js";
 export { AGENT_TOOL_INTERRUPTED_REASONS, isAgentToolFailure, isAgentToolInterruptedReason } from "./failure.js";
