@@ -26,7 +26,7 @@ describe("README", () => {
     const readme = await fs.readFile(new URL("../README.md", import.meta.url), "utf8");
     expect(readme).toMatch(/^## Install\n\n```sh\nnpm i @agent-tools\/client ai\n```$/m);
     const { extension, code, expected } = firstExample(readme);
-    // Saved inside the package (dist/ is git-ignored), so that `@agent-tools/client` resolves to this package.
+    // Saved inside the package (dist/ is git-ignored), so that the package resolves by its own name.
     const folder = new URL("../dist/readme-example/", import.meta.url);
     await fs.mkdir(folder, { recursive: true });
     const file = new URL(`example.${extension}`, folder);
