@@ -13,6 +13,7 @@ import {
 import type { AgentToolTimelineOptions, AgentToolTimelineState } from "./run-timeline.js";
 import { createSharedPool } from "./shared-pool.js";
 
+/** Options of {@link createAgentToolConnection}: only `url` is required. */
 export type AgentToolConnectionOptions = {
   /**
    * The parent agent's event socket (e.g. `wss://host/agents/assistant/default`). Each (re)connect adds the cursors

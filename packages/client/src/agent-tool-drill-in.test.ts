@@ -106,6 +106,21 @@ describe("createAgentToolDrillIn", () => {
     expect(sockets.sockets.map((socket) => socket.url)).toEqual([`${DRILL_IN_URL}?token=1`, `${DRILL_IN_URL}?token=2`]);
   });
 
+  it("treats a URL function that throws as a failed attempt, and backs off", async () => {
+    let calls = 0;
+    const { sockets, clock, drillIn } = setup({
+      url: () => {
+        calls += 1;
+        if (calls === 1) throw new Error("no token yet");
+        return DRILL_IN_URL;
+      },
+    });
+    expect(sockets.sockets).toHaveLength(0);
+    expect(drillIn.getSnapshot().status).toBe("reconnecting");
+    await clock.advanceBy(500);
+    expect(sockets.sockets.map((socket) => socket.url)).toEqual([DRILL_IN_URL]);
+  });
+
   it("ignores malformed frames and other traffic without throwing, and notifies only on change", () => {
     const { drillIn, sockets } = setup();
     sockets.last().open();

@@ -10,6 +10,7 @@ import { globalWebSocket, type WebSocketConstructor } from "./ports/web-socket.j
 import type { ReconnectOptions } from "./reconnect-delay.js";
 import { type AgentToolConnectionStatus, openReconnectingSocket } from "./reconnecting-socket.js";
 
+/** Options of {@link createAgentToolDrillIn}: which run, and where its drill-in socket is. */
 export type AgentToolDrillInOptions = {
   runId: string;
   /**

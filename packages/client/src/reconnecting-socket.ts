@@ -42,9 +42,9 @@ function closeQuietly(socket: WebSocketLike): void {
 }
 
 /**
- * @internal Open a socket now and keep it open: after a drop (a `close`, an `error`, a constructor that throws) it
- * waits `reconnectDelay(attempt)` on the clock and opens again, reading `url()` anew; the attempt count resets on
- * every successful `open`. Events of a socket that is no longer current are ignored, so a late message of a dropped
+ * @internal Open a socket now and keep it open: after a drop (a `close`, an `error`, a `url()` or constructor that
+ * throws) it waits `reconnectDelay(attempt)` on the clock and opens again, reading `url()` anew; the attempt count
+ * resets on every successful `open`. Events of a socket that is no longer current are ignored, so a late message of a dropped
  * socket never reaches `onMessage`. Never throws from socket events.
  */
 export function openReconnectingSocket(options: ReconnectingSocketOptions): ReconnectingSocket {
@@ -83,12 +83,13 @@ export function openReconnectingSocket(options: ReconnectingSocketOptions): Reco
   };
 
   function open(): void {
-    const url = options.url();
-    if (url === null) return; // nothing to open yet: the owner calls reconnect() once there is
     let opened: WebSocketLike;
     try {
+      const url = options.url();
+      if (url === null) return; // nothing to open yet: the owner calls reconnect() once there is
       opened = new options.WebSocket(url);
     } catch {
+      // A URL builder or a constructor that throws counts as a failed attempt: back off and try again.
       afterDrop();
       return;
     }
