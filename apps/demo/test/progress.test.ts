@@ -107,8 +107,11 @@ describe("the Importer's progress and milestones in workerd", () => {
     const replayed = agentFrames(socket.messages).filter((frame) => runIdOf(frame) === runId);
     expect(replayed.every((frame) => frame.replay === true)).toBe(true);
     expect(ofType(replayed, "data-agent-milestone").map(withoutReplay)).toEqual(liveMilestones);
-    // A finished run replays no ephemeral progress.
-    expect(ofType(replayed, "data-agent-progress")).toEqual([]);
+    // A finished run replays its last progress once (SPEC §6), just before its terminal frame.
+    const progress = ofType(replayed, "data-agent-progress");
+    expect(progress).toHaveLength(1);
+    expect(bodyOf(progress[0] as AgentToolEventFrame)?.data).toMatchObject({ fraction: 1, milestone: "imported" });
+    expect(replayed.at(-2)).toEqual(progress[0]);
 
     const drill = await host.fetchJson<DrillIn>(
       `/agents/assistant/${chatId}/sub/Importer/${encodeURIComponent(runId)}`,

@@ -328,8 +328,8 @@ function applyLifecycle(
         output: event.kind === "finished" ? event.output : undefined,
         error: event.kind === "finished" ? null : (event.error ?? null),
         // A repair (interrupted → a hard terminal) clears these.
-        reason: event.kind === "interrupted" ? event.reason : null,
-        childStillRunning: event.kind === "interrupted" ? event.childStillRunning : null,
+        reason: event.kind === "interrupted" ? (event.reason ?? null) : null,
+        childStillRunning: event.kind === "interrupted" ? (event.childStillRunning ?? null) : null,
         completedAt: event.completedAt ?? null,
       };
     }

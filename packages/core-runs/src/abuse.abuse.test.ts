@@ -157,7 +157,8 @@ describe("abuse: invalid and oversized input", () => {
     expect(result).toMatchObject({ ok: false, status: "error", retryable: false });
     if (result.ok) throw new Error("expected a failure");
     expect(result.error).toMatch(/maxAgentToolInputBytes/);
-    const admitted = await registry.startAgentToolRun("Echo", { input: big, runId: "too-big", detached: true });
+    const extension = registry.extension({ key: "test", read: () => ({}) });
+    const admitted = await extension.admit("Echo", { input: big, runId: "too-big", detached: true });
     expect(admitted).toMatchObject({ ok: false, rejection: "input-too-large" });
     expect(await store.getRun("too-big")).toBeNull();
     expect(await registry.hasAgentToolRun("Echo", "too-big")).toBe(false);
@@ -198,7 +199,7 @@ describe("abuse: other parents' and guessed run ids", () => {
     expect(await b.registry.hasAgentToolRun("Scripted", "shared-id")).toBe(false);
     expect(await b.registry.getAgentToolRun("shared-id")).toBeNull();
     expect(await b.registry.cancelAgentTool("shared-id")).toBe(false);
-    expect(await b.registry.followAgentToolRun("shared-id")).toBeNull();
+    expect(await b.registry.extension({ key: "test", read: () => ({}) }).follow("shared-id").done).toBeNull();
     expect(await b.registry.waitForAgentToolRun("shared-id")).toMatchObject({ ok: false, status: "error" });
     const replayed: AgentToolEventFrame[] = [];
     await b.registry.replayAgentToolRuns((frame) => replayed.push(frame));
@@ -250,7 +251,7 @@ describe("abuse: other parents' and guessed run ids", () => {
       }
       expect(await registry.cancelAgentTool(runId)).toBe(false);
       expect(await registry.getAgentToolRun(runId)).toBeNull();
-      expect(await registry.followAgentToolRun(runId)).toBeNull();
+      expect(await registry.extension({ key: "test", read: () => ({}) }).follow(runId).done).toBeNull();
       expect(await registry.waitForAgentToolRun(runId)).toMatchObject({ ok: false, status: "error", retryable: false });
     }
     // The real run under a wrong agent type is refused too (drill-in checks both).

@@ -163,7 +163,7 @@ export class AgentToolChildRunner {
    */
   start(runId: string, input: unknown): Promise<AgentToolRunInspection> {
     const inFlight = this.#starting.get(runId);
-    if (inFlight) return inFlight;
+    if (inFlight !== undefined) return inFlight;
     const started = this.#start(runId, input).finally(() => this.#starting.delete(runId));
     this.#starting.set(runId, started);
     return started;
@@ -288,7 +288,7 @@ export class AgentToolChildRunner {
         const progress = live?.progress;
         if (live && progress && !closed) {
           const body = { type: AGENT_PROGRESS_PART, data: progress, transient: true } as unknown as UIMessageChunk;
-          deliver({ type: "progress", body, at: progress.at });
+          deliver({ type: "progress", body, at: progress.at, catchUp: true });
         }
         for (const item of buffered.splice(0)) deliver(item);
         if (!live && !closed) {
@@ -400,7 +400,7 @@ export class AgentToolChildRunner {
    */
   #wake(runId: string): Promise<RunRecord | null> {
     const inFlight = this.#waking.get(runId);
-    if (inFlight) return inFlight;
+    if (inFlight !== undefined) return inFlight;
     const waking = this.#wakeOnce(runId).finally(() => this.#waking.delete(runId));
     this.#waking.set(runId, waking);
     return waking;
@@ -578,7 +578,7 @@ export class AgentToolChildRunner {
     } catch (error) {
       thrown = error;
     }
-    while (live.flushing) await live.flushing;
+    while (live.flushing !== null) await live.flushing;
 
     let status: ChildRunStatus;
     let error: string | undefined;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { AgentToolsError, errorMessage, RunNotFoundError, toAgentToolsError } from "./errors.js";
+import { AgentToolsError, errorMessage, toAgentToolsError } from "./errors.js";
 
 describe("AgentToolsError", () => {
   it("carries its code, message, name and cause", () => {
     const cause = new Error("socket closed");
-    const error = new AgentToolsError("TRANSPORT_FAILED", "child unreachable", { cause });
+    const error = new AgentToolsError("STORE_FAILED", "storage unreachable", { cause });
     expect(error).toBeInstanceOf(Error);
-    expect(error.code).toBe("TRANSPORT_FAILED");
-    expect(error.message).toBe("child unreachable");
+    expect(error.code).toBe("STORE_FAILED");
+    expect(error.message).toBe("storage unreachable");
     expect(error.name).toBe("AgentToolsError");
     expect(error.cause).toBe(cause);
   });
@@ -16,7 +16,6 @@ describe("AgentToolsError", () => {
     const fromAnotherCopy = { [Symbol.for("agent-tools.error")]: true, code: "INTERNAL", message: "x" };
     expect(AgentToolsError.isInstance(fromAnotherCopy)).toBe(true);
     expect(AgentToolsError.isInstance(new AgentToolsError("INTERNAL", "x"))).toBe(true);
-    expect(AgentToolsError.isInstance(new RunNotFoundError("r"))).toBe(true);
   });
 
   it("isInstance rejects everything else", () => {
@@ -35,21 +34,9 @@ describe("AgentToolsError", () => {
   });
 });
 
-describe("RunNotFoundError", () => {
-  it("carries the runId and the RUN_NOT_FOUND code", () => {
-    const error = new RunNotFoundError("run-42");
-    expect(error).toBeInstanceOf(AgentToolsError);
-    expect(error).toBeInstanceOf(Error);
-    expect(error.runId).toBe("run-42");
-    expect(error.code).toBe("RUN_NOT_FOUND");
-    expect(error.name).toBe("RunNotFoundError");
-    expect(error.message).toContain("run-42");
-  });
-});
-
 describe("toAgentToolsError", () => {
   it("returns an AgentToolsError unchanged", () => {
-    const error = new RunNotFoundError("r");
+    const error = new AgentToolsError("INVALID_ARGUMENT", "bad option");
     expect(toAgentToolsError(error)).toBe(error);
     expect(toAgentToolsError(error, "STORE_FAILED")).toBe(error);
   });

@@ -1,14 +1,11 @@
 const marker = Symbol.for("agent-tools.error");
 
-/** The closed set of misuse and infrastructure error codes. */
-export type AgentToolsErrorCode =
-  | "INVALID_ARGUMENT"
-  | "RUN_NOT_FOUND"
-  | "UNKNOWN_AGENT_TYPE"
-  | "AGENT_TYPE_MISMATCH"
-  | "TRANSPORT_FAILED"
-  | "STORE_FAILED"
-  | "INTERNAL";
+/**
+ * The closed set of misuse and infrastructure error codes: `INVALID_ARGUMENT` (misuse of an API), `UNKNOWN_AGENT_TYPE`
+ * (a transport has no child of that type), `STORE_FAILED` (storage could not be read), `INTERNAL` (anything else,
+ * normalised at a host boundary by `toAgentToolsError`). Unknown run ids and refused dispatches are values, not errors.
+ */
+export type AgentToolsErrorCode = "INVALID_ARGUMENT" | "UNKNOWN_AGENT_TYPE" | "STORE_FAILED" | "INTERNAL";
 
 /**
  * Thrown for misuse and infrastructure failures (expected outcomes of a run are values: `AgentToolFailure`).
@@ -26,16 +23,6 @@ export class AgentToolsError extends Error {
 
   static isInstance(value: unknown): value is AgentToolsError {
     return typeof value === "object" && value !== null && (value as { [marker]?: unknown })[marker] === true;
-  }
-}
-
-/** A run id the registry does not know. */
-export class RunNotFoundError extends AgentToolsError {
-  readonly runId: string;
-  constructor(runId: string) {
-    super("RUN_NOT_FOUND", `No agent-tool run with id "${runId}"`);
-    this.name = "RunNotFoundError";
-    this.runId = runId;
   }
 }
 

@@ -14,7 +14,7 @@ export type {
 export { AgentToolChildRunner } from "./child-runner.js";
 // errors
 export type { AgentToolsErrorCode } from "./errors.js";
-export { AgentToolsError, errorMessage, RunNotFoundError, toAgentToolsError } from "./errors.js";
+export { AgentToolsError, errorMessage, toAgentToolsError } from "./errors.js";
 export { INPUT_PREVIEW_MAX_CHARS, inputByteLength, makeInputPreview } from "./input-preview.js";
 export { MinHeap } from "./min-heap.js";
 export type { ChatHost, SyntheticChatMessage } from "./ports/chat-host.js";
@@ -25,26 +25,62 @@ export { delay, systemClock } from "./ports/clock.js";
 export type { RunEventSink } from "./ports/run-event-sink.js";
 export type { RunStore, RunStoreFilter, RunUpdateCondition } from "./ports/run-store.js";
 export type { WakeupScheduler } from "./ports/wakeup-scheduler.js";
+export { DEFAULT_FOLLOW_WRITE_INTERVAL_MS } from "./position-writer.js";
 // protocol (also at "@agent-tools/core-runs/protocol")
 export * from "./protocol/index.js";
+// the extension seam (detached runs, recovery, a host's own)
+export type {
+  ActivityListener,
+  CancelHandler,
+  RegistryExtension,
+  RegistryExtensionOptions,
+  RunFollow,
+  StopDecision,
+} from "./registry-extension.js";
 export type {
   AgentToolHooks,
   AgentToolRegistryOptions,
   AgentToolRunOutcome,
   ClearAgentToolRunsOptions,
-  FollowAgentToolRunOptions,
   ReplayOptions,
   RunAgentToolOptions,
   RunFinishedListener,
   StartAgentToolRunResult,
 } from "./registry-options.js";
 export { DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES } from "./registry-options.js";
-export type { RunEventHub, RunEventListener } from "./run-event-hub.js";
-export { createRunEventHub, getDefaultRunEventHub } from "./run-event-hub.js";
+export type { ReplayPlan } from "./replay-runs.js";
+export { planReplay } from "./replay-runs.js";
+export type { RunEventChannel, RunEventHub, RunEventListener } from "./run-event-hub.js";
+export {
+  AGENT_TOOL_DIAGNOSTICS_CHANNEL,
+  createRunEventHub,
+  getDefaultRunEventHub,
+  loadAgentToolDiagnosticsChannel,
+} from "./run-event-hub.js";
 export type { CoreRunEvent, DispatchRejection, ExtensionRunEvent, RunEvent } from "./run-events.js";
 export { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
+// the run lifecycle as data
+export type {
+  AdmissionDecision,
+  AdmissionInput,
+  AdmissionRequest,
+  FollowedPosition,
+  TerminalDecision,
+  TerminalRunRecord,
+} from "./run-machine.js";
+export {
+  childOutcome,
+  decideAdmission,
+  decideTerminal,
+  isFinishHookPending,
+  isReattachable,
+  needsStart,
+  startAcknowledgedPatch,
+} from "./run-machine.js";
 export type { RunRecord, RunRecordPatch } from "./run-record.js";
 export { applyRunPatch, toRunInfo } from "./run-record.js";
 export { AgentToolRegistry } from "./run-registry.js";
 export { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
+export type { TailRetryDecision, TailRetryPolicy, TailRetryState } from "./tail-retry-policy.js";
+export { DEFAULT_TAIL_RETRY_POLICY, nextTailRetry } from "./tail-retry-policy.js";
 export { TurnObserver } from "./turn-observer.js";

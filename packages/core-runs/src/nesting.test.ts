@@ -85,7 +85,7 @@ function leafChild(gate?: Promise<void>): AgentToolChildDefinition & { turns: st
       const aborted = new Promise<void>((resolve) => context.abortSignal.addEventListener("abort", () => resolve()));
       async function* chunks(): AsyncGenerator<UIMessageChunk> {
         yield { type: "start" };
-        if (gate) await Promise.race([gate, aborted]);
+        if (gate !== undefined) await Promise.race([gate, aborted]);
         yield { type: "start-step" };
         yield { type: "text-start", id: "scratch" };
         yield { type: "text-delta", id: "scratch", delta: `${LEAF_SCRATCH} about ${topic}` };

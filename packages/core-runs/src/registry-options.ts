@@ -12,12 +12,12 @@ import type {
   AgentToolProgressSnapshot,
   AgentToolResult,
   AgentToolRunInfo,
-  AgentToolTailItem,
   RunStatus,
   TerminalRunStatus,
 } from "./protocol/index.js";
 import type { DispatchRejection } from "./run-events.js";
 import type { RunRecord } from "./run-record.js";
+import type { TailRetryPolicy } from "./tail-retry-policy.js";
 
 /** Overridable parent hooks. Each is isolated: a throwing (or rejecting) hook never stops a run or the others. */
 export type AgentToolHooks = {
@@ -59,6 +59,16 @@ export type AgentToolRegistryOptions = {
   generateRunId?: () => string;
   /** Keep the host alive for background work (a Durable Object's `ctx.waitUntil`). */
   waitUntil?: (promise: Promise<unknown>) => void;
+  /**
+   * How long to keep following a child whose tail ends before its terminal (see `TailRetryPolicy`). Default: pauses
+   * from 250 ms doubling to 10 s, for at most 60 s without a sign of life; then `interrupted` / `not-tailable`.
+   */
+  tailRetry?: Partial<TailRetryPolicy>;
+  /**
+   * How often, at most, the parent persists its position in a run it follows (its copy of the log, the last
+   * sequence, the latest progress), so that a restart re-attaches from there. Default 500 ms.
+   */
+  followWriteIntervalMs?: number;
 };
 
 export type RunAgentToolOptions<TInput = unknown> = {
@@ -113,14 +123,3 @@ export type RunFinishedListener = (
   record: RunRecord & { status: TerminalRunStatus },
   previousStatus: RunStatus,
 ) => void | Promise<void>;
-
-/** Options of `followAgentToolRun`. */
-export type FollowAgentToolRunOptions = {
-  /**
-   * Stop following: the run is recorded with the outcome given as the abort reason (an `AgentToolRunOutcome`,
-   * e.g. `interrupted` / `no-progress`) instead of waiting for the child. The child is not cancelled.
-   */
-  stop?: AbortSignal;
-  /** Called for every entry or progress item forwarded to clients while following. */
-  onActivity?: (item: AgentToolTailItem) => void;
-};

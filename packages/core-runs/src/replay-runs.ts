@@ -1,21 +1,47 @@
 import type { RunStore } from "./ports/run-store.js";
 import {
   AGENT_PROGRESS_PART,
+  type AgentToolCursor,
   type AgentToolCursors,
   type AgentToolEventFrame,
   type AgentToolLogEntry,
   type AgentToolProgressSnapshot,
   isTerminalStatus,
 } from "./protocol/index.js";
+import type { LiveRunView } from "./run-driver.js";
 import { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
+import type { RunRecord } from "./run-record.js";
 
-/** What a live follower holds of a run beyond the parent's stored copy. */
-export type LiveRunView = { entries: readonly AgentToolLogEntry[]; progress?: AgentToolProgressSnapshot | undefined };
+/**
+ * What one run's replay sends a client that holds `cursor` (none: a full replay), as a pure decision:
+ * - `started` unless the client knows the run's start (cursor revision ≥ 1);
+ * - log entries after the client's sequence;
+ * - the latest progress: always for a live run (progress is ephemeral: the client may have missed it, and it cannot
+ *   say which it holds), and for a finished run together with its terminal frame;
+ * - the terminal frame when the client's revision is older.
+ */
+export type ReplayPlan = { started: boolean; afterSequence: number; progress: boolean; terminal: boolean };
+
+export function planReplay(
+  record: RunRecord,
+  cursor: AgentToolCursor | undefined,
+  progress: AgentToolProgressSnapshot | undefined,
+): ReplayPlan {
+  const knowsStart = cursor !== undefined && cursor.revision >= 1;
+  const isFinished = isTerminalStatus(record.status);
+  const terminal = isFinished && (!knowsStart || (cursor?.revision ?? 0) < record.revision);
+  return {
+    started: !knowsStart,
+    afterSequence: cursor?.sequence ?? 0,
+    progress: progress !== undefined && (!isFinished || terminal),
+    terminal,
+  };
+}
 
 /**
  * Send every retained run to one connection (`replay: true`), or with `cursors` only what is newer than the client
  * holds, plus one `cleared` frame for runs it names that no longer exist. Entries come from the parent's stored
- * copy of each log, then from what a live follower holds beyond it: no child is woken.
+ * copy of each log, then from what a live driver holds beyond it: no child is woken.
  */
 export async function replayRuns(options: {
   store: RunStore;
@@ -34,28 +60,40 @@ export async function replayRuns(options: {
   const known = new Set<string>();
   for (const record of records) {
     known.add(record.runId);
-    const cursor = cursors?.[record.runId];
+    // What the driver holds is read before the store: entries it writes meanwhile are in one or the other.
     const live = liveOf(record.runId);
-    const terminal = terminalFrame(record, true);
-    // A client that knows a run only from its chunks (revision 0) still needs its `started`.
-    const knowsStart = cursor !== undefined && cursor.revision >= 1;
-    const needsLifecycle = !knowsStart || (terminal !== null && (cursor?.revision ?? 0) < record.revision);
-    const afterSequence = cursor?.sequence ?? 0;
-    const stored =
-      cursor && afterSequence >= record.lastSequence ? [] : await store.readLog(record.runId, { afterSequence });
-    const storedUpTo = Math.max(stored.at(-1)?.sequence ?? afterSequence, record.lastSequence);
-    const entries = live ? [...stored, ...live.entries.filter((entry) => entry.sequence > storedUpTo)] : stored;
-    if (!needsLifecycle && entries.length === 0) continue;
+    const liveEntries = live ? [...live.entries] : [];
+    const progress = live?.progress ?? record.progress;
+    const plan = planReplay(record, cursors?.[record.runId], progress);
+    const entries = await entriesAfter(store, record, plan.afterSequence, live ? liveEntries : null);
+    if (!plan.started && !plan.terminal && !plan.progress && entries.length === 0) continue;
     runs += 1;
-    if (!knowsStart) emit(startedFrame(record, true));
+    if (plan.started) emit(startedFrame(record, true));
     for (const entry of entries) emit(entryFrame(record, entry, true));
-    const progress = live?.progress;
-    if (progress && !isTerminalStatus(record.status)) {
+    if (plan.progress && progress) {
       emit(ephemeralFrame(record, { type: AGENT_PROGRESS_PART, data: progress, transient: true } as never, true));
     }
-    if (terminal && needsLifecycle) emit(terminal);
+    const terminal = plan.terminal ? terminalFrame(record, true) : null;
+    if (terminal) emit(terminal);
   }
   const gone = cursors ? Object.keys(cursors).filter((runId) => !known.has(runId)) : [];
   if (gone.length > 0) emit(clearedFrame(gone, true));
   return { runs, frames, cleared: gone.length };
+}
+
+/**
+ * The stored copy after `afterSequence`, then the entries a live driver holds beyond it (`null`: no driver here).
+ * A run nobody follows here has nothing stored past its row's `lastSequence`, so a client at or past it costs no read.
+ */
+async function entriesAfter(
+  store: RunStore,
+  record: RunRecord,
+  afterSequence: number,
+  liveEntries: readonly AgentToolLogEntry[] | null,
+): Promise<AgentToolLogEntry[]> {
+  if (liveEntries === null && afterSequence >= record.lastSequence) return [];
+  const stored = await store.readLog(record.runId, { afterSequence });
+  if (liveEntries === null) return stored;
+  const storedUpTo = stored.at(-1)?.sequence ?? afterSequence;
+  return [...stored, ...liveEntries.filter((entry) => entry.sequence > storedUpTo)];
 }

@@ -11,20 +11,38 @@ export type RunEventHub = RunEventSink & {
   readonly hasListeners: boolean;
 };
 
-/** Create a hub of run events. */
-export function createRunEventHub(): RunEventHub {
+/** The `diagnostics_channel` name every run event of the default hub is published on (SPEC §11). */
+export const AGENT_TOOL_DIAGNOSTICS_CHANNEL = "agents:agent_tool";
+
+/** The part of a `diagnostics_channel` channel the hub publishes on (Node's `Channel`). */
+export type RunEventChannel = { readonly hasSubscribers: boolean; publish(message: unknown): void };
+
+/**
+ * Create a hub of run events. With `channel`, every event is also published on it while it has subscribers (one
+ * property read per event when it has none).
+ */
+export function createRunEventHub(options: { channel?: RunEventChannel | undefined } = {}): RunEventHub {
   const listeners = new Set<RunEventListener>();
+  const { channel } = options;
   return {
     get hasListeners() {
       return listeners.size > 0;
     },
     emit(event) {
-      if (listeners.size === 0) return;
-      for (const listener of listeners) {
+      if (listeners.size > 0) {
+        for (const listener of listeners) {
+          try {
+            listener(event);
+          } catch {
+            // A subscriber's bug must never break a run.
+          }
+        }
+      }
+      if (channel?.hasSubscribers) {
         try {
-          listener(event);
+          channel.publish(event);
         } catch {
-          // A subscriber's bug must never break a run.
+          // observability never breaks a run
         }
       }
     },
@@ -37,14 +55,35 @@ export function createRunEventHub(): RunEventHub {
   };
 }
 
+type BuiltinModuleLoader = { getBuiltinModule?: (id: string) => unknown };
+
+/**
+ * The `agents:agent_tool` channel of `node:diagnostics_channel` where the runtime has it (Node ≥ 20.16, workerd with
+ * `nodejs_compat`), found through `process.getBuiltinModule` — no static `node:` import, so the package stays portable;
+ * `undefined` elsewhere.
+ */
+export function loadAgentToolDiagnosticsChannel(): RunEventChannel | undefined {
+  try {
+    const process = (globalThis as { process?: BuiltinModuleLoader }).process;
+    const module = process?.getBuiltinModule?.("node:diagnostics_channel") as
+      | { channel?: (name: string) => RunEventChannel }
+      | undefined;
+    return typeof module?.channel === "function" ? module.channel(AGENT_TOOL_DIAGNOSTICS_CHANNEL) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const hubKey = Symbol.for("agent-tools.run-event-hub");
 
 /**
- * The process-wide hub core emits into by default, so observability works with no wiring. Shared through a
- * global symbol, so two copies of this package in one bundle still meet.
+ * The process-wide hub core emits into by default, so observability works with no wiring: `subscribe` from
+ * `@agent-tools/observability` listens to it, and it publishes every event on the `agents:agent_tool` diagnostics
+ * channel whenever that channel has subscribers. Shared through a global symbol, so two copies of this package in one
+ * bundle still meet.
  */
 export function getDefaultRunEventHub(): RunEventHub {
   const holder = globalThis as { [hubKey]?: RunEventHub };
-  holder[hubKey] ??= createRunEventHub();
+  holder[hubKey] ??= createRunEventHub({ channel: loadAgentToolDiagnosticsChannel() });
   return holder[hubKey];
 }

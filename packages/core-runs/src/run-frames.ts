@@ -65,8 +65,9 @@ export function terminalFrame(record: RunRecord, replay = false): AgentToolEvent
         kind: "interrupted",
         runId,
         error: record.error ?? "The parent stopped waiting for this run",
-        reason: record.reason ?? "not-tailable",
-        childStillRunning: record.childStillRunning ?? false,
+        // Only what the row knows: a reader must not mistake a default for the parent's knowledge.
+        ...(record.reason !== undefined ? { reason: record.reason } : {}),
+        ...(record.childStillRunning !== undefined ? { childStillRunning: record.childStillRunning } : {}),
         ...completedAt,
       };
       break;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { AgentToolsError } from "./errors.js";
 import type { ChildTransport } from "./ports/child-transport.js";
 import type { AgentToolEventFrame, AgentToolRunInfo } from "./protocol/index.js";
 import type { AgentToolHooks, AgentToolRegistryOptions } from "./registry-options.js";
@@ -43,6 +44,12 @@ function setup(options: Partial<AgentToolRegistryOptions> & { hooks?: AgentToolH
 }
 
 const kinds = (frames: AgentToolEventFrame[]) => frames.map((frame) => frame.event.kind);
+/** The registry's extension seam, as a test package sees it (its state: any object). */
+const extensionOf = (registry: AgentToolRegistry) =>
+  registry.extension<Record<string, unknown>>({
+    key: "test",
+    read: (value) => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : null),
+  });
 const settle = async () => {
   for (let index = 0; index < 50; index += 1) await Promise.resolve();
 };
@@ -131,7 +138,7 @@ describe("AgentToolRegistry: awaited runs", () => {
     const { registry, scripted, store } = setup({ maxConcurrentAgentTools: 1 });
     const first = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
     await scripted.run("r1").context;
-    const refused = await registry.startAgentToolRun("Echo", { input: "b", runId: "r2" });
+    const refused = await extensionOf(registry).admit("Echo", { input: "b", runId: "r2" });
     expect(refused).toMatchObject({
       ok: true,
       created: true,
@@ -154,7 +161,7 @@ describe("AgentToolRegistry: awaited runs", () => {
     });
     const first = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
     await scripted.run("r1").context;
-    const refused = await registry.startAgentToolRun("Echo", { input: "b", runId: "r2" });
+    const refused = await extensionOf(registry).admit("Echo", { input: "b", runId: "r2" });
     expect(refused).toMatchObject({
       ok: false,
       rejection: "max-concurrency",
@@ -358,8 +365,8 @@ describe("AgentToolRegistry: awaited runs", () => {
     });
   });
 
-  it("finalizes as interrupted (not-tailable) when the tail keeps breaking and the child stays live", async () => {
-    const { registry, scripted, transport } = setup();
+  it("finalizes as interrupted (not-tailable) once its retry budget is spent on a tail that keeps breaking", async () => {
+    const { transport, clock } = setup();
     const brokenTransport: ChildTransport = {
       start: (ref, input) => transport.start(ref, input),
       inspect: (ref) => transport.inspect(ref),
@@ -372,17 +379,21 @@ describe("AgentToolRegistry: awaited runs", () => {
           },
         }),
     };
-    const broken = new AgentToolRegistry({ store: new InMemoryRunStore(), transport: brokenTransport });
-    const result = await broken.runAgentTool("Scripted", { input: "a", runId: "r1" });
-    expect(result).toMatchObject({
+    const broken = new AgentToolRegistry({
+      store: new InMemoryRunStore(),
+      transport: brokenTransport,
+      clock,
+      tailRetry: { budgetMs: 5_000 },
+    });
+    const result = broken.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    await clock.advanceBy(5_000);
+    expect(await result).toMatchObject({
       ok: false,
       status: "interrupted",
       retryable: true,
       reason: "not-tailable",
       childStillRunning: true,
     });
-    scripted.run("r1").complete();
-    void registry;
   });
 });
 
@@ -516,21 +527,24 @@ describe("AgentToolRegistry: following and giving up (the building blocks of rec
     const { registry, scripted, frames, store } = setup({
       hooks: { onAgentToolFinish: (run, result) => void finished.push(`${run.runId}:${result.status}`) },
     });
-    const { ok } = await registry.startAgentToolRun("Scripted", { input: "a", runId: "r1" });
+    const extension = extensionOf(registry);
+    const { ok } = await extension.admit("Scripted", { input: "a", runId: "r1" });
     expect(ok).toBe(true);
     const run = scripted.run("r1");
     await run.context;
     const activity: string[] = [];
-    const stop = new AbortController();
-    const following = registry.followAgentToolRun("r1", {
-      stop: stop.signal,
-      onActivity: (item) => activity.push(item.type),
-    });
+    const following = extension.follow("r1", { onActivity: (item) => activity.push(item.type) });
+    await settle();
     run.emit({ type: "start" });
     await settle();
     expect(activity).toEqual(["entries"]);
-    stop.abort({ status: "interrupted", reason: "no-progress", childStillRunning: true, error: "silent too long" });
-    const record = await following;
+    const record = await following.stop({
+      status: "interrupted",
+      reason: "no-progress",
+      childStillRunning: true,
+      error: "silent too long",
+    });
+    expect(await following.done).toEqual(record);
     expect(record).toMatchObject({
       status: "interrupted",
       reason: "no-progress",
@@ -562,15 +576,15 @@ describe("AgentToolRegistry: following and giving up (the building blocks of rec
     const { registry, scripted, frames } = setup({
       hooks: { onAgentToolFinish: (run, result) => void finished.push(`${run.runId}:${result.status}`) },
     });
-    await registry.startAgentToolRun("Scripted", { input: "a", runId: "r1" });
+    const extension = extensionOf(registry);
+    await extension.admit("Scripted", { input: "a", runId: "r1" });
     await scripted.run("r1").context;
-    const stop = new AbortController();
-    const following = registry.followAgentToolRun("r1", { stop: stop.signal });
-    stop.abort({ status: "interrupted", reason: "no-progress", childStillRunning: true, error: "silent" });
-    await following;
+    await extension
+      .follow("r1")
+      .stop({ status: "interrupted", reason: "no-progress", childStillRunning: true, error: "silent" });
     const framesBefore = frames.length;
     const before = await registry.getAgentToolRun("r1");
-    const quiet = await registry.finalizeAgentToolRun("r1", {
+    const quiet = await extension.finalize("r1", {
       status: "interrupted",
       reason: "no-progress",
       childStillRunning: false,
@@ -585,12 +599,12 @@ describe("AgentToolRegistry: following and giving up (the building blocks of rec
 
   it("does not re-attach an interrupted run whose child was torn down", async () => {
     const { registry, scripted } = setup();
-    await registry.startAgentToolRun("Scripted", { input: "a", runId: "r1" });
+    const extension = extensionOf(registry);
+    await extension.admit("Scripted", { input: "a", runId: "r1" });
     await scripted.run("r1").context;
-    const stop = new AbortController();
-    const following = registry.followAgentToolRun("r1", { stop: stop.signal });
-    stop.abort({ status: "interrupted", reason: "window-exceeded", childStillRunning: false, error: "too long" });
-    await following;
+    await extension
+      .follow("r1")
+      .stop({ status: "interrupted", reason: "window-exceeded", childStillRunning: false, error: "too long" });
     const result = await registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
     expect(result).toMatchObject({
       ok: false,
@@ -604,10 +618,10 @@ describe("AgentToolRegistry: following and giving up (the building blocks of rec
   it("finalizes a run it is not following, once; a hard terminal never changes", async () => {
     const { registry, frames } = setup();
     await registry.runAgentTool("Echo", { input: "x", runId: "done" });
-    const unchanged = await registry.finalizeAgentToolRun("done", { status: "error", error: "late" });
+    const unchanged = await extensionOf(registry).finalize("done", { status: "error", error: "late" });
     expect(unchanged?.status).toBe("completed");
     expect(frames.filter((frame) => frame.event.kind === "error")).toEqual([]);
-    expect(await registry.finalizeAgentToolRun("unknown", { status: "error", error: "x" })).toBeNull();
+    expect(await extensionOf(registry).finalize("unknown", { status: "error", error: "x" })).toBeNull();
   });
 });
 
@@ -615,10 +629,11 @@ describe("AgentToolRegistry: finish listeners", () => {
   it("tells listeners of every terminal transition, isolating a throwing one", async () => {
     const { registry } = setup();
     const seen: string[] = [];
-    registry.onRunFinished(() => {
+    const extension = extensionOf(registry);
+    extension.onRunFinished(() => {
       throw new Error("listener bug");
     });
-    const remove = registry.onRunFinished(
+    const remove = extension.onRunFinished(
       (record, previous) => void seen.push(`${record.runId}:${previous}->${record.status}`),
     );
     expect((await registry.runAgentTool("Echo", { input: "x", runId: "r1" })).ok).toBe(true);
@@ -626,5 +641,21 @@ describe("AgentToolRegistry: finish listeners", () => {
     remove();
     await registry.runAgentTool("Echo", { input: "x", runId: "r3" });
     expect(seen).toEqual(["r1:running->completed", "r2:starting->error"]);
+  });
+});
+
+describe("AgentToolRegistry: porting hazards from the seed", () => {
+  it("rejects runAgentTool({ detached: true }) from untyped code with a typed error naming the detached package", async () => {
+    const { registry, store, transport } = setup();
+    const untyped = registry.runAgentTool as (child: string, options: Record<string, unknown>) => Promise<unknown>;
+    const rejection = await untyped.call(registry, "Echo", { input: "x", runId: "bg", detached: true }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(AgentToolsError.isInstance(rejection)).toBe(true);
+    expect(rejection).toMatchObject({ code: "INVALID_ARGUMENT" });
+    expect((rejection as Error).message).toContain("@agent-tools/detached");
+    expect(await store.listRuns()).toEqual([]);
+    expect(transport.calls).toEqual([]);
   });
 });

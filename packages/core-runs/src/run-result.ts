@@ -41,7 +41,8 @@ export function toAgentToolResult(record: RunRecord & { status: TerminalRunStatu
         error: record.error ?? "The parent stopped waiting for this run",
         retryable: true,
         reason: record.reason ?? "not-tailable",
-        childStillRunning: record.childStillRunning ?? false,
+        // As the registry treats the row: unless the child is known to be stopped, it may still run.
+        childStillRunning: record.childStillRunning !== false,
       };
     case "error":
     case "aborted":

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { evaluateBudget, noProgressDeadline, resolveBudgets, watchDeadline } from "./budget.js";
+import {
+  evaluateBudget,
+  MAX_TEARDOWN_ATTEMPTS,
+  nextTeardownStep,
+  noProgressDeadline,
+  resolveBudgets,
+  watchDeadline,
+} from "./budget.js";
 import { createWorld, DAY, HOUR } from "./test-harness.test-utils.js";
 
 describe("budgets as pure functions of (run, now)", () => {
@@ -33,6 +40,15 @@ describe("budgets as pure functions of (run, now)", () => {
     expect(evaluateBudget({ ...signalled, noProgressBudgetMs: 0 }, 20 * HOUR)).toEqual({
       action: "none",
       nextWakeAt: DAY,
+    });
+  });
+
+  it("spaces attempts to tear an unreachable child down, then stops watching", () => {
+    expect(nextTeardownStep(undefined, 0, 60_000)).toEqual({ kind: "attempt" });
+    expect(nextTeardownStep({ attempts: 1, lastAt: 0 }, 59_999, 60_000)).toEqual({ kind: "wait", until: 60_000 });
+    expect(nextTeardownStep({ attempts: 1, lastAt: 0 }, 60_000, 60_000)).toEqual({ kind: "attempt" });
+    expect(nextTeardownStep({ attempts: MAX_TEARDOWN_ATTEMPTS, lastAt: 0 }, HOUR, 60_000)).toEqual({
+      kind: "stop-watching",
     });
   });
 
@@ -115,6 +131,75 @@ describe("budgets on detached runs", () => {
     await world.advance(DAY);
     expect(host.calls).toHaveLength(2);
     expect(world.parent.scheduler.pendingAt).toBeNull();
+  });
+
+  it("a budget give-up that cannot reach the child records childStillRunning: true and delivers its late result", async () => {
+    const world = createWorld();
+    const { detached, host } = world.parent;
+    await detached.runAgentToolDetached("Worker", {
+      input: 1,
+      runId: "far",
+      detached: { onFinish: "onDone", maxBudgetMs: HOUR },
+    });
+    await world.settle();
+    const cancel = world.children.cancel.bind(world.children);
+    world.children.cancel = async () => {
+      throw new Error("child unreachable");
+    };
+    try {
+      await world.advance(HOUR);
+      expect(host.calls[0]?.result).toMatchObject({
+        status: "interrupted",
+        reason: "budget-exceeded",
+        childStillRunning: true,
+      });
+      expect(await world.store.getRun("far")).toMatchObject({ status: "interrupted", childStillRunning: true });
+      // Nobody could stop the child, and it finishes: its real result is delivered and repairs the run.
+      await world.complete("far", "finished anyway");
+      await world.settle();
+      expect(host.statuses()).toEqual(["interrupted", "completed"]);
+      expect(await world.store.getRun("far")).toMatchObject({ status: "completed", summary: "finished anyway" });
+      // A re-dispatch returns that real result, not the stored failure.
+      expect(
+        await detached.runAgentToolDetached("Worker", { input: 1, runId: "far", detached: { onFinish: "onDone" } }),
+      ).toMatchObject({ status: "completed" });
+    } finally {
+      world.children.cancel = cancel;
+    }
+  });
+
+  it("a child that cannot be torn down is watched only a bounded while longer, and left childStillRunning: true", async () => {
+    const world = createWorld();
+    const { detached, host, scheduler } = world.parent;
+    await detached.runAgentToolDetached("Worker", {
+      input: 1,
+      runId: "ghost",
+      detached: { onFinish: "onDone", maxBudgetMs: HOUR },
+    });
+    await world.settle();
+    const cancel = world.children.cancel.bind(world.children);
+    let cancels = 0;
+    world.children.cancel = async () => {
+      cancels += 1;
+      throw new Error("child unreachable");
+    };
+    try {
+      let wakeups = 0;
+      await world.advance(HOUR);
+      while (scheduler.pendingAt !== null && wakeups < 1_000) {
+        await world.advance(Math.max(0, scheduler.pendingAt - world.clock.now()));
+        wakeups += 1;
+      }
+      expect(scheduler.pendingAt).toBeNull();
+      expect(cancels).toBe(MAX_TEARDOWN_ATTEMPTS);
+      expect(world.clock.now()).toBeLessThanOrEqual(1_000_000 + HOUR + MAX_TEARDOWN_ATTEMPTS * 60_000);
+      expect(host.statuses()).toEqual(["interrupted"]);
+      expect(await world.store.getRun("ghost")).toMatchObject({ status: "interrupted", childStillRunning: true });
+      expect(world.eventsOf("agent_tool:detached:watch_ended")).toMatchObject([{ tornDown: false }]);
+      expect(world.clock.pendingTimers).toBe(0);
+    } finally {
+      world.children.cancel = cancel;
+    }
   });
 
   it("watching a given-up run stops after a bound: the child is torn down and its abort is not delivered", async () => {

@@ -77,3 +77,26 @@ export function watchDeadline(
 ): number {
   return Math.min(run.budgetDeadline, run.interruptedAt + Math.max(0, watchAfterGiveUpMs));
 }
+
+/** How many times the parent tries to tear a child down at the end of a watch before it stops watching it. */
+export const MAX_TEARDOWN_ATTEMPTS = 5;
+
+/** At or past a watch's bound: tear the child down now, wait for the next attempt, or stop watching. */
+export type TeardownStep = { kind: "attempt" } | { kind: "wait"; until: number } | { kind: "stop-watching" };
+
+/**
+ * Decide, as a pure function of the attempts so far and `now`, what to do with a child the parent wants torn down:
+ * attempts are spaced by `intervalMs` and at most `maxAttempts`; after the last failed one the parent stops
+ * watching (bounded: no timers that fire forever), leaving the run soft with `childStillRunning: true`.
+ */
+export function nextTeardownStep(
+  teardown: { attempts: number; lastAt: number } | undefined,
+  now: number,
+  intervalMs: number,
+  maxAttempts: number = MAX_TEARDOWN_ATTEMPTS,
+): TeardownStep {
+  if (!teardown) return { kind: "attempt" };
+  if (teardown.attempts >= maxAttempts) return { kind: "stop-watching" };
+  const nextAt = teardown.lastAt + intervalMs;
+  return now >= nextAt ? { kind: "attempt" } : { kind: "wait", until: nextAt };
+}

@@ -16,7 +16,7 @@ import {
   type WakeupScheduler,
 } from "@agent-tools/core-runs";
 import { DEFAULT_DETACHED_MAX_BUDGET_MS, DEFAULT_DETACHED_NO_PROGRESS_BUDGET_MS, resolveBudgets } from "./budget.js";
-import { DETACHED_META_KEY, type DetachedRunState, readDetachedState } from "./detached-state.js";
+import { DETACHED_META_KEY, type DetachedRunState, parseDetachedState, readDetachedState } from "./detached-state.js";
 import type { DetachedRunEvent } from "./events.js";
 import { DEFAULT_DELIVERY_LEASE_MS, DEFAULT_MAX_DELIVERY_ATTEMPTS, deliveryTarget } from "./finish-delivery.js";
 import {
@@ -105,7 +105,11 @@ export type DetachedRuns<THost> = {
     child: AgentToolChildReference,
     options: RunAgentToolDetachedOptions<TInput, THost>,
   ): Promise<DetachedRunAgentToolResult>;
-  /** Cancel a run; idempotent. Its `aborted` result is delivered once. False for unknown or finished runs. */
+  /**
+   * Cancel a run; idempotent. Its `aborted` result is delivered once. False for unknown or finished runs. The
+   * registry's `cancelAgentTool` does the same for detached runs (this package handles their cancels), so a host can
+   * cancel any run with one call.
+   */
   cancelAgentTool(runId: string, reason?: string): Promise<boolean>;
   /** The reconcile tick: call it from the host's wake-up (a Durable Object's `alarm()`). */
   tick(): Promise<TickReport>;
@@ -113,7 +117,7 @@ export type DetachedRuns<THost> = {
   start(): Promise<void>;
   /** Resolves once background work (deliveries, milestone messages) has settled. */
   whenIdle(): Promise<void>;
-  /** Stop listening to the registry (the host is going away). */
+  /** Stop listening to the registry and handling its cancels (the host is going away). */
   dispose(): void;
 };
 
@@ -138,7 +142,8 @@ export type DetachedRuns<THost> = {
  */
 export function createDetachedRuns<THost extends object>(options: DetachedRunsOptions<THost>): DetachedRuns<THost> {
   const { registry, host, chatHost } = options;
-  const emit = (event: DetachedRunEvent) => registry.emitRunEvent(event);
+  const extension = registry.extension({ key: DETACHED_META_KEY, read: parseDetachedState });
+  const emit = (event: DetachedRunEvent) => extension.emit(event);
   const formatCompletion = options.formatDetachedCompletion ?? defaultFormatDetachedCompletion;
   const defaults = {
     maxBudgetMs: options.detachedMaxBudgetMs ?? DEFAULT_DETACHED_MAX_BUDGET_MS,
@@ -170,7 +175,7 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
   };
 
   const reconciler = new Reconciler({
-    registry,
+    extension,
     scheduler: options.scheduler,
     chatHost,
     emit,
@@ -184,9 +189,13 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
   });
 
   // The live fast path: every terminal transition of a detached run is looked at at once.
-  const stopListening = registry.onRunFinished((record) => {
+  const stopListening = extension.onRunFinished((record) => {
     if (record.detached === true && readDetachedState(record)) reconciler.poke(record.runId);
   });
+  // One cancel for every run: the registry's `cancelAgentTool` hands detached rows to this package.
+  const stopHandlingCancels = extension.handleCancel((record, reason) =>
+    record.detached === true && readDetachedState(record) ? reconciler.cancel(record.runId, reason) : null,
+  );
 
   /** Why these options cannot be accepted, or the state to store. */
   const prepare = (settings: DetachedOptions<THost>): { error: string } | { state: DetachedRunState } => {
@@ -202,7 +211,7 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
     if ((settings.notify !== undefined || milestones) && !chatHost) {
       return { error: "notify and onMilestones need a chatHost (createDetachedRuns({ chatHost }))" };
     }
-    const now = registry.clock.now();
+    const now = extension.clock.now();
     return {
       state: {
         version: 1,
@@ -230,20 +239,15 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
       };
       const runId = rest.runId ?? crypto.randomUUID();
       if (_signal !== undefined) {
-        emit({ type: "agent_tool:detached:signal_ignored", runId, agentType, at: registry.clock.now() });
+        emit({ type: "agent_tool:detached:signal_ignored", runId, agentType, at: extension.clock.now() });
       }
       const prepared = prepare(detached === true ? {} : detached);
       if ("error" in prepared) {
-        emit({ type: "agent_tool:detached:rejected", runId, agentType, at: registry.clock.now() });
+        emit({ type: "agent_tool:detached:rejected", runId, agentType, at: extension.clock.now() });
         return { runId, agentType, status: "error", error: prepared.error, rejection: "invalid-options" };
       }
       const { state } = prepared;
-      const admitted = await registry.startAgentToolRun(agentType, {
-        ...rest,
-        runId,
-        detached: true,
-        meta: { [DETACHED_META_KEY]: state },
-      });
+      const admitted = await extension.admit(agentType, { ...rest, runId, detached: true, state });
       if (!admitted.ok) {
         return { runId, agentType, status: "error", error: admitted.failure.error, rejection: admitted.rejection };
       }
@@ -259,7 +263,7 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
           maxBudgetMs: state.maxBudgetMs,
           noProgressBudgetMs: state.noProgressBudgetMs,
           milestones: state.milestones?.names.length ?? 0,
-          at: registry.clock.now(),
+          at: extension.clock.now(),
         });
       }
       const result = publicResult(record);
@@ -269,7 +273,10 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
     tick: () => reconciler.tick(),
     start: () => reconciler.start(),
     whenIdle: () => reconciler.whenIdle(),
-    dispose: stopListening,
+    dispose: () => {
+      stopListening();
+      stopHandlingCancels();
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { RunRecord, RunRecordPatch, RunStore, TerminalRunStatus } from "@agent-tools/core-runs";
+import type { RegistryExtension, RunRecord, TerminalRunStatus } from "@agent-tools/core-runs";
 import type { DetachedGiveUpReason } from "./budget.js";
 
 /** The key of this package's fields in `RunRecord.meta`. */
@@ -45,6 +45,10 @@ export type DetachedRunState = {
   gaveUp?: { reason: DetachedGiveUpReason; at: number };
   /** The parent tore the child down: an `aborted` that follows is its own doing and is never delivered. */
   tornDown?: boolean;
+  /** Attempts to tear the child down that did not reach it (the child may still run), and when the last was. */
+  teardown?: { attempts: number; lastAt: number };
+  /** The parent stopped watching the run (its bound passed and the child could not be torn down). */
+  watchEnded?: boolean;
   /** Milestone names already told to the chat (at most once per run and name). */
   milestonesTold?: string[];
   delivery: DeliveryLedger;
@@ -53,49 +57,17 @@ export type DetachedRunState = {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** The stored value under `meta.detached`, checked; `null` when it is not this package's state. */
+export function parseDetachedState(value: unknown): DetachedRunState | null {
+  if (!isObject(value) || value["version"] !== 1 || !isObject(value["delivery"])) return null;
+  if (typeof value["budgetDeadline"] !== "number") return null;
+  return value as unknown as DetachedRunState;
+}
+
 /** The run's detached state, or `null` for a row this package does not own (awaited, or foreign). */
 export function readDetachedState(record: RunRecord): DetachedRunState | null {
-  const state = record.meta?.[DETACHED_META_KEY];
-  if (!isObject(state) || state["version"] !== 1 || !isObject(state["delivery"])) return null;
-  if (typeof state["budgetDeadline"] !== "number") return null;
-  return state as unknown as DetachedRunState;
+  return parseDetachedState(record.meta?.[DETACHED_META_KEY]);
 }
 
-/** The `meta` patch that stores `state` without touching other packages' fields. */
-export function detachedMetaPatch(record: RunRecord, state: DetachedRunState): RunRecordPatch {
-  return { meta: { ...record.meta, [DETACHED_META_KEY]: state } };
-}
-
-/** What a state change returns: the new state (and any other row fields to write with it), or `null` for none. */
-export type DetachedStateChange = { state: DetachedRunState; patch?: RunRecordPatch } | null;
-
-/**
- * Read-modify-write of a run's detached state, conditional on the row's revision (retried when a terminal
- * transition lands in between). Callers serialize their own writes per run; this guards against the registry.
- * `current` (a row just read under that serialization) saves the first read.
- * Resolves the row and state after the change (unchanged when `change` returned `null`), or `null` when the row
- * is gone, is not detached, or kept changing.
- */
-export async function updateDetachedState(
-  store: RunStore,
-  runId: string,
-  change: (state: DetachedRunState, record: RunRecord) => DetachedStateChange,
-  current?: RunRecord,
-): Promise<{ record: RunRecord; state: DetachedRunState } | null> {
-  let known = current;
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    const record = known ?? (await store.getRun(runId));
-    known = undefined;
-    const state = record ? readDetachedState(record) : null;
-    if (!record || !state) return null;
-    const next = change(state, record);
-    if (!next) return { record, state };
-    const updated = await store.updateRun(
-      runId,
-      { ...next.patch, ...detachedMetaPatch(record, next.state) },
-      { expectedRevision: record.revision },
-    );
-    if (updated) return { record: updated, state: next.state };
-  }
-  return null;
-}
+/** This package's seam into the registry: its state lives under `meta.detached`. */
+export type DetachedExtension = RegistryExtension<DetachedRunState>;

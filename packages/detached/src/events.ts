@@ -4,7 +4,7 @@ import type { AgentToolInterruptedReason, TerminalRunStatus } from "@agent-tools
 export type DetachedDeliveryTarget = "onFinish" | "notify" | "none";
 
 /**
- * Typed events `@agent-tools/detached` emits through the registry's sink (`registry.emitRunEvent`), in the
+ * Typed events `@agent-tools/detached` emits through the registry's sink (its extension seam), in the
  * `agent_tool:` namespace. Payloads carry ids and typed fields, never inputs, outputs or prose; `at` is server time.
  */
 export type DetachedRunEvent =
@@ -71,7 +71,7 @@ export type DetachedRunEvent =
       /** The budget that ran out: `maxBudgetMs`, or `noProgressBudgetMs` for `no-progress`. */
       budgetMs: number;
       elapsedMs: number;
-      /** True when the child was torn down (always for `budget-exceeded`). */
+      /** True when the child was torn down (`budget-exceeded`, when the cancel reached it). */
       tornDown: boolean;
       at: number;
     }
@@ -80,6 +80,8 @@ export type DetachedRunEvent =
       runId: string;
       agentType: string;
       reason: AgentToolInterruptedReason;
+      /** False when the child could not be reached: it may still run (the run stays `childStillRunning: true`). */
+      tornDown: boolean;
       at: number;
     }
   | {
@@ -93,5 +95,5 @@ export type DetachedRunEvent =
       at: number;
     };
 
-/** Where events go (the registry's `emitRunEvent`). */
+/** Where events go (the extension seam's `emit`). */
 export type DetachedEventEmitter = (event: DetachedRunEvent) => void;

@@ -1,11 +1,5 @@
-import {
-  type Clock,
-  isTerminalStatus,
-  type RunRecord,
-  type RunStore,
-  type TerminalRunStatus,
-} from "@agent-tools/core-runs";
-import { type DetachedRunState, updateDetachedState } from "./detached-state.js";
+import { isTerminalStatus, type RunRecord, type TerminalRunStatus } from "@agent-tools/core-runs";
+import type { DetachedExtension, DetachedRunState } from "./detached-state.js";
 import type { DetachedDeliveryTarget, DetachedEventEmitter } from "./events.js";
 
 /** Default `maxDeliveryAttempts`. */
@@ -56,8 +50,7 @@ export function retryDelayMs(leaseMs: number, attempts: number): number {
 }
 
 export type FinishDeliveryOptions = {
-  store: RunStore;
-  clock: Clock;
+  extension: DetachedExtension;
   emit: DetachedEventEmitter;
   maxDeliveryAttempts: number;
   deliveryLeaseMs: number;
@@ -102,7 +95,8 @@ export class FinishDelivery {
 
   /** With the run's lock held: settle, wait for, or claim and start delivering the run's latest result. */
   async step(record: RunRecord, state: DetachedRunState): Promise<DeliveryStepResult> {
-    const { store, clock, emit, deliveryLeaseMs } = this.#options;
+    const { extension, emit, deliveryLeaseMs } = this.#options;
+    const { clock } = extension;
     const { runId } = record;
     if (this.#inFlight.has(runId)) return { next: null, work: null };
     const now = clock.now();
@@ -113,13 +107,12 @@ export class FinishDelivery {
       case "wait":
         return { next: step.until, work: null };
       case "skip": {
-        await updateDetachedState(
-          store,
+        await extension.updateState(
           runId,
           (latest, row) =>
             row.revision <= latest.delivery.settledRevision
               ? null
-              : { state: { ...latest, delivery: { ...latest.delivery, settledRevision: row.revision } } },
+              : { ...latest, delivery: { ...latest.delivery, settledRevision: row.revision } },
           record,
         );
         return { next: null, work: null };
@@ -130,17 +123,14 @@ export class FinishDelivery {
     const revision = record.revision;
     const status = record.status as TerminalRunStatus;
     const leaseUntil = now + deliveryLeaseMs;
-    const claimed = await updateDetachedState(
-      store,
+    const claimed = await extension.updateState(
       runId,
       (latest, row) =>
         row.revision !== revision
           ? null
           : {
-              state: {
-                ...latest,
-                delivery: { ...latest.delivery, claim: { revision, attempts: step.attempt, notBefore: leaseUntil } },
-              },
+              ...latest,
+              delivery: { ...latest.delivery, claim: { revision, attempts: step.attempt, notBefore: leaseUntil } },
             },
       record,
     );
@@ -186,30 +176,29 @@ export class FinishDelivery {
       );
     } catch {
       // The ledger could not be written: the claim's lease expires and the run is delivered again (at least once).
-      this.#options.schedule(runId, this.#options.clock.now() + this.#options.deliveryLeaseMs);
+      this.#options.schedule(runId, this.#options.extension.clock.now() + this.#options.deliveryLeaseMs);
     } finally {
       this.#inFlight.delete(runId);
     }
     if (!failure) {
       // A newer transition (a repair) may have landed while the handler ran.
-      this.#options.schedule(runId, this.#options.clock.now());
+      this.#options.schedule(runId, this.#options.extension.clock.now());
     }
   }
 
   async #markDelivered(record: RunRecord, state: DetachedRunState, attempts: number): Promise<void> {
-    const { store, clock, emit } = this.#options;
+    const { extension, emit } = this.#options;
+    const { clock } = extension;
     const { runId, revision } = record;
     const status = record.status as TerminalRunStatus;
-    await updateDetachedState(store, runId, (latest) => {
+    await extension.updateState(runId, (latest) => {
       const { claim: _claim, ...rest } = latest.delivery;
       return {
-        state: {
-          ...latest,
-          delivery: {
-            ...rest,
-            settledRevision: Math.max(rest.settledRevision, revision),
-            deliveredStatus: status,
-          },
+        ...latest,
+        delivery: {
+          ...rest,
+          settledRevision: Math.max(rest.settledRevision, revision),
+          deliveredStatus: status,
         },
       };
     });
@@ -226,15 +215,16 @@ export class FinishDelivery {
   }
 
   async #markFailed(record: RunRecord, attempts: number, error: unknown): Promise<void> {
-    const { store, clock, emit, maxDeliveryAttempts, deliveryLeaseMs, schedule } = this.#options;
+    const { extension, emit, maxDeliveryAttempts, deliveryLeaseMs, schedule } = this.#options;
+    const { clock } = extension;
     const { runId, revision } = record;
     const status = record.status as TerminalRunStatus;
     const now = clock.now();
     const errorName = error instanceof Error ? error.name : typeof error;
     if (attempts >= maxDeliveryAttempts) {
-      await updateDetachedState(store, runId, (latest) => {
+      await extension.updateState(runId, (latest) => {
         const { claim: _claim, ...rest } = latest.delivery;
-        return { state: { ...latest, delivery: { ...rest, failedRevision: revision } } };
+        return { ...latest, delivery: { ...rest, failedRevision: revision } };
       });
       emit({
         type: "agent_tool:detached:delivery_failed",
@@ -249,15 +239,10 @@ export class FinishDelivery {
       return;
     }
     const retryAt = now + retryDelayMs(deliveryLeaseMs, attempts);
-    await updateDetachedState(store, runId, (latest) =>
+    await extension.updateState(runId, (latest) =>
       latest.delivery.claim?.revision !== revision
         ? null
-        : {
-            state: {
-              ...latest,
-              delivery: { ...latest.delivery, claim: { revision, attempts, notBefore: retryAt } },
-            },
-          },
+        : { ...latest, delivery: { ...latest.delivery, claim: { revision, attempts, notBefore: retryAt } } },
     );
     emit({
       type: "agent_tool:detached:delivery_retry",

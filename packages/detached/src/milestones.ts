@@ -2,16 +2,14 @@ import {
   type AgentToolMilestone,
   type AgentToolRunInfo,
   type ChatHost,
-  type Clock,
   type RunRecord,
-  type RunStore,
   toRunInfo,
 } from "@agent-tools/core-runs";
 import {
+  type DetachedExtension,
   type DetachedMilestoneMode,
   type DetachedRunState,
   readDetachedState,
-  updateDetachedState,
 } from "./detached-state.js";
 import type { DetachedEventEmitter } from "./events.js";
 import { DEFAULT_DETACHED_SOURCE, isLastMessage } from "./notify.js";
@@ -75,9 +73,8 @@ export function hasUntoldMilestones(state: DetachedRunState): boolean {
 }
 
 export type MilestoneTellerOptions = {
-  store: RunStore;
+  extension: DetachedExtension;
   chatHost: ChatHost | undefined;
-  clock: Clock;
   emit: DetachedEventEmitter;
   format: FormatDetachedMilestone;
 };
@@ -96,7 +93,7 @@ export class MilestoneTeller {
 
   /** Tell what is due among `milestones`; resolves how many were newly settled. */
   async tell(record: RunRecord, milestones: readonly AgentToolMilestone[]): Promise<number> {
-    const { store, chatHost, clock, emit, format } = this.#options;
+    const { extension, chatHost, emit, format } = this.#options;
     let current = record;
     const state = readDetachedState(record);
     if (!state?.milestones || !chatHost) return 0;
@@ -113,10 +110,10 @@ export class MilestoneTeller {
           if (mode === "react" && (appended || (await isLastMessage(chatHost, id)))) await chatHost.startTurn();
         });
       }
-      const updated = await updateDetachedState(store, current.runId, (latest) =>
+      const updated = await extension.updateState(current.runId, (latest) =>
         (latest.milestonesTold ?? []).includes(milestone.name)
           ? null
-          : { state: { ...latest, milestonesTold: [...(latest.milestonesTold ?? []), milestone.name] } },
+          : { ...latest, milestonesTold: [...(latest.milestonesTold ?? []), milestone.name] },
       );
       if (!updated) return settled;
       current = updated.record;
@@ -128,7 +125,7 @@ export class MilestoneTeller {
         name: milestone.name,
         mode,
         told: text !== "",
-        at: clock.now(),
+        at: extension.clock.now(),
       });
     }
     return settled;

@@ -1,6 +1,6 @@
 import {
   type AgentToolMilestone,
-  type AgentToolRegistry,
+  type AgentToolRunOutcome,
   type ChatHost,
   isLiveStatus,
   isTerminalStatus,
@@ -10,11 +10,11 @@ import {
   type WakeupScheduler,
 } from "@agent-tools/core-runs";
 import { type BudgetSnapshot, evaluateBudget, watchDeadline } from "./budget.js";
-import { type DetachedRunState, readDetachedState } from "./detached-state.js";
+import { type DetachedExtension, type DetachedRunState, readDetachedState } from "./detached-state.js";
 import { DueIndex } from "./due-index.js";
 import type { DetachedEventEmitter } from "./events.js";
 import { FinishDelivery, nextDeliveryStep } from "./finish-delivery.js";
-import { cancelChild, endWatch, type GiveUpDependencies, giveUp, recordOutcome } from "./give-up.js";
+import { endWatch, type GiveUpDependencies, giveUp, recordOutcome } from "./give-up.js";
 import { KeyedLock } from "./keyed-lock.js";
 import { type FormatDetachedMilestone, hasUntoldMilestones, MilestoneTeller } from "./milestones.js";
 import { RunWatcher } from "./run-watcher.js";
@@ -35,7 +35,7 @@ export type TickReport = {
 };
 
 export type ReconcilerOptions = {
-  registry: AgentToolRegistry;
+  extension: DetachedExtension;
   scheduler: WakeupScheduler;
   chatHost: ChatHost | undefined;
   emit: DetachedEventEmitter;
@@ -87,17 +87,16 @@ export class Reconciler {
 
   constructor(options: ReconcilerOptions) {
     this.#options = options;
-    const { registry, emit } = options;
+    const { extension, emit } = options;
     this.watcher = new RunWatcher({
-      registry,
+      extension,
       waitUntil: options.waitUntil,
       onSignal: (runId, at) => this.#signals.record(runId, at),
       onMilestone: (runId, milestone) => this.#onMilestone(runId, milestone),
       onEnded: (runId, final) => this.#onFollowEnded(runId, final),
     });
     this.#delivery = new FinishDelivery({
-      store: registry.store,
-      clock: registry.clock,
+      extension,
       emit,
       maxDeliveryAttempts: options.maxDeliveryAttempts,
       deliveryLeaseMs: options.deliveryLeaseMs,
@@ -106,15 +105,14 @@ export class Reconciler {
       schedule: (runId, at) => this.schedule(runId, at),
     });
     this.#signals = new SignalRecorder({
-      store: registry.store,
+      extension,
       withLock: (runId, work) => this.withLock(runId, work),
       track: (work) => this.track(work),
       schedule: (runId, at) => this.schedule(runId, at),
     });
     this.#teller = new MilestoneTeller({
-      store: registry.store,
+      extension,
       chatHost: options.chatHost,
-      clock: registry.clock,
       emit,
       format: options.formatDetachedMilestone,
     });
@@ -144,7 +142,7 @@ export class Reconciler {
 
   /** Look at the run no later than `at` (at once, in the background, when `at` has come). */
   schedule(runId: string, at: number): void {
-    if (at <= this.#options.registry.clock.now()) {
+    if (at <= this.#options.extension.clock.now()) {
       this.poke(runId);
       return;
     }
@@ -154,8 +152,8 @@ export class Reconciler {
   /** A run this process just dispatched: follow it and arm its budget. */
   adopt(record: RunRecord, state: DetachedRunState): void {
     this.watcher.ensure(record);
-    const decision = evaluateBudget(this.#budgetOf(record.runId, state), this.#options.registry.clock.now());
-    this.schedule(record.runId, decision.nextWakeAt ?? this.#options.registry.clock.now());
+    const decision = evaluateBudget(this.#budgetOf(record.runId, state), this.#options.extension.clock.now());
+    this.schedule(record.runId, decision.nextWakeAt ?? this.#options.extension.clock.now());
   }
 
   /**
@@ -175,9 +173,9 @@ export class Reconciler {
   }
 
   async #start(): Promise<void> {
-    const { registry } = this.#options;
-    const records = await registry.store.listRuns();
-    const now = registry.clock.now();
+    const { extension } = this.#options;
+    const records = await extension.listRuns();
+    const now = extension.clock.now();
     for (const record of records) {
       if (record.detached !== true) continue;
       const state = readDetachedState(record);
@@ -210,11 +208,11 @@ export class Reconciler {
 
   async #tick(): Promise<TickReport> {
     await this.start();
-    const { registry, watchIntervalMs } = this.#options;
+    const { extension, watchIntervalMs } = this.#options;
     // The wake-up that called us has fired: whatever we arm next is new.
     this.#armedAt = null;
     const before = { claimed: this.#delivery.claimed, gaveUp: this.#gaveUp, told: this.#told };
-    const due = this.#index.takeDue(registry.clock.now());
+    const due = this.#index.takeDue(extension.clock.now());
     await Promise.all(
       due.map(async (runId) => {
         try {
@@ -224,7 +222,7 @@ export class Reconciler {
           if (result.next !== null) this.#scheduleQuietly(runId, result.next);
         } catch {
           // The store or the child failed us: try this run again later.
-          this.#index.schedule(runId, registry.clock.now() + watchIntervalMs);
+          this.#index.schedule(runId, extension.clock.now() + watchIntervalMs);
         }
       }),
     );
@@ -244,14 +242,17 @@ export class Reconciler {
    */
   cancel(runId: string, reason: string): Promise<boolean> {
     return this.withLock(runId, async () => {
-      const { registry } = this.#options;
-      const record = await registry.store.getRun(runId);
+      const { extension } = this.#options;
+      const record = await extension.getRun(runId);
       if (!record) return false;
-      if (isLiveStatus(record.status)) return registry.cancelAgentTool(runId, reason);
+      if (isLiveStatus(record.status)) return extension.cancelRun(runId, reason);
       const state = readDetachedState(record);
       if (!state || !this.#isWatchable(record, state)) return false;
-      await recordOutcome(this.#giveUpDeps(), runId, { status: "aborted", error: reason });
-      await cancelChild(registry, record, reason);
+      // Still watched for a late result: stop following, cancel the child, record `aborted`.
+      await recordOutcome(this.#giveUpDeps(), runId, async (): Promise<AgentToolRunOutcome> => {
+        await extension.cancelChild(record, reason);
+        return { status: "aborted", error: reason };
+      });
       return true;
     });
   }
@@ -263,31 +264,31 @@ export class Reconciler {
       if (result.work) this.track(result.work);
     } catch {
       // The store or the child failed us: the tick looks again later.
-      this.schedule(runId, this.#options.registry.clock.now() + this.#options.watchIntervalMs);
+      this.schedule(runId, this.#options.extension.clock.now() + this.#options.watchIntervalMs);
     }
   }
 
   /** With the run's lock held: everything due for one run. */
   async #process(runId: string): Promise<ProcessResult> {
-    const { registry } = this.#options;
-    let record = await registry.store.getRun(runId);
+    const { extension } = this.#options;
+    let record = await extension.getRun(runId);
     const state = record ? readDetachedState(record) : null;
     if (!record || !state) {
       this.#index.forget(runId);
       return NOTHING;
     }
     if (isLiveStatus(record.status)) return this.#processLive(record, state);
-    const now = registry.clock.now();
+    const now = extension.clock.now();
     let next: number | null = null;
     if (this.#isWatchable(record, state)) next = await this.#processWatch(record, state, now);
     const catchUpKey = `${runId}:${record.revision}`;
     if (hasUntoldMilestones(state) && this.#options.chatHost && !this.#caughtUp.has(catchUpKey)) {
       this.#caughtUp.add(catchUpKey);
-      const entries = await registry.store.readLog(runId);
+      const entries = await extension.readLog(runId);
       const milestones = entries.flatMap((entry) => readMilestoneChunk(entry.body, entry.sequence, entry.at) ?? []);
       const told = await this.#teller.tell(record, milestones);
       this.#told += told;
-      if (told > 0) record = (await registry.store.getRun(runId)) ?? record;
+      if (told > 0) record = (await extension.getRun(runId)) ?? record;
     }
     const latest = readDetachedState(record) ?? state;
     const step = await this.#delivery.step(record, latest);
@@ -300,7 +301,7 @@ export class Reconciler {
   }
 
   async #processLive(record: RunRecord, state: DetachedRunState): Promise<ProcessResult> {
-    const { registry } = this.#options;
+    const { extension } = this.#options;
     const { runId } = record;
     this.watcher.ensure(record);
     // Milestones the child reached while no parent watched (the re-attach tail starts after what was recorded).
@@ -308,7 +309,7 @@ export class Reconciler {
       const inspection = await this.#inspect(record);
       if (inspection) this.#told += await this.#teller.tell(record, inspection.milestones);
     }
-    const now = registry.clock.now();
+    const now = extension.clock.now();
     const budget = this.#budgetOf(runId, state);
     let decision = evaluateBudget(budget, now);
     if (decision.action === "give-up" && decision.reason === "no-progress") {
@@ -335,9 +336,9 @@ export class Reconciler {
       this.#options.watchAfterGiveUpMs,
     );
     if (now >= until) {
-      await endWatch(this.#giveUpDeps(), record, state);
-      this.#gaveUp += 1;
-      return null;
+      const { next, ended } = await endWatch(this.#giveUpDeps(), record, state, now, this.#options.watchIntervalMs);
+      if (ended) this.#gaveUp += 1;
+      return next;
     }
     if (this.watcher.isFollowing(runId)) return until;
     // A follow that just ended (its tail could not be followed) is not restarted in a hot loop.
@@ -349,19 +350,25 @@ export class Reconciler {
   }
 
   #giveUpDeps(): GiveUpDependencies {
-    return { registry: this.#options.registry, watcher: this.watcher, emit: this.#options.emit };
+    return { extension: this.#options.extension, watcher: this.watcher, emit: this.#options.emit };
   }
 
   async #inspect(record: RunRecord) {
     try {
-      return await this.#options.registry.transport.inspect({ agentType: record.agentType, runId: record.runId });
+      return await this.#options.extension.inspectChild(record);
     } catch {
       return null;
     }
   }
 
+  /** An interrupted run whose child may still run, and that the parent still watches for a late real result. */
   #isWatchable(record: RunRecord, state: DetachedRunState): boolean {
-    return record.status === "interrupted" && record.childStillRunning !== false && state.tornDown !== true;
+    return (
+      record.status === "interrupted" &&
+      record.childStillRunning !== false &&
+      state.tornDown !== true &&
+      state.watchEnded !== true
+    );
   }
 
   #budgetOf(runId: string, state: DetachedRunState): BudgetSnapshot {
@@ -379,7 +386,7 @@ export class Reconciler {
     if (!this.#options.chatHost) return;
     this.track(
       this.withLock(runId, async () => {
-        const record = await this.#options.registry.store.getRun(runId);
+        const record = await this.#options.extension.getRun(runId);
         if (!record || isTerminalStatus(record.status)) return;
         this.#told += await this.#teller.tell(record, [milestone]);
       }),
@@ -387,7 +394,7 @@ export class Reconciler {
   }
 
   #onFollowEnded(runId: string, final: RunRecord | null): void {
-    const now = this.#options.registry.clock.now();
+    const now = this.#options.extension.clock.now();
     this.#followEndedAt.set(runId, now);
     this.#signals.forget(runId);
     // A follow that ended without a terminal (it failed, or the run was cleared): look again later.
@@ -395,15 +402,15 @@ export class Reconciler {
   }
 
   #scheduleQuietly(runId: string, at: number): void {
-    if (at <= this.#options.registry.clock.now()) this.poke(runId);
+    if (at <= this.#options.extension.clock.now()) this.poke(runId);
     else this.#index.schedule(runId, at);
   }
 
   /** Arm the scheduler for the earliest due time (and within `watchIntervalMs` while runs are followed). */
   async #arm(): Promise<number | null> {
-    const { scheduler, registry, watchIntervalMs } = this.#options;
+    const { scheduler, extension, watchIntervalMs } = this.#options;
     let next = this.#index.peek();
-    if (this.watcher.size > 0) next = minimum(next, registry.clock.now() + watchIntervalMs);
+    if (this.watcher.size > 0) next = minimum(next, extension.clock.now() + watchIntervalMs);
     if (next === null) return this.#armedAt;
     if (this.#armedAt !== null && this.#armedAt <= next) return this.#armedAt;
     this.#armedAt = next;

@@ -1,16 +1,17 @@
 import {
   type AgentToolLogEntry,
   type AgentToolMilestone,
-  type AgentToolRegistry,
-  type AgentToolRunOutcome,
   type AgentToolTailItem,
+  type RunFollow,
   type RunRecord,
   readMilestoneChunk,
   readProgressChunk,
+  type StopDecision,
 } from "@agent-tools/core-runs";
+import type { DetachedExtension } from "./detached-state.js";
 
 export type RunWatcherOptions = {
-  registry: AgentToolRegistry;
+  extension: DetachedExtension;
   /** Keep the host alive while a follow runs (a Durable Object's `ctx.waitUntil`). */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
   /** A signal (a progress or milestone report) was forwarded for the run. */
@@ -22,13 +23,13 @@ export type RunWatcherOptions = {
 };
 
 type Watch = {
-  readonly controller: AbortController;
+  readonly follow: RunFollow;
   lastSignalAt: number | undefined;
   done: Promise<RunRecord | null>;
 };
 
 /**
- * Follows detached runs in this process (one follow per run) through `registry.followAgentToolRun`, turning the
+ * Follows detached runs in this process (one follow per run) through the registry's extension seam, turning the
  * forwarded items into signals and milestones. A follow ends with the run (or with `stop`); following never
  * cancels the child.
  */
@@ -61,13 +62,13 @@ export class RunWatcher {
   ensure(record: RunRecord): void {
     const { runId } = record;
     if (this.#watches.has(runId)) return;
-    const watch: Watch = { controller: new AbortController(), lastSignalAt: undefined, done: Promise.resolve(null) };
+    const watch: Watch = {
+      follow: this.#options.extension.follow(runId, { onActivity: (item) => this.#onActivity(runId, watch, item) }),
+      lastSignalAt: undefined,
+      done: Promise.resolve(null),
+    };
     this.#watches.set(runId, watch);
-    watch.done = this.#options.registry
-      .followAgentToolRun(runId, {
-        stop: watch.controller.signal,
-        onActivity: (item) => this.#onActivity(runId, watch, item),
-      })
+    watch.done = watch.follow.done
       .catch(() => null)
       .then((final) => {
         if (this.#watches.get(runId) === watch) this.#watches.delete(runId);
@@ -78,14 +79,13 @@ export class RunWatcher {
   }
 
   /**
-   * Stop following: the registry records `outcome` instead of the child's result and stops tailing (the child is
-   * not cancelled). Resolves the row at the end, or `undefined` when the run is not followed here.
+   * Stop following: tailing stops, then `decide` gives the outcome the registry records instead of the child's (it
+   * may first cancel the child). Resolves the row at the end, or `undefined` when the run is not followed here.
    */
-  stop(runId: string, outcome: AgentToolRunOutcome): Promise<RunRecord | null> | undefined {
+  stop(runId: string, decide: StopDecision): Promise<RunRecord | null> | undefined {
     const watch = this.#watches.get(runId);
     if (!watch) return undefined;
-    watch.controller.abort(outcome);
-    return watch.done;
+    return watch.follow.stop(decide).then(() => watch.done);
   }
 
   #onActivity(runId: string, watch: Watch, item: AgentToolTailItem): void {

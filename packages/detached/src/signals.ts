@@ -1,8 +1,8 @@
-import { type AgentToolMilestone, isLiveStatus, type RunStore } from "@agent-tools/core-runs";
-import { updateDetachedState } from "./detached-state.js";
+import { type AgentToolMilestone, isLiveStatus } from "@agent-tools/core-runs";
+import type { DetachedExtension } from "./detached-state.js";
 
 export type SignalRecorderOptions = {
-  store: RunStore;
+  extension: DetachedExtension;
   /** Serialize with the run's other work. */
   withLock(runId: string, work: () => Promise<void>): Promise<void>;
   /** Keep track of background work. */
@@ -41,10 +41,10 @@ export class SignalRecorder {
   }
 
   async #store(runId: string, at: number): Promise<void> {
-    const updated = await updateDetachedState(this.#options.store, runId, (state) =>
+    const updated = await this.#options.extension.updateState(runId, (state) =>
       state.noProgressBudgetMs === 0 || (state.lastSignalAt ?? Number.NEGATIVE_INFINITY) >= at
         ? null
-        : { state: { ...state, lastSignalAt: at } },
+        : { ...state, lastSignalAt: at },
     );
     if (!updated) return;
     const { record, state } = updated;

@@ -33,7 +33,7 @@ export class TestHost {
 
   async onDone(run: AgentToolRunInfo, result: AgentToolLifecycleResult): Promise<void> {
     this.calls.push({ run, result });
-    if (this.gate) await this.gate;
+    if (this.gate !== null) await this.gate;
     if (this.failures > 0) {
       this.failures -= 1;
       throw new Error("handler failed");

@@ -2,8 +2,8 @@ import type { CoreRunEvent, RunEvent } from "@agent-tools/core-runs";
 
 export type { CoreRunEvent, DispatchRejection, ExtensionRunEvent, RunEvent } from "@agent-tools/core-runs";
 
-/** The `diagnostics_channel` name every run event is published on (SPEC §11). */
-export const AGENT_TOOL_DIAGNOSTICS_CHANNEL = "agents:agent_tool";
+/** The `diagnostics_channel` name every run event is published on (SPEC §11). Core's default hub publishes there. */
+export { AGENT_TOOL_DIAGNOSTICS_CHANNEL } from "@agent-tools/core-runs";
 
 /** The names `subscribe` accepts. There is one: `"agentTool"`, every run event. */
 export type ObservabilityChannelName = "agentTool";

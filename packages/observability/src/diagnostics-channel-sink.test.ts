@@ -1,4 +1,9 @@
-import { AgentToolRegistry, createRunEventHub, getDefaultRunEventHub } from "@agent-tools/core-runs";
+import {
+  AgentToolRegistry,
+  createRunEventHub,
+  getDefaultRunEventHub,
+  loadAgentToolDiagnosticsChannel,
+} from "@agent-tools/core-runs";
 import { echoChild, InMemoryRunStore, InProcessChildTransport, ManualClock } from "@agent-tools/core-runs/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "./channel.js";
@@ -57,16 +62,31 @@ function fakeDiagnosticsChannel(options: { hasSubscribers: boolean; throws?: boo
 }
 
 describe("diagnostics channel", () => {
+  it("publishes core's events on `agents:agent_tool` to a channel subscriber, with nothing else set up", async () => {
+    const messages = listenOnChannel();
+    await runEcho("r0");
+    expect(messages.map((message) => (message as RunEvent).type)).toEqual([
+      "agent_tool:run:dispatch",
+      "agent_tool:child:turn:start",
+      "agent_tool:run:start",
+      "agent_tool:child:turn:finish",
+      "agent_tool:run:finish",
+    ]);
+    // Publishing goes through the channel, not a hub listener: with no subscriber the hub stays idle.
+    expect(getDefaultRunEventHub().hasListeners).toBe(false);
+  });
+
   it("loads node:diagnostics_channel through process.getBuiltinModule on this Node", () => {
     const loaded = loadDiagnosticsChannel();
     expect(loaded).toBeDefined();
     expect(loaded?.channel("agents:agent_tool")).toBe(diagnosticsChannel.channel("agents:agent_tool"));
   });
 
-  it("publishes every event of a real run on `agents:agent_tool`, as the hub delivers them", async () => {
+  it("publishes each event once, as the hub delivers it, also when enableDiagnosticsChannel() was called", async () => {
     const messages = listenOnChannel();
     const events: RunEvent[] = [];
     cleanups.push(subscribe("agentTool", (event) => events.push(event)));
+    cleanups.push(enableDiagnosticsChannel());
     cleanups.push(enableDiagnosticsChannel());
     await runEcho("r1");
     expect(events.map((event) => event.type)).toEqual([
@@ -80,29 +100,14 @@ describe("diagnostics channel", () => {
     expect(messages[0]).toBe(events[0]);
   });
 
-  it("stops publishing when disabled, and then leaves the hub without listeners", async () => {
-    const messages = listenOnChannel();
+  it("enabling for the default hub adds no hub listener, and nothing is published without a channel subscriber", async () => {
     const disable = enableDiagnosticsChannel();
-    expect(getDefaultRunEventHub().hasListeners).toBe(true);
-    disable();
     expect(getDefaultRunEventHub().hasListeners).toBe(false);
+    disable();
+    expect(diagnosticsChannel.channel("agents:agent_tool").hasSubscribers).toBe(false);
     await runEcho("r1");
-    expect(messages).toEqual([]);
-  });
-
-  it("is idempotent: enabled twice, each event is published once, until both are disabled", async () => {
     const messages = listenOnChannel();
-    const first = enableDiagnosticsChannel();
-    const second = enableDiagnosticsChannel();
-    await runEcho("r1");
-    expect(messages).toHaveLength(5);
-    first();
-    first();
-    await runEcho("r2");
-    expect(messages).toHaveLength(10);
-    second();
-    await runEcho("r3");
-    expect(messages).toHaveLength(10);
+    expect(messages).toEqual([]);
   });
 
   it("publishes only while the channel has subscribers", () => {
@@ -135,19 +140,20 @@ describe("diagnostics channel", () => {
     expect(hub.hasListeners).toBe(false);
   });
 
-  it("is a no-op where the runtime has no diagnostics_channel, and then costs core nothing", async () => {
+  it("is a no-op where the runtime has no diagnostics_channel", async () => {
     const process = (globalThis as unknown as { process: { getBuiltinModule?: unknown } }).process;
     const original = process.getBuiltinModule;
     process.getBuiltinModule = undefined;
     try {
       expect(loadDiagnosticsChannel()).toBeUndefined();
+      expect(loadAgentToolDiagnosticsChannel()).toBeUndefined();
       const sink = createDiagnosticsChannelSink();
       expect(sink.isAvailable).toBe(false);
       expect(sink.hasSubscribers).toBe(false);
       expect(() => sink.emit({ type: "agent_tool:clear", runIds: [], at: 1 })).not.toThrow();
-      const disable = enableDiagnosticsChannel();
-      expect(getDefaultRunEventHub().hasListeners).toBe(false);
-      await runEcho("r1");
+      const hub = createRunEventHub();
+      const disable = enableDiagnosticsChannel({ source: hub });
+      expect(hub.hasListeners).toBe(false);
       disable();
     } finally {
       process.getBuiltinModule = original;

@@ -53,7 +53,7 @@ export type DiagnosticsChannelOptions = {
  * A sink that publishes each run event, as is, on the `diagnostics_channel` named `agents:agent_tool`. It
  * publishes only while the channel has subscribers, so it costs one property read per event when nobody
  * listens, and it is a no-op where the runtime has no `diagnostics_channel`. Use it as a host's `sink`, or let
- * `enableDiagnosticsChannel()` feed it from the process-wide hub.
+ * `enableDiagnosticsChannel({ source })` feed it from a host's own hub.
  *
  * Note that Node reports an exception thrown by a channel subscriber as an uncaught exception on the next tick;
  * it does not reach the run, which goes on.
@@ -94,18 +94,23 @@ export type EnableDiagnosticsChannelOptions = DiagnosticsChannelOptions & {
 };
 
 /**
- * Publish every run event of the process-wide hub on the `agents:agent_tool` diagnostics channel. Idempotent:
- * enabling twice publishes each event once; publishing stops when every returned disable function has been
- * called (each works once). Where the runtime has no `diagnostics_channel`, it does nothing (and does not
- * subscribe to the hub, so core's events stay free).
+ * Publish every run event of a hub on the `agents:agent_tool` diagnostics channel. Not needed for the process-wide
+ * hub core emits into by default: it publishes on the channel by itself whenever the channel has subscribers (so a
+ * subscriber of the channel, the seed's way, sees events with no set-up), and enabling it again publishes nothing
+ * twice. Use it for a hub a host passed to core as its `sink`. Idempotent per hub: publishing stops when every returned
+ * disable function has been called (each works once). Where the runtime has no `diagnostics_channel`, it does nothing.
  *
  * @example
- * enableDiagnosticsChannel();
+ * const hub = createRunEventHub();
+ * const registry = new AgentToolRegistry({ store, transport, sink: hub });
+ * enableDiagnosticsChannel({ source: hub });
  * // elsewhere, e.g. an APM agent:
  * diagnosticsChannel.subscribe("agents:agent_tool", (event) => record(event));
  */
 export function enableDiagnosticsChannel(options: EnableDiagnosticsChannelOptions = {}): () => void {
   const source = options.source ?? getDefaultRunEventHub();
+  // The default hub publishes on the channel by itself.
+  if (source === getDefaultRunEventHub() && options.diagnosticsChannel === undefined) return () => {};
   const byHub = registrations();
   let registration = byHub.get(source);
   if (registration === undefined) {

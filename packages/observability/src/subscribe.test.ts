@@ -106,7 +106,8 @@ describe("subscribe: event sequences of real runs", () => {
   it("a detached dispatch says so", async () => {
     const events = record({ types: ["agent_tool:run:dispatch"] });
     const context = setup();
-    const admitted = await context.registry.startAgentToolRun("Echo", { input: "x", runId: "d1", detached: true });
+    const extension = context.registry.extension({ key: "test", read: () => ({}) });
+    const admitted = await extension.admit("Echo", { input: "x", runId: "d1", detached: true });
     expect(admitted.ok).toBe(true);
     await context.registry.waitForAgentToolRun("d1");
     expect(events).toStrictEqual([{ ...dispatch("d1", "Echo"), detached: true }]);
@@ -314,7 +315,8 @@ describe("subscribe: event sequences of real runs", () => {
     run.complete();
     expect(await result).toMatchObject({ ok: true, status: "completed" });
     expect(events).toStrictEqual([
-      { type: "agent_tool:run:reattach", runId: "r1", agentType: "Researcher", afterSequence: 0, at: T0 },
+      // It re-attaches after what the first instance persisted of the run (its first write goes at once).
+      { type: "agent_tool:run:reattach", runId: "r1", agentType: "Researcher", afterSequence: 1, at: T0 },
       {
         type: "agent_tool:child:turn:finish",
         runId: "r1",

@@ -605,9 +605,15 @@ describe("createProgressReporter through a parent registry", () => {
     expect(transport.calls.length).toBe(callsBefore);
     const live = milestoneFrames(frames).map(({ replay: _replay, ...frame }) => frame);
     expect(milestoneFrames(replayed).map(({ replay: _replay, ...frame }) => frame)).toEqual(live);
-    // A finished run replays no ephemeral progress: only durable chunks, each once.
-    const sequences = replayed.flatMap((frame) => (frame.event.kind === "chunk" ? [frame.sequence] : []));
-    expect(sequences).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // Durable chunks once each, then the run's last progress (SPEC §6: progress replays too), then its terminal.
+    const chunks = replayed.filter((frame) => frame.event.kind === "chunk");
+    expect(chunks.flatMap((frame) => (frame.sequence !== undefined ? [frame.sequence] : []))).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+    ]);
+    const lastProgress = chunks.filter((frame) => frame.sequence === undefined);
+    expect(lastProgress).toHaveLength(1);
+    expect(replayed.at(-2)).toBe(lastProgress[0]);
+    expect(replayed.at(-1)?.event.kind).toBe("finished");
 
     const finished = frames.at(-1);
     const revision = finished?.revision ?? 0;

@@ -1,8 +1,6 @@
 import {
   type AgentToolInterruptedReason,
   type AgentToolRunInspection,
-  type ChildRef,
-  type ChildTransport,
   type Clock,
   delay,
   type TimerHandle,
@@ -27,9 +25,9 @@ export type UnresolvedReason = Extract<
 >;
 
 export type ClassifyRunOptions = {
-  transport: ChildTransport;
+  /** Ask the child for its inspection of the run (`null`: no record yet; rejects when unreachable). */
+  inspect: () => Promise<AgentToolRunInspection | null>;
   clock: Clock;
-  ref: ChildRef;
   /** False for a run still `starting` whose child never acknowledged `start`. */
   isStartAcknowledged: boolean;
   /** Bound on each inspection. */
@@ -95,7 +93,7 @@ function unresolved(reason: UnresolvedReason): RunClassification {
 
 /** One inspection, raced against the earlier of its own timeout and the deadline. */
 function inspectWithin(options: ClassifyRunOptions): Promise<InspectAttempt> {
-  const { clock, transport, ref, deadlineAt } = options;
+  const { clock, deadlineAt } = options;
   const now = clock.now();
   const timeoutAt = now + options.inspectTimeoutMs;
   const cutAt = Math.min(timeoutAt, deadlineAt);
@@ -116,7 +114,7 @@ function inspectWithin(options: ClassifyRunOptions): Promise<InspectAttempt> {
     }
     let inspecting: Promise<AgentToolRunInspection | null>;
     try {
-      inspecting = transport.inspect(ref);
+      inspecting = options.inspect();
     } catch (error) {
       inspecting = Promise.reject(error);
     }

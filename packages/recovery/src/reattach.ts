@@ -1,10 +1,4 @@
-import type {
-  AgentToolInterruptedReason,
-  AgentToolRegistry,
-  AgentToolRunOutcome,
-  RunRecord,
-  TimerHandle,
-} from "@agent-tools/core-runs";
+import type { AgentToolInterruptedReason, RegistryExtension, RunRecord, TimerHandle } from "@agent-tools/core-runs";
 import { evaluateReattach, interruptedOutcome, type ReattachPolicy } from "./reattach-policy.js";
 
 export type ReattachRunOptions = {
@@ -14,10 +8,7 @@ export type ReattachRunOptions = {
    * child had already finished and only its log was being drained.
    */
   silenceReason: Extract<AgentToolInterruptedReason, "no-progress" | "not-tailable">;
-  /**
-   * How long a follower that was told to stop may take to let go (a transport that ignores the abort) before
-   * recovery records the outcome itself; also bounds the teardown `cancel` after `window-exceeded`.
-   */
+  /** Bound on the teardown `cancel` after `window-exceeded`: a child that does not answer in time counts as not torn down. */
   releaseTimeoutMs: number;
 };
 
@@ -25,31 +16,21 @@ export type ReattachRunOptions = {
  * Follow a run to its end through the registry (frames, hooks and ledger as for a live run) under the
  * progress-keyed wait: every entry or progress item forwarded restarts the silence count; silence past
  * `policy.noProgressTimeoutMs` records `interrupted` / `silenceReason` and leaves the child running; past
- * `policy.maxWindowMs` records `interrupted` / `window-exceeded` and then, only then, cancels the child, so that
- * the abort it causes is never recorded as a second result. Resolves to the run's row at the end (`null` if it
- * was cleared meanwhile). Never waits longer than the windows plus `releaseTimeoutMs` for a follower to let go.
+ * `policy.maxWindowMs` following stops, the child is cancelled (so the abort it causes is never recorded as a
+ * second result), and `interrupted` / `window-exceeded` is recorded with what is true: `childStillRunning: false`
+ * only if the cancel reached the child. Resolves to the run's row at the end (`null` if it was cleared meanwhile).
  */
-export async function reattachRun(
-  registry: AgentToolRegistry,
+export function reattachRun(
+  extension: RegistryExtension<unknown>,
   record: RunRecord,
   options: ReattachRunOptions,
 ): Promise<RunRecord | null> {
-  const final = await follow(registry, record.runId, options);
-  if (final?.status === "interrupted" && final.reason === "window-exceeded") {
-    await teardown(registry, record, options.releaseTimeoutMs);
-  }
-  return final;
-}
-
-function follow(registry: AgentToolRegistry, runId: string, options: ReattachRunOptions): Promise<RunRecord | null> {
-  const { clock } = registry;
+  const { clock } = extension;
   const { policy } = options;
   const attachedAt = clock.now();
   let lastActivityAt = attachedAt;
-  let hasActivity = false;
-  let givenUp: AgentToolRunOutcome | null = null;
+  let isGivenUp = false;
   let isSettled = false;
-  const stop = new AbortController();
   const timers = new Set<TimerHandle>();
   const schedule = (callback: () => void, ms: number) => {
     const handle = clock.setTimeout(() => {
@@ -58,10 +39,11 @@ function follow(registry: AgentToolRegistry, runId: string, options: ReattachRun
     }, ms);
     timers.add(handle);
   };
-  const onActivity = () => {
-    lastActivityAt = clock.now();
-    hasActivity = true;
-  };
+  const follow = extension.follow(record.runId, {
+    onActivity: () => {
+      lastActivityAt = clock.now();
+    },
+  });
 
   return new Promise<RunRecord | null>((resolve, reject) => {
     const settle = (outcome: { record: RunRecord | null } | { error: unknown }) => {
@@ -72,39 +54,27 @@ function follow(registry: AgentToolRegistry, runId: string, options: ReattachRun
       if ("record" in outcome) resolve(outcome.record);
       else reject(outcome.error);
     };
-
-    registry.followAgentToolRun(runId, { stop: stop.signal, onActivity }).then(
+    follow.done.then(
       (final) => settle({ record: final }),
       (error: unknown) => settle({ error }),
     );
 
-    // Workaround: on a registry that is not driving the run yet, `followAgentToolRun` registers `onActivity` only
-    // if the run's live state already exists, which it creates after an await. A second call with the same
-    // listener (kept in a Set, so never twice) once that state exists registers it; it joins the same driver.
-    const attach = () => {
-      if (isSettled || givenUp !== null || hasActivity) return;
-      registry.followAgentToolRun(runId, { onActivity }).catch(() => undefined);
-    };
-    schedule(attach, 0);
-
     const giveUp = (
       reason: Extract<AgentToolInterruptedReason, "no-progress" | "not-tailable" | "window-exceeded">,
     ) => {
-      const ms = reason === "window-exceeded" ? policy.maxWindowMs : policy.noProgressTimeoutMs;
-      const outcome = interruptedOutcome(reason, { ms });
-      givenUp = outcome;
-      stop.abort(outcome);
-      // A follower stuck in a transport that ignores the abort must not hold recovery: record the outcome here.
-      schedule(() => {
-        registry.finalizeAgentToolRun(runId, outcome).then(
-          (final) => settle({ record: final }),
-          (error: unknown) => settle({ error }),
-        );
-      }, options.releaseTimeoutMs);
+      isGivenUp = true;
+      if (reason !== "window-exceeded") {
+        void follow.stop(interruptedOutcome(reason, { ms: policy.noProgressTimeoutMs }));
+        return;
+      }
+      void follow.stop(async () => {
+        const isTornDown = await cancelWithin(extension, record, options.releaseTimeoutMs);
+        return interruptedOutcome(reason, { ms: policy.maxWindowMs }, !isTornDown);
+      });
     };
 
     const check = () => {
-      if (isSettled || givenUp !== null) return;
+      if (isSettled || isGivenUp) return;
       const now = clock.now();
       const decision = evaluateReattach({ attachedAt, lastActivityAt }, now, policy);
       if (decision.kind === "give-up") {
@@ -117,24 +87,20 @@ function follow(registry: AgentToolRegistry, runId: string, options: ReattachRun
   });
 }
 
-/** Cancel the child after `window-exceeded` was recorded; bounded, and a failure changes nothing recorded. */
-async function teardown(registry: AgentToolRegistry, record: RunRecord, timeoutMs: number): Promise<void> {
-  const { clock } = registry;
-  const ref = { agentType: record.agentType, runId: record.runId };
-  await new Promise<void>((resolve) => {
-    let handle: TimerHandle | null = null;
-    const done = () => {
-      if (handle !== null) clock.clearTimeout(handle);
-      handle = null;
-      resolve();
-    };
-    if (Number.isFinite(timeoutMs)) handle = clock.setTimeout(done, timeoutMs);
-    let cancelling: Promise<void>;
-    try {
-      cancelling = registry.transport.cancel(ref, "The re-attach window was exceeded");
-    } catch (error) {
-      cancelling = Promise.reject(error);
-    }
-    cancelling.then(done, done);
+/** Cancel the child within `timeoutMs`; resolves whether the cancel reached it in time. */
+async function cancelWithin(
+  extension: RegistryExtension<unknown>,
+  record: RunRecord,
+  timeoutMs: number,
+): Promise<boolean> {
+  const { clock } = extension;
+  let handle: TimerHandle | null = null;
+  const timeout = new Promise<boolean>((resolve) => {
+    if (Number.isFinite(timeoutMs)) handle = clock.setTimeout(() => resolve(false), timeoutMs);
   });
+  try {
+    return await Promise.race([extension.cancelChild(record, "The re-attach window was exceeded"), timeout]);
+  } finally {
+    if (handle !== null) clock.clearTimeout(handle);
+  }
 }

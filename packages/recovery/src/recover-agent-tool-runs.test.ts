@@ -282,7 +282,7 @@ describe("recoverAgentToolRuns: a live child", () => {
       clock: world.clock,
       broadcast: (frame) => before.push(frame),
     });
-    await oldParent.startAgentToolRun("Scripted", { input: "x", runId: "carry" });
+    await oldParent.extension({ key: "test", read: () => ({}) }).admit("Scripted", { input: "x", runId: "carry" });
     const run = world.scripted.run("carry");
     await run.context;
     run.emit({ type: "start" }, { type: "start-step" }, { type: "text-start", id: "t" });
@@ -299,7 +299,10 @@ describe("recoverAgentToolRuns: a live child", () => {
 
     const after = framesOf(world, "carry");
     expect(sequencesOf(before)).toEqual([1, 2, 3]);
-    expect(sequencesOf(after)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    // The old parent persisted its position as far as its bounded writes got before it stopped: the first one goes
+    // at once (sequence 1), later ones wait for the interval. The restarted parent carries on from there.
+    expect(await world.store.readLog("carry", { limit: 1 })).toMatchObject([{ sequence: 1 }]);
+    expect(sequencesOf(after)).toEqual([2, 3, 4, 5, 6, 7]);
     // A client deduping by (runId, sequence) sees every sequence once, with the same body on both sides.
     const bySequence = new Map<number, unknown>();
     for (const frame of [...before, ...after]) {
@@ -410,10 +413,10 @@ describe("recoverAgentToolRuns: a live child", () => {
       childStillRunning: false,
       durationMs: 60_000,
     });
-    // Recorded first, torn down after.
+    // Following stopped first (the abort is not recorded), then the child was cancelled, then the truth recorded.
     expect(world.log.filter((line) => /^(finish|cancel) busy/.test(line))).toEqual([
-      "finish busy interrupted",
       "cancel busy",
+      "finish busy interrupted",
     ]);
     expect(await world.children.inspect({ agentType: "Scripted", runId: "busy" })).toMatchObject({
       status: "aborted",
@@ -431,6 +434,36 @@ describe("recoverAgentToolRuns: a live child", () => {
       childStillRunning: false,
     });
     expect(world.scripted.turns).toEqual(["busy"]);
+  });
+
+  it("at the max window, a child the teardown cannot reach stays childStillRunning: true and is collected later", async () => {
+    const world = createWorld();
+    await leftBehind(world, "far");
+    const run = world.scripted.run("far");
+    world.transport.cancel = async (ref) => {
+      world.log.push(`cancel ${ref.runId}`);
+      throw new Error("child unreachable");
+    };
+    const { done } = recoverAgentToolRuns(world.registry, { agentToolReattachMaxWindowMs: 60_000 });
+    await world.clock.advanceBy(0);
+    run.emit({ type: "start" });
+    await world.clock.advanceBy(60_000);
+    const report = await done;
+    expect(callsOf(world, "cancel far")).toHaveLength(1);
+    expect(report.rows[0]).toMatchObject({
+      outcome: "interrupted",
+      reason: "window-exceeded",
+      childStillRunning: true,
+    });
+    expect(await world.store.getRun("far")).toMatchObject({ status: "interrupted", childStillRunning: true });
+
+    // The child kept running: a re-dispatch re-attaches and collects its real result.
+    const again = world.registry.runAgentTool("Scripted", { input: "x", runId: "far" });
+    await settle();
+    run.emit(...textChunks(["made it"]).slice(1));
+    run.complete();
+    expect(await again).toMatchObject({ ok: true, status: "completed", summary: "made it" });
+    expect(world.scripted.turns).toEqual(["far"]);
   });
 
   it("with a no-progress timeout of 0, collects finished children only and leaves live ones running", async () => {
@@ -591,7 +624,10 @@ describe("recoverAgentToolRuns: children that cannot be classified", () => {
       new ReadableStream({
         start: (controller) => controller.error(new Error("stream reset")),
       });
-    const report = await recoverAgentToolRuns(world.registry).done;
+    const { done } = recoverAgentToolRuns(world.registry);
+    // The registry tails again after clock-driven pauses, and gives up once its retry budget (60 s) is spent.
+    await world.clock.advanceBy(60_000);
+    const report = await done;
     expect(report.rows[0]).toMatchObject({ outcome: "interrupted", reason: "not-tailable", childStillRunning: true });
   });
 });

@@ -3,6 +3,7 @@ import {
   type AgentToolRegistry,
   AgentToolsError,
   isHardTerminalStatus,
+  type RegistryExtension,
   type RunRecord,
   type RunStatus,
 } from "@agent-tools/core-runs";
@@ -81,7 +82,9 @@ export function recoverAgentToolRuns(
   const existing = inFlight.get(registry);
   if (existing) return existing;
   const resolved = resolveRecoveryOptions(options);
-  const done = recover(registry, resolved).finally(() => {
+  // Recovery keeps no state of its own on the rows.
+  const extension = registry.extension<unknown>({ key: "recovery", read: () => null });
+  const done = recover(extension, resolved).finally(() => {
     if (inFlight.get(registry) === handle) inFlight.delete(registry);
   });
   // The host may start recovery and never look at `done`: a listing failure must not crash it.
@@ -96,24 +99,26 @@ type RowResult =
   | { kind: "cleared"; runId: string }
   | { kind: "failed"; failure: RecoveryRowFailure };
 
+type Extension = RegistryExtension<unknown>;
+
 async function recover(
-  registry: AgentToolRegistry,
+  extension: Extension,
   options: ReturnType<typeof resolveRecoveryOptions>,
 ): Promise<RecoveryReport> {
-  const { clock } = registry;
+  const { clock } = extension;
   const startedAt = clock.now();
   let records: RunRecord[];
   try {
     // Detached runs are watched by their own budgets (`@agent-tools/detached` re-follows them on start): a slow
     // background run is not dead, so the re-attach windows here must not give up on it.
-    const live = await registry.store.listRuns({ status: ["starting", "running"] });
+    const live = await extension.listRuns({ status: ["starting", "running"] });
     records = options.includeDetached ? live : live.filter((record) => record.detached !== true);
   } catch (error) {
     throw new AgentToolsError("STORE_FAILED", "Recovery could not list the runs to recover", { cause: error });
   }
   const deadlineAt = startedAt + options.agentToolRecoveryDeadlineMs;
   const results = await Promise.all(
-    records.map((record) => recoverRowSafely(registry, record, { ...options, deadlineAt })),
+    records.map((record) => recoverRowSafely(extension, record, { ...options, deadlineAt })),
   );
   const report: RecoveryReport = {
     startedAt,
@@ -124,7 +129,7 @@ async function recover(
     failures: results.flatMap((result) => (result.kind === "failed" ? [result.failure] : [])),
   };
   const count = (outcome: RecoveryRowOutcome) => report.rows.filter((row) => row.outcome === outcome).length;
-  emit(registry, {
+  emit(extension, {
     type: "agent_tool:recovery:done",
     rows: records.length,
     finalized: count("finalized"),
@@ -140,35 +145,30 @@ async function recover(
 
 type RowContext = ReturnType<typeof resolveRecoveryOptions> & { deadlineAt: number };
 
-async function recoverRowSafely(
-  registry: AgentToolRegistry,
-  record: RunRecord,
-  context: RowContext,
-): Promise<RowResult> {
+async function recoverRowSafely(extension: Extension, record: RunRecord, context: RowContext): Promise<RowResult> {
   const { runId, agentType } = record;
   try {
-    return await recoverRow(registry, record, context);
+    return await recoverRow(extension, record, context);
   } catch (error) {
-    emit(registry, {
+    emit(extension, {
       type: "agent_tool:recovery:row_failed",
       runId,
       agentType,
       errorName: error instanceof Error ? error.name : typeof error,
-      at: registry.clock.now(),
+      at: extension.clock.now(),
     });
     return { kind: "failed", failure: { runId, agentType, error } };
   }
 }
 
-async function recoverRow(registry: AgentToolRegistry, record: RunRecord, context: RowContext): Promise<RowResult> {
-  const { clock } = registry;
+async function recoverRow(extension: Extension, record: RunRecord, context: RowContext): Promise<RowResult> {
+  const { clock } = extension;
   const { runId, agentType } = record;
   const startedAt = clock.now();
   const isStartAcknowledged = record.startAcknowledged === true || record.status !== "starting";
   const classification = await classifyRun({
-    transport: registry.transport,
+    inspect: () => extension.inspectChild({ agentType, runId }),
     clock,
-    ref: { agentType, runId },
     isStartAcknowledged,
     inspectTimeoutMs: context.agentToolInspectTimeoutMs,
     deadlineAt: context.deadlineAt,
@@ -177,14 +177,14 @@ async function recoverRow(registry: AgentToolRegistry, record: RunRecord, contex
   let final: RunRecord | null;
   switch (classification.kind) {
     case "unresolved":
-      final = await registry.finalizeAgentToolRun(
+      final = await extension.finalize(
         runId,
         interruptedOutcome(classification.reason, detailsOf(classification.reason, context)),
       );
       break;
     case "terminal":
       // Only the log is left to drain: bounded by silence, like an inspection.
-      final = await reattachRun(registry, record, {
+      final = await reattachRun(extension, record, {
         policy: { noProgressTimeoutMs: context.agentToolInspectTimeoutMs, maxWindowMs: 0 },
         silenceReason: "not-tailable",
         releaseTimeoutMs: context.agentToolInspectTimeoutMs,
@@ -194,12 +194,12 @@ async function recoverRow(registry: AgentToolRegistry, record: RunRecord, contex
       if (noProgressMs === 0) {
         // "Collect only a child that has already finished." A child with no record of an unacknowledged start
         // runs nothing (and the registry drops the input it kept), so it is not said to be running.
-        final = await registry.finalizeAgentToolRun(
+        final = await extension.finalize(
           runId,
           interruptedOutcome("no-progress", { ms: 0 }, classification.inspection !== null),
         );
       } else {
-        final = await reattachRun(registry, record, {
+        final = await reattachRun(extension, record, {
           policy: { noProgressTimeoutMs: noProgressMs, maxWindowMs: context.agentToolReattachMaxWindowMs },
           silenceReason: "no-progress",
           releaseTimeoutMs: context.agentToolInspectTimeoutMs,
@@ -226,7 +226,7 @@ async function recoverRow(registry: AgentToolRegistry, record: RunRecord, contex
       ? { childStillRunning: final.childStillRunning }
       : {}),
   };
-  emit(registry, {
+  emit(extension, {
     type: "agent_tool:recovery:row",
     runId,
     agentType,
@@ -245,6 +245,6 @@ function detailsOf(reason: AgentToolInterruptedReason, context: RowContext): { m
   return {};
 }
 
-function emit(registry: AgentToolRegistry, event: RecoveryEvent): void {
-  registry.emitRunEvent(event);
+function emit(extension: Extension, event: RecoveryEvent): void {
+  extension.emit(event);
 }

@@ -127,12 +127,8 @@ export class Assistant extends DurableObject<Env> {
     if (rest === "/clear" && request.method === "POST") return Response.json(await this.registry.clearAgentToolRuns());
     const cancel = /^\/cancel\/([^/]+)$/.exec(rest);
     if (cancel?.[1] && request.method === "POST") {
-      const runId = decodeURIComponent(cancel[1]);
-      // A background run is cancelled through `detached`, so its `aborted` is delivered (once) like any result.
-      const isDetached = (await this.registry.store.getRun(runId))?.detached === true;
-      const cancelled = isDetached
-        ? await this.detached.cancelAgentTool(runId)
-        : await this.registry.cancelAgentTool(runId);
+      // One call for every run: a background run's cancel is handled by `detached` (its `aborted` is delivered once).
+      const cancelled = await this.registry.cancelAgentTool(decodeURIComponent(cancel[1]));
       return Response.json({ cancelled });
     }
     const sub = /^\/sub\/([^/]+)\/([^/]+)$/.exec(rest);

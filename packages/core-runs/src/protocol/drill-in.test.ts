@@ -44,7 +44,12 @@ const chunkFrames: AgentToolChildChunkFrame[] = [
   {
     type: "child-chunk",
     runId: "r1",
-    item: { type: "progress", body: { type: "data-agent-progress", data: { fraction: 0.9 }, transient: true }, at: 2 },
+    item: {
+      type: "progress",
+      body: { type: "data-agent-progress", data: { fraction: 0.9 }, transient: true },
+      at: 2,
+      catchUp: true,
+    },
   },
   {
     type: "child-chunk",

@@ -139,7 +139,7 @@ function readTailItem(raw: unknown, runId: string): AgentToolTailItem | string {
     case "progress": {
       const body = readUIMessageChunkBody(raw["body"]);
       if (!body || !isTime(raw["at"])) return "progress item needs a chunk body and at: number";
-      return { type: "progress", body, at: raw["at"] };
+      return { type: "progress", body, at: raw["at"], ...(raw["catchUp"] === true ? { catchUp: true as const } : {}) };
     }
     case "terminal": {
       const inspection = readInspection(raw["inspection"], runId);

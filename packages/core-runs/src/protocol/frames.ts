@@ -32,12 +32,13 @@ export type AgentToolFinishedEvent = {
 };
 export type AgentToolErrorEvent = { kind: "error"; runId: string; error: string; completedAt?: number };
 export type AgentToolAbortedEvent = { kind: "aborted"; runId: string; error?: string; completedAt?: number };
+/** `reason` and `childStillRunning` are sent when the parent knows them (a row written by the registry has both). */
 export type AgentToolInterruptedEvent = {
   kind: "interrupted";
   runId: string;
   error: string;
-  reason: AgentToolInterruptedReason;
-  childStillRunning: boolean;
+  reason?: AgentToolInterruptedReason;
+  childStillRunning?: boolean;
   completedAt?: number;
 };
 /** Runs the server forgot; clients drop them and ignore late frames for them. */

@@ -243,15 +243,24 @@ describe("parseAgentToolFrame rejects malformed frames with a value", () => {
   });
 
   it("rejects an unknown interrupted reason", () => {
-    for (const reason of ["timeout", "", undefined, 1, "No-Progress"]) {
+    for (const reason of ["timeout", "", null, 1, "No-Progress"]) {
       expectFailure(validRaw({ ...interruptedEvent, reason }));
     }
   });
 
   it("rejects a non-boolean childStillRunning", () => {
-    for (const childStillRunning of ["true", 1, 0, null, undefined]) {
+    for (const childStillRunning of ["true", 1, 0, null]) {
       expectFailure(validRaw({ ...interruptedEvent, childStillRunning }));
     }
+  });
+
+  it("accepts an interrupted event that says only what the parent knows (no reason, no childStillRunning)", () => {
+    const { reason: _reason, childStillRunning: _still, ...known } = interruptedEvent;
+    const parsed = parseAgentToolFrame(validRaw(known));
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.frame.event).not.toHaveProperty("reason");
+    expect(parsed.frame.event).not.toHaveProperty("childStillRunning");
   });
 
   it("rejects an interrupted event without error text", () => {

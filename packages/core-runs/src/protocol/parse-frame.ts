@@ -92,9 +92,20 @@ function parseEvent(raw: Fields): AgentToolEvent | string {
       const reason = raw["reason"];
       const childStillRunning = raw["childStillRunning"];
       if (typeof error !== "string") return "interrupted event needs error: string";
-      if (!isAgentToolInterruptedReason(reason)) return "interrupted event needs a known reason";
-      if (typeof childStillRunning !== "boolean") return "interrupted event needs childStillRunning: boolean";
-      return { kind, runId, error, reason, childStillRunning, ...completedAt };
+      if (reason !== undefined && !isAgentToolInterruptedReason(reason)) {
+        return "interrupted event's reason must be a known reason";
+      }
+      if (childStillRunning !== undefined && typeof childStillRunning !== "boolean") {
+        return "interrupted event's childStillRunning must be a boolean";
+      }
+      return {
+        kind,
+        runId,
+        error,
+        ...(reason !== undefined ? { reason } : {}),
+        ...(childStillRunning !== undefined ? { childStillRunning } : {}),
+        ...completedAt,
+      };
     }
     default:
       // Not String(kind): a null-prototype object (or a throwing toString) would throw.

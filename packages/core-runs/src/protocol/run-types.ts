@@ -128,5 +128,14 @@ export type AgentToolLogEntry = {
  */
 export type AgentToolTailItem =
   | { type: "entries"; entries: AgentToolLogEntry[] }
-  | { type: "progress"; body: UIMessageChunk; at: number }
+  | {
+      type: "progress";
+      body: UIMessageChunk;
+      at: number;
+      /**
+       * Set on the snapshot a tail starts from (the run's latest progress, reported before the tail attached), so a
+       * reader can tell it from news.
+       */
+      catchUp?: true;
+    }
   | { type: "terminal"; inspection: AgentToolRunInspection };

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { PositionWriter } from "./position-writer.js";
+import type { AgentToolLogEntry } from "./protocol/index.js";
+import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
+import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
+import { makeRunRecord } from "./testing/run-store-contract-cases.js";
+
+const entry = (sequence: number): AgentToolLogEntry => ({
+  sequence,
+  body: { type: "text-delta", id: "t", delta: `${sequence}` },
+  at: sequence,
+});
+
+async function world() {
+  const clock = new ManualClock(0);
+  const store = new InMemoryRunStore();
+  await store.insertRun(makeRunRecord({ runId: "r1", status: "running" }));
+  const writer = new PositionWriter({ store, clock, runId: "r1", intervalMs: 500 });
+  return { clock, store, writer };
+}
+
+describe("PositionWriter: bounded writes of the parent's position in a followed run", () => {
+  it("writes the first entry at once, then at most once per interval, in one batch", async () => {
+    const { clock, store, writer } = await world();
+    store.resetStats();
+    writer.add(entry(1));
+    await flushMicrotasks();
+    expect(await store.readLog("r1")).toHaveLength(1);
+    for (let sequence = 2; sequence <= 40; sequence += 1) writer.add(entry(sequence));
+    await flushMicrotasks();
+    expect(await store.readLog("r1")).toHaveLength(1);
+    expect(writer.unwritten.map((item) => item.sequence)).toEqual(Array.from({ length: 39 }, (_, i) => i + 2));
+    await clock.advanceBy(500);
+    expect((await store.readLog("r1")).map((item) => item.sequence)).toEqual(
+      Array.from({ length: 40 }, (_, i) => i + 1),
+    );
+    expect((await store.getRun("r1"))?.lastSequence).toBe(40);
+    expect(writer.unwritten).toEqual([]);
+    // Two writes in all (each an append and a row update), not forty.
+    expect(store.stats.writes).toBe(4);
+  });
+
+  it("flush writes everything now, with the latest progress", async () => {
+    const { store, writer } = await world();
+    writer.add(entry(1));
+    writer.add(entry(2));
+    writer.progress({ fraction: 0.5, at: 7 });
+    await writer.flush();
+    expect((await store.readLog("r1")).map((item) => item.sequence)).toEqual([1, 2]);
+    expect(await store.getRun("r1")).toMatchObject({ lastSequence: 2, progress: { fraction: 0.5, at: 7 } });
+  });
+
+  it("keeps what a failed write could not store, and writes it with the next one", async () => {
+    const { clock, store, writer } = await world();
+    const appendLog = store.appendLog.bind(store);
+    let failures = 1;
+    store.appendLog = async (runId, entries) => {
+      if (failures > 0) {
+        failures -= 1;
+        throw new Error("storage busy");
+      }
+      return appendLog(runId, entries);
+    };
+    writer.add(entry(1));
+    await flushMicrotasks();
+    expect(writer.unwritten).toHaveLength(1);
+    writer.add(entry(2));
+    await clock.advanceBy(500);
+    expect((await store.readLog("r1")).map((item) => item.sequence)).toEqual([1, 2]);
+  });
+
+  it("writes nothing more once closed (the run was cleared)", async () => {
+    const { clock, store, writer } = await world();
+    writer.add(entry(1));
+    await flushMicrotasks();
+    writer.add(entry(2));
+    await writer.close();
+    writer.add(entry(3));
+    await clock.advanceBy(1_000);
+    expect((await store.readLog("r1")).map((item) => item.sequence)).toEqual([1]);
+  });
+});

@@ -1,0 +1,135 @@
+import type { Clock, TimerHandle } from "./ports/clock.js";
+import type { RunStore } from "./ports/run-store.js";
+import type { AgentToolLogEntry, AgentToolProgressSnapshot } from "./protocol/index.js";
+
+/** Default `followWriteIntervalMs`: how often, at most, a parent persists its position in a followed run. */
+export const DEFAULT_FOLLOW_WRITE_INTERVAL_MS = 500;
+
+/**
+ * Persists what a parent forwarded of a run as it follows it — its copy of the log, the highest sequence, the latest
+ * progress — so that after a restart it re-attaches from there (clients are not sent again what they hold) and replay
+ * reads it without waking the child. Writes are bounded: at most one in flight, and at most one per `intervalMs`;
+ * entries forwarded meanwhile go into the next write (so a crash re-sends at most one interval of chunks, which
+ * clients dedupe by sequence). `flush()` writes everything now (before a terminal is recorded).
+ * @internal
+ */
+export class PositionWriter {
+  readonly #store: RunStore;
+  readonly #clock: Clock;
+  readonly #runId: string;
+  readonly #intervalMs: number;
+  /** Forwarded, not yet durable (in flight first, then waiting), in sequence order. */
+  #unwritten: AgentToolLogEntry[] = [];
+  #inFlight = 0;
+  #progress: AgentToolProgressSnapshot | undefined;
+  #progressDirty = false;
+  #writing: Promise<void> | null = null;
+  #timer: TimerHandle | null = null;
+  #lastWriteAt = Number.NEGATIVE_INFINITY;
+  #isClosed = false;
+
+  constructor(options: { store: RunStore; clock: Clock; runId: string; intervalMs: number }) {
+    this.#store = options.store;
+    this.#clock = options.clock;
+    this.#runId = options.runId;
+    this.#intervalMs = options.intervalMs;
+  }
+
+  /** Entries forwarded but not yet durable: what replay adds to the stored copy. */
+  get unwritten(): readonly AgentToolLogEntry[] {
+    return this.#unwritten;
+  }
+
+  add(entry: AgentToolLogEntry): void {
+    if (this.#isClosed) return;
+    this.#unwritten.push(entry);
+    this.#schedule();
+  }
+
+  /** The latest progress (persisted with the next write). */
+  progress(snapshot: AgentToolProgressSnapshot): void {
+    if (this.#isClosed) return;
+    this.#progress = snapshot;
+    this.#progressDirty = true;
+    this.#schedule();
+  }
+
+  /**
+   * Write everything forwarded so far, now (the follow is ending: nothing more is added). Rejects when the store
+   * fails, leaving the entries unwritten.
+   */
+  async flush(): Promise<void> {
+    this.#cancelTimer();
+    if (this.#writing !== null) await this.#writing;
+    if (!this.#hasWork()) return;
+    const batch = this.#unwritten.slice();
+    const progress = this.#progressDirty ? this.#progress : undefined;
+    await this.#persist(batch, progress);
+    this.#unwritten = this.#unwritten.slice(batch.length);
+    if (progress === this.#progress) this.#progressDirty = false;
+  }
+
+  /** Stop writing (the run was cleared); waits for a write in flight, drops the rest. */
+  async close(): Promise<void> {
+    this.#isClosed = true;
+    this.#cancelTimer();
+    if (this.#writing !== null) await this.#writing;
+    this.#unwritten = [];
+  }
+
+  #hasWork(): boolean {
+    return !this.#isClosed && (this.#unwritten.length > this.#inFlight || this.#progressDirty);
+  }
+
+  #schedule(): void {
+    if (this.#writing || this.#timer !== null) return;
+    const wait = this.#lastWriteAt + this.#intervalMs - this.#clock.now();
+    if (wait <= 0) {
+      void this.#write();
+      return;
+    }
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#timer = null;
+      if (!this.#writing) void this.#write();
+    }, wait);
+  }
+
+  #cancelTimer(): void {
+    if (this.#timer !== null) this.#clock.clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  #write(): Promise<void> {
+    const batch = this.#unwritten.slice(this.#inFlight);
+    const progress = this.#progressDirty ? this.#progress : undefined;
+    this.#inFlight = this.#unwritten.length;
+    this.#progressDirty = false;
+    this.#lastWriteAt = this.#clock.now();
+    const writing = (async () => {
+      try {
+        await this.#persist(batch, progress);
+        this.#unwritten = this.#unwritten.slice(this.#inFlight);
+      } catch {
+        // Not durable: kept, and tried again with the next write (the final flush at the latest).
+        if (progress) this.#progressDirty = true;
+      } finally {
+        this.#inFlight = 0;
+        this.#writing = null;
+      }
+      if (this.#hasWork()) this.#schedule();
+    })();
+    this.#writing = writing;
+    return writing;
+  }
+
+  async #persist(batch: readonly AgentToolLogEntry[], progress: AgentToolProgressSnapshot | undefined): Promise<void> {
+    if (batch.length > 0) await this.#store.appendLog(this.#runId, batch);
+    const last = batch.at(-1);
+    if (!last && !progress) return;
+    await this.#store.updateRun(this.#runId, {
+      ...(last ? { lastSequence: last.sequence } : {}),
+      ...(progress ? { progress } : {}),
+      updatedAt: this.#clock.now(),
+    });
+  }
+}

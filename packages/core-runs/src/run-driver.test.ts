@@ -1,0 +1,234 @@
+// The driver of one run (start, the start acknowledgement, following the child's tail, retries), through the
+// registry's public surface: abort signals, tails that break, and a parent that restarts while it follows.
+import type { UIMessageChunk } from "ai";
+import { describe, expect, it, vi } from "vitest";
+import type { ChildRef, ChildTransport } from "./ports/child-transport.js";
+import { AGENT_PROGRESS_PART, type AgentToolEventFrame, type AgentToolProgressSnapshot } from "./protocol/index.js";
+import type { AgentToolHooks, AgentToolRegistryOptions } from "./registry-options.js";
+import { AgentToolRegistry } from "./run-registry.js";
+import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
+import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
+import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
+import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
+
+const settle = async (turns = 10) => {
+  for (let turn = 0; turn < turns; turn += 1) await flushMicrotasks(50);
+};
+
+/** Whether a promise has settled once the microtask queue drained (no real time passes). */
+async function isSettled(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  promise.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  await settle();
+  return settled;
+}
+
+function world(options: Partial<AgentToolRegistryOptions> = {}) {
+  const clock = new ManualClock(50_000);
+  const scripted = new ScriptedChild("Scripted");
+  const echo = echoChild("Echo", { chunks: (input) => textChunks([`echo ${String(input)}`]) });
+  const transport = new InProcessChildTransport({ children: [scripted.definition, echo], clock });
+  const store = new InMemoryRunStore();
+  const frames: AgentToolEventFrame[] = [];
+  const registry = new AgentToolRegistry({
+    store,
+    transport,
+    clock,
+    broadcast: (frame) => frames.push(frame),
+    ...options,
+  });
+  return { clock, scripted, transport, store, frames, registry };
+}
+
+const progressChunk = (snapshot: AgentToolProgressSnapshot) =>
+  ({ type: AGENT_PROGRESS_PART, data: snapshot, transient: true }) as unknown as UIMessageChunk;
+
+describe("run driver: the caller's abort signal", () => {
+  it("removes its abort listener when each run ends: twelve runs on one signal leave none behind", async () => {
+    const { registry } = world();
+    const controller = new AbortController();
+    const added = vi.spyOn(controller.signal, "addEventListener");
+    const removed = vi.spyOn(controller.signal, "removeEventListener");
+    for (let index = 0; index < 12; index += 1) {
+      const result = await registry.runAgentTool("Echo", {
+        input: index,
+        runId: `r${index}`,
+        signal: controller.signal,
+      });
+      expect(result.ok).toBe(true);
+    }
+    const abortListeners = (calls: unknown[][]) =>
+      calls.filter(([type]) => type === "abort").map(([, listener]) => listener);
+    const still = abortListeners(added.mock.calls).filter(
+      (listener) => !abortListeners(removed.mock.calls).includes(listener),
+    );
+    expect(abortListeners(added.mock.calls).length).toBeGreaterThan(0);
+    expect(still).toEqual([]);
+  });
+
+  it("ends the run with the caller's abort reason", async () => {
+    const { registry, scripted } = world();
+    const controller = new AbortController();
+    const running = registry.runAgentTool("Scripted", { input: "a", runId: "r1", signal: controller.signal });
+    await scripted.run("r1").context;
+    await settle();
+    controller.abort("The user pressed stop");
+    expect(await running).toMatchObject({ ok: false, status: "aborted", error: "The user pressed stop" });
+  });
+
+  it("says the caller aborted when the signal was aborted with no reason of its own", async () => {
+    const { registry, scripted } = world();
+    const controller = new AbortController();
+    const running = registry.runAgentTool("Scripted", { input: "a", runId: "r1", signal: controller.signal });
+    await scripted.run("r1").context;
+    await settle();
+    controller.abort();
+    expect(await running).toMatchObject({ ok: false, status: "aborted", error: "Aborted by the caller" });
+  });
+});
+
+/** A transport whose tail closes at once (no terminal) and whose inspect answers `null` for the first calls. */
+function flakyTransport(inner: ChildTransport, failures: { tails: number; nullInspections: number }) {
+  const calls = { tail: 0, inspect: 0 };
+  const transport: ChildTransport = {
+    start: (ref, input) => inner.start(ref, input),
+    cancel: (ref, reason) => inner.cancel(ref, reason),
+    destroy: (ref) => inner.destroy(ref),
+    inspect: async (ref: ChildRef) => {
+      calls.inspect += 1;
+      return calls.inspect <= failures.nullInspections ? null : inner.inspect(ref);
+    },
+    tail: (ref, options) => {
+      calls.tail += 1;
+      if (calls.tail <= failures.tails) {
+        options.onOpen?.();
+        return new ReadableStream({ start: (controller) => controller.close() });
+      }
+      return inner.tail(ref, options);
+    },
+  };
+  return { transport, calls };
+}
+
+describe("run driver: a tail that ends early (SPEC §4: null is not failure)", () => {
+  it("keeps waiting, with clock-driven pauses, while inspect answers null, and collects the real result", async () => {
+    const base = world();
+    const { transport, calls } = flakyTransport(base.transport, { tails: 3, nullInspections: 3 });
+    const registry = new AgentToolRegistry({ store: new InMemoryRunStore(), transport, clock: base.clock });
+    const result = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    const run = base.scripted.run("r1");
+    await run.context;
+    // Three broken tails, three null inspections: no time has passed, so nothing is given up yet.
+    expect(await isSettled(result)).toBe(false);
+    const tailsBeforeTime = calls.tail;
+    await base.clock.advanceBy(30_000);
+    expect(calls.tail).toBeGreaterThan(tailsBeforeTime);
+    run.emit(...textChunks(["late but fine"]));
+    run.complete();
+    expect(await result).toMatchObject({ ok: true, status: "completed", summary: "late but fine" });
+  });
+
+  it("gives up as interrupted / not-tailable only once its retry budget is spent, the child maybe running", async () => {
+    const base = world();
+    const { transport } = flakyTransport(base.transport, { tails: Number.POSITIVE_INFINITY, nullInspections: 0 });
+    const registry = new AgentToolRegistry({
+      store: new InMemoryRunStore(),
+      transport,
+      clock: base.clock,
+      tailRetry: { budgetMs: 60_000 },
+    } as AgentToolRegistryOptions);
+    const result = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    await base.scripted.run("r1").context;
+    await base.clock.advanceBy(59_000);
+    expect(await isSettled(result)).toBe(false);
+    await base.clock.advanceBy(2_000);
+    expect(await result).toMatchObject({
+      ok: false,
+      status: "interrupted",
+      reason: "not-tailable",
+      childStillRunning: true,
+    });
+  });
+});
+
+describe("run driver: a parent restarted while it follows a run (SPEC §9)", () => {
+  it("re-attaches from the position it persisted: chunks clients hold are not sent again", async () => {
+    const before = world();
+    const running = before.registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    const run = before.scripted.run("r1");
+    await run.context;
+    run.emit({ type: "start" }, { type: "start-step" }, { type: "text-start", id: "t" });
+    run.emit({ type: "text-delta", id: "t", delta: "one " }, { type: "text-delta", id: "t", delta: "two " });
+    await settle();
+    // Let the parent persist what it followed (writes are bounded in time, not per chunk).
+    await before.clock.advanceBy(5_000);
+    const sentBefore = before.frames.flatMap((frame) => (frame.sequence !== undefined ? [frame.sequence] : []));
+    expect(sentBefore).toEqual([1, 2, 3, 4, 5]);
+
+    // A new parent instance over the same storage (the old one's memory is gone), re-attaching.
+    const frames: AgentToolEventFrame[] = [];
+    const restarted = new AgentToolRegistry({
+      store: before.store,
+      transport: before.transport,
+      clock: before.clock,
+      broadcast: (frame) => frames.push(frame),
+    });
+    const collected = restarted.waitForAgentToolRun("r1");
+    await settle();
+    run.emit({ type: "text-delta", id: "t", delta: "three" }, { type: "text-end", id: "t" });
+    run.emit({ type: "finish-step" }, { type: "finish" });
+    run.complete();
+    expect(await collected).toMatchObject({ ok: true, summary: "one two three" });
+    const resent = frames.flatMap((frame) => (frame.sequence !== undefined ? [frame.sequence] : []));
+    expect(resent).toEqual([6, 7, 8, 9]);
+    await running;
+  });
+
+  it("does not fire onProgress again for a snapshot reported before the restart", async () => {
+    const seen: string[] = [];
+    const seenAfter: string[] = [];
+    const hooksOf = (into: string[]): AgentToolHooks => ({
+      onProgress: (run, snapshot) => void into.push(`${run.runId}:${snapshot.message}`),
+    });
+    const before = world({ hooks: hooksOf(seen) });
+    void before.registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    const run = before.scripted.run("r1");
+    const context = await run.context;
+    await settle();
+    context.publishEphemeral(progressChunk({ message: "half", fraction: 0.5, at: before.clock.now() }), {
+      message: "half",
+      fraction: 0.5,
+      at: before.clock.now(),
+    });
+    await settle();
+    await before.clock.advanceBy(5_000);
+    expect(seen).toEqual(["r1:half"]);
+
+    const restarted = new AgentToolRegistry({
+      store: before.store,
+      transport: before.transport,
+      clock: before.clock,
+      hooks: hooksOf(seenAfter),
+    });
+    const collected = restarted.waitForAgentToolRun("r1");
+    await settle();
+    context.publishEphemeral(progressChunk({ message: "almost", fraction: 0.9, at: before.clock.now() }), {
+      message: "almost",
+      fraction: 0.9,
+      at: before.clock.now(),
+    });
+    await settle();
+    run.complete();
+    await collected;
+    await restarted.whenIdle();
+    // The old instance is still in this process (a test cannot kill it); only the restarted one's hook counts.
+    expect(seenAfter).toEqual(["r1:almost"]);
+  });
+});

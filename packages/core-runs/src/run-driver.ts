@@ -1,0 +1,381 @@
+import type { ConcurrencySlots } from "./concurrency-slots.js";
+import { errorMessage } from "./errors.js";
+import type { ChildRef } from "./ports/child-transport.js";
+import { delay } from "./ports/clock.js";
+import { PositionWriter } from "./position-writer.js";
+import {
+  type AgentToolProgressSnapshot,
+  type AgentToolRunInspection,
+  type AgentToolTailItem,
+  isLiveStatus,
+  readProgressChunk,
+} from "./protocol/index.js";
+import type { AgentToolRunOutcome } from "./registry-options.js";
+import type { RegistryRuntime } from "./registry-runtime.js";
+import { entryFrame, ephemeralFrame } from "./run-frames.js";
+import { childOutcome, isCollectable, needsStart, notTailableOutcome, startAcknowledgedPatch } from "./run-machine.js";
+import { type RunRecord, toRunInfo } from "./run-record.js";
+import type { RunTransitions } from "./run-transitions.js";
+import { StartAcknowledgement } from "./start-acknowledgement.js";
+import { nextTailRetry, type TailRetryPolicy, type TailRetryState } from "./tail-retry-policy.js";
+
+/** Called for every log batch or progress item a driver forwards to clients. */
+export type ActivityListener = (item: AgentToolTailItem) => void;
+
+/** How a stopped follow decides what to record (e.g. after trying to cancel the child). */
+export type StopDecision = AgentToolRunOutcome | (() => AgentToolRunOutcome | Promise<AgentToolRunOutcome>);
+
+/** What a driver holds of its run beyond the parent's stored copy (for replay and `getAgentToolRun`). */
+export type LiveRunView = {
+  readonly entries: readonly import("./protocol/index.js").AgentToolLogEntry[];
+  readonly progress: AgentToolProgressSnapshot | undefined;
+};
+
+export type RunDriverOptions = {
+  runtime: RegistryRuntime;
+  transitions: RunTransitions;
+  slots: ConcurrencySlots;
+  retry: TailRetryPolicy;
+  followWriteIntervalMs: number;
+};
+
+/** The follow loop stopped without recording anything itself (stopped, cleared, or the row changed). */
+const LEFT = Symbol("left");
+
+type TailEnd = { kind: "terminal"; inspection: AgentToolRunInspection } | { kind: "ended"; isAlive: boolean };
+
+const STOPPED_OUTCOME: AgentToolRunOutcome = {
+  status: "interrupted",
+  reason: "no-progress",
+  childStillRunning: true,
+  error: "Stopped waiting for the child",
+};
+
+/**
+ * Drives one run in this process: sends the idempotent `start` (for a run whose child never acknowledged it), writes
+ * the acknowledgement once the tail is open, follows the child's tail — forwarding entries and progress to clients,
+ * persisting the position it reached, tailing again after a clock-driven pause when the tail ends early (within the
+ * retry policy's budget) — and records the run's terminal through the machine. One driver per run per registry.
+ * @internal
+ */
+export class RunDriver {
+  readonly runId: string;
+  readonly ref: ChildRef;
+  /** Settles with the run's row at the end (`null` when it was cleared). */
+  readonly done: Promise<RunRecord | null>;
+  readonly #record: RunRecord;
+  readonly #options: RunDriverOptions;
+  readonly #writer: PositionWriter;
+  readonly #stopTail = new AbortController();
+  readonly #activity = new Set<ActivityListener>();
+  readonly #isReattach: boolean;
+  #ack: StartAcknowledgement;
+  #isStartAnswered: boolean;
+  #cancelRequested: string | null = null;
+  #ending: "none" | "stopping" | "cleared" = "none";
+  #lastSequence: number;
+  #progress: AgentToolProgressSnapshot | undefined;
+  #resolve: (record: RunRecord | null) => void = () => {};
+  #reject: (error: unknown) => void = () => {};
+  #isSettled = false;
+
+  constructor(record: RunRecord, options: RunDriverOptions) {
+    this.runId = record.runId;
+    this.ref = { agentType: record.agentType, runId: record.runId };
+    this.#record = record;
+    this.#options = options;
+    this.#lastSequence = record.lastSequence;
+    this.#progress = record.progress;
+    const startsChild = needsStart(record);
+    this.#isReattach = !startsChild;
+    this.#isStartAnswered = !startsChild;
+    this.#ack = startsChild
+      ? StartAcknowledgement.waiting(() => this.#acknowledge())
+      : StartAcknowledgement.notNeeded();
+    this.#writer = new PositionWriter({
+      store: options.runtime.store,
+      clock: options.runtime.clock,
+      runId: record.runId,
+      intervalMs: options.followWriteIntervalMs,
+    });
+    this.done = new Promise<RunRecord | null>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    // Nobody may be waiting (a detached run): a store failure must not surface as an unhandled rejection.
+    this.done.catch(() => undefined);
+  }
+
+  /** Start driving; `signal` aborted before the child is started ends the run without starting it. */
+  start(signal?: AbortSignal): void {
+    this.#settleWith(this.#run(signal));
+  }
+
+  /** What this driver holds beyond the stored copy. */
+  get view(): LiveRunView {
+    return { entries: this.#writer.unwritten, progress: this.#progress };
+  }
+
+  /** Listen to what this driver forwards; returns the function that stops listening. */
+  onActivity(listener: ActivityListener): () => void {
+    this.#activity.add(listener);
+    return () => {
+      this.#activity.delete(listener);
+    };
+  }
+
+  /**
+   * Cancel the run's child. Before the child acknowledged `start`, the cancel waits for the acknowledgement (the
+   * child may not know the run yet), which is then written at once. A child that cannot be reached ends the run here
+   * (`aborted`, cause `child-unreachable`), so no slot is held forever.
+   */
+  async cancel(reason: string): Promise<void> {
+    if (!this.#ack.isSettled) {
+      this.#cancelRequested = reason;
+      if (this.#isStartAnswered) await this.#ack.settle().catch(() => undefined);
+      return;
+    }
+    await this.#cancelChild(reason);
+  }
+
+  /**
+   * Stop following: tailing stops at once (so nothing the child does next is recorded), then `decide` gives the
+   * outcome to record instead of the child's (it may first try to cancel the child). Settles at once even if the
+   * transport ignores the stop. A `decide` that throws records `interrupted` / `no-progress`.
+   */
+  stop(decide: StopDecision): Promise<RunRecord | null> {
+    if (this.#ending !== "none") return this.done;
+    this.#ending = "stopping";
+    this.#stopTail.abort();
+    this.#settleWith(
+      (async () => {
+        let outcome: AgentToolRunOutcome;
+        try {
+          outcome = typeof decide === "function" ? await decide() : decide;
+        } catch {
+          outcome = STOPPED_OUTCOME;
+        }
+        return this.#finish(outcome);
+      })(),
+    );
+    return this.done;
+  }
+
+  /** The run is being cleared: stop tailing and writing; nothing is recorded. */
+  async clear(): Promise<void> {
+    if (this.#ending === "none") this.#ending = "cleared";
+    this.#stopTail.abort();
+    this.#settleWith(Promise.resolve(null));
+    await this.#writer.close();
+  }
+
+  /** Settle `done` with the first result that comes (the loop's, a stop's or a clear's); a `LEFT` loop says nothing. */
+  #settleWith(result: Promise<RunRecord | null | typeof LEFT>): void {
+    result.then(
+      (record) => {
+        if (record === LEFT || this.#isSettled) return;
+        this.#isSettled = true;
+        this.#resolve(record);
+      },
+      (error: unknown) => {
+        if (this.#isSettled) return;
+        this.#isSettled = true;
+        this.#reject(error);
+      },
+    );
+  }
+
+  async #run(signal: AbortSignal | undefined): Promise<RunRecord | null | typeof LEFT> {
+    const { runtime, slots } = this.#options;
+    const { runId, agentType } = this.ref;
+    if (isLiveStatus(this.#record.status)) await slots.hold(runId);
+    if (!this.#isReattach) {
+      if (signal?.aborted) {
+        return this.#finish({
+          status: "aborted",
+          error: "Aborted by the caller before the child started",
+          cause: "cancelled-before-start",
+        });
+      }
+      try {
+        await runtime.transport.start(this.ref, this.#record.input);
+      } catch (error) {
+        return this.#finish({
+          status: "error",
+          error: `Could not start the child: ${errorMessage(error)}`,
+          cause: "start-failed",
+        });
+      }
+      this.#isStartAnswered = true;
+      if (this.#ending !== "none") return this.#leave();
+      // A cancel that came while `start` was on its way: acknowledge now, which cancels the child.
+      if (this.#cancelRequested !== null && !(await this.#ack.settle())) return this.#leave();
+    } else {
+      runtime.emit({
+        type: "agent_tool:run:reattach",
+        runId,
+        agentType,
+        afterSequence: this.#lastSequence,
+        at: runtime.clock.now(),
+      });
+    }
+    return this.#follow();
+  }
+
+  /** Tail until the child's terminal; tail again (after a pause, within the policy's budget) when it ends early. */
+  async #follow(): Promise<RunRecord | null | typeof LEFT> {
+    const { runtime, retry: policy } = this.#options;
+    const retry: TailRetryState = { failedAttempts: 0, quietSince: runtime.clock.now() };
+    for (;;) {
+      const end = await this.#tailOnce();
+      if (end === LEFT) return this.#leave();
+      if (end.kind === "terminal") return this.#finish(childOutcome(end.inspection));
+      if (end.isAlive) {
+        retry.failedAttempts = 0;
+        retry.quietSince = runtime.clock.now();
+      }
+      const inspection = await runtime.transport.inspect(this.ref).catch(() => null);
+      if (this.#ending !== "none") return this.#leave();
+      if (inspection && isCollectable(inspection, this.#lastSequence)) return this.#finish(childOutcome(inspection));
+      // The child did something on that tail: follow it again at once.
+      if (end.isAlive) continue;
+      retry.failedAttempts += 1;
+      const decision = nextTailRetry(policy, retry, runtime.clock.now());
+      if (decision.kind === "give-up") return this.#finish(notTailableOutcome());
+      try {
+        await delay(runtime.clock, decision.delayMs, { abortSignal: this.#stopTail.signal });
+      } catch {
+        return this.#leave();
+      }
+    }
+  }
+
+  /** One tail from the last sequence forwarded: its terminal, or how it ended without one. */
+  async #tailOnce(): Promise<TailEnd | typeof LEFT> {
+    let isAlive = false;
+    try {
+      const stream = this.#options.runtime.transport.tail(this.ref, {
+        afterSequence: this.#lastSequence,
+        signal: this.#stopTail.signal,
+        ...(this.#ack.isSettled ? {} : { onOpen: () => void this.#ack.settle().catch(() => undefined) }),
+      });
+      for await (const item of stream as unknown as AsyncIterable<AgentToolTailItem>) {
+        if (!this.#ack.isSettled && !(await this.#ack.settle())) return LEFT;
+        if (this.#ending !== "none") return LEFT;
+        if (item.type === "terminal") return { kind: "terminal", inspection: item.inspection };
+        if (this.#forward(item)) isAlive = true;
+      }
+    } catch {
+      // A broken tail: ask the child, then tail again from what was forwarded.
+    }
+    if (!(await this.#ack.settle()) || this.#ending !== "none") return LEFT;
+    return { kind: "ended", isAlive };
+  }
+
+  /** Forward one tail item to clients and listeners; true when it shows the child doing something new. */
+  #forward(item: AgentToolTailItem): boolean {
+    const { runtime } = this.#options;
+    if (item.type === "entries") {
+      this.#notify(item);
+      let isNew = false;
+      for (const entry of item.entries) {
+        if (entry.sequence <= this.#lastSequence) continue;
+        isNew = true;
+        this.#lastSequence = entry.sequence;
+        this.#writer.add(entry);
+        runtime.send(entryFrame(this.#record, entry));
+        const snapshot = readProgressChunk(entry.body, entry.at);
+        if (snapshot) this.#onProgress(snapshot, entry.sequence, true);
+      }
+      return isNew;
+    }
+    if (item.type !== "progress") return false;
+    runtime.send(ephemeralFrame(this.#record, item.body));
+    const snapshot = readProgressChunk(item.body, item.at);
+    if (!snapshot) return false;
+    // The snapshot a tail starts from (`catchUp`) is news only if it is newer than what this driver saw; and
+    // `onProgress` is not fired again for it after a restart (the parent's own hooks are best effort, live only).
+    const isNews = item.catchUp !== true || snapshot.at > (this.#progress?.at ?? Number.NEGATIVE_INFINITY);
+    if (!isNews) return false;
+    this.#notify(item);
+    this.#onProgress(snapshot, undefined, item.catchUp !== true || !this.#isReattach);
+    return true;
+  }
+
+  #notify(item: AgentToolTailItem): void {
+    for (const listener of this.#activity) {
+      try {
+        listener(item);
+      } catch {
+        // a follower's bug must not break forwarding
+      }
+    }
+  }
+
+  #onProgress(snapshot: AgentToolProgressSnapshot, sequence: number | undefined, fireHook: boolean): void {
+    const { runtime } = this.#options;
+    this.#progress = snapshot;
+    this.#writer.progress(snapshot);
+    runtime.emit({
+      type: "agent_tool:run:progress",
+      runId: this.runId,
+      agentType: this.ref.agentType,
+      at: snapshot.at,
+      ...(snapshot.fraction !== undefined ? { fraction: snapshot.fraction } : {}),
+      ...(snapshot.phase !== undefined ? { phase: snapshot.phase } : {}),
+      ...(snapshot.milestone !== undefined ? { milestone: snapshot.milestone } : {}),
+      ...(sequence !== undefined ? { sequence } : {}),
+    });
+    const onProgress = runtime.hooks.onProgress;
+    if (onProgress && fireHook) {
+      const run = toRunInfo({ ...this.#record, progress: snapshot });
+      void runtime.callHook("onProgress", this.#record, () => onProgress(run, snapshot));
+    }
+  }
+
+  /** Write the start acknowledgement (once); then deliver a cancel that was waiting for it. */
+  async #acknowledge(): Promise<boolean> {
+    const { runtime } = this.#options;
+    const acknowledged = await runtime.store.updateRun(
+      this.runId,
+      startAcknowledgedPatch(this.#record, runtime.clock.now()),
+      { expectedRevision: this.#record.revision },
+    );
+    if (!acknowledged) return false;
+    runtime.emit({
+      type: "agent_tool:run:start",
+      runId: this.runId,
+      agentType: this.ref.agentType,
+      at: runtime.clock.now(),
+    });
+    if (this.#cancelRequested !== null) await this.#cancelChild(this.#cancelRequested);
+    return true;
+  }
+
+  async #cancelChild(reason: string): Promise<void> {
+    try {
+      await this.#options.runtime.transport.cancel(this.ref, reason);
+    } catch (error) {
+      await this.stop({
+        status: "aborted",
+        error: `${reason} (child unreachable: ${errorMessage(error)})`,
+        cause: "child-unreachable",
+      });
+    }
+  }
+
+  /** Persist what was followed, then record the outcome. */
+  async #finish(outcome: AgentToolRunOutcome): Promise<RunRecord | null> {
+    await this.#writer.flush();
+    return this.#options.transitions.finalize(this.runId, outcome, {
+      lastSequence: this.#lastSequence,
+      progress: this.#progress,
+    });
+  }
+
+  /** The loop ends without recording: a stop records its own outcome; a refused acknowledgement reads the row. */
+  #leave(): RunRecord | null | typeof LEFT | Promise<RunRecord | null> {
+    if (this.#ending !== "none") return LEFT;
+    return this.#options.runtime.store.getRun(this.runId);
+  }
+}

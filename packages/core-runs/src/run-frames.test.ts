@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { terminalFrame } from "./run-frames.js";
+import type { RunRecord } from "./run-record.js";
+
+const row = (fields: Partial<RunRecord>): RunRecord => ({
+  runId: "r1",
+  agentType: "Echo",
+  status: "running",
+  revision: 3,
+  startedAt: 1,
+  updatedAt: 2,
+  displayOrder: 0,
+  lastSequence: 0,
+  ...fields,
+});
+
+describe("terminalFrame", () => {
+  it("sends only what the row knows of an interrupted run: no invented reason or childStillRunning", () => {
+    const frame = terminalFrame(row({ status: "interrupted", error: "stopped", completedAt: 5 }));
+    expect(frame?.event).toEqual({ kind: "interrupted", runId: "r1", error: "stopped", completedAt: 5 });
+  });
+
+  it("carries reason and childStillRunning when the row has them", () => {
+    const frame = terminalFrame(
+      row({ status: "interrupted", error: "e", reason: "no-progress", childStillRunning: true, completedAt: 5 }),
+    );
+    expect(frame).toMatchObject({
+      revision: 3,
+      event: { kind: "interrupted", reason: "no-progress", childStillRunning: true, completedAt: 5 },
+    });
+  });
+});
