@@ -1,24 +1,19 @@
-// The reducer and store: framework-free, usable without React.
-
-export type { AgentToolStore } from "./agent-tool-store.js";
-export { createAgentToolStore } from "./agent-tool-store.js";
-export type { UIMessageAssembly, UIMessageParts } from "./apply-ui-message-chunk.js";
-export { applyUIMessageChunk, assembleUIMessageParts, createUIMessageAssembly } from "./apply-ui-message-chunk.js";
-export type { AgentToolRunState, AgentToolTimelineOptions, AgentToolTimelineState } from "./run-timeline.js";
-export {
-  applyAgentToolEvent,
-  createAgentToolTimelineState,
-  defaultDrillInUrl,
-  selectAgentToolCursors,
-  selectRunsForToolCall,
-  selectUnboundRuns,
-} from "./run-timeline.js";
-// The React hook.
+// @agent-tools/react: thin React bindings over @agent-tools/client (useSyncExternalStore wrappers).
+export type {
+  AgentToolConnection,
+  AgentToolConnectionPool,
+  AgentToolConnectionStatus,
+  AgentToolDrillInSnapshot,
+  AgentToolRunState,
+  AgentToolTimelineState,
+} from "@agent-tools/client";
 export type {
   AgentToolEventSource,
   AgentToolMessageEvent,
   AgentToolMessageListener,
-  UseAgentToolEventsOptions,
-  UseAgentToolEventsResult,
-} from "./use-agent-tool-events.js";
+} from "./agent-tool-event-source.js";
+export type { UseAgentToolEventsResult } from "./use-agent-tool-events.js";
 export { useAgentToolEvents } from "./use-agent-tool-events.js";
+export type { UseAgentToolRunOptions, UseAgentToolRunResult } from "./use-agent-tool-run.js";
+export { useAgentToolRun } from "./use-agent-tool-run.js";
+export type { UseAgentToolEventsOptions } from "./use-events-source.js";

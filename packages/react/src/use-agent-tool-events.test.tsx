@@ -2,21 +2,15 @@
 import {
   AGENT_TOOL_CURSORS_PARAM,
   type AgentToolEventFrame,
+  type AgentToolRunState,
   encodeAgentToolCursors,
-  encodeAgentToolFrame,
-  parseAgentToolCursors,
-} from "@agent-tools/core-runs/protocol";
+} from "@agent-tools/client";
 import { act, cleanup, render, renderHook, screen } from "@testing-library/react";
 import type { UIMessageChunk } from "ai";
 import { StrictMode } from "react";
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
-import type { AgentToolRunState } from "./run-timeline.js";
-import { textChunks } from "./test-support.js";
-import {
-  type AgentToolEventSource,
-  type UseAgentToolEventsResult,
-  useAgentToolEvents,
-} from "./use-agent-tool-events.js";
+import type { AgentToolEventSource } from "./agent-tool-event-source.js";
+import { type UseAgentToolEventsResult, useAgentToolEvents } from "./use-agent-tool-events.js";
 
 afterEach(cleanup);
 
@@ -36,7 +30,7 @@ class FakeSocket extends EventTarget {
   }
   /** The server sends one message (frames as JSON text, as on the wire). */
   receive(message: AgentToolEventFrame | string): void {
-    const data = typeof message === "string" ? message : encodeAgentToolFrame(message);
+    const data = typeof message === "string" ? message : JSON.stringify(message);
     act(() => {
       this.dispatchEvent(new MessageEvent("message", { data }));
     });
@@ -66,6 +60,11 @@ const finished = (runId: string, revision = 2): AgentToolEventFrame => ({
   revision,
   event: { kind: "finished", runId, summary: "done" },
 });
+const textChunks = (id: string, text: string): UIMessageChunk[] => [
+  { type: "text-start", id },
+  ...(text.match(/\S+\s*/g) ?? []).map((delta): UIMessageChunk => ({ type: "text-delta", id, delta })),
+  { type: "text-end", id },
+];
 const textFrames = (runId: string, text: string, replay = false) =>
   textChunks(`t-${runId}`, text).map((body, index) => chunk(runId, index + 1, body, replay));
 
@@ -89,7 +88,7 @@ function ToolCallRuns({ agent, toolCallId }: { agent: AgentToolEventSource | nul
   );
 }
 
-describe("useAgentToolEvents", () => {
+describe("useAgentToolEvents({ agent }): a socket the app manages", () => {
   it("streams a tool call's child runs in display order", () => {
     const socket = new FakeSocket();
     render(<ToolCallRuns agent={socket} toolCallId="c1" />);
@@ -155,9 +154,7 @@ describe("useAgentToolEvents", () => {
 
     // The connection drops and comes back: the new URL carries what the client holds.
     const second = connect();
-    expect(parseAgentToolCursors(new URL(second.url).searchParams.get(AGENT_TOOL_CURSORS_PARAM))).toEqual({
-      r1: { sequence: 4, revision: 1 },
-    });
+    expect(JSON.parse(new URL(second.url).searchParams.get(AGENT_TOOL_CURSORS_PARAM) ?? "")).toEqual([["r1", 4, 1]]);
     rerender({ agent: second });
     expect(first.listeners).toBe(0);
     expect(second.listeners).toBe(1);

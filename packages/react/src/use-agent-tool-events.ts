@@ -1,89 +1,95 @@
 "use client";
 
-import type { AgentToolCursors } from "@agent-tools/core-runs/protocol";
-import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import { createAgentToolStore } from "./agent-tool-store.js";
-import { type AgentToolRunState, type AgentToolTimelineOptions, defaultDrillInUrl } from "./run-timeline.js";
-
-/**
- * What a `message` listener receives: only `data` is read. Typed loosely so that DOM `EventTarget`s, browser
- * `WebSocket`s, PartySockets and Node's `ws` sockets all fit.
- */
-export type AgentToolMessageEvent = Event | { readonly data: unknown };
-export type AgentToolMessageListener = (event: AgentToolMessageEvent) => void;
-
-/**
- * An open connection to the parent agent: anything with `addEventListener`/`removeEventListener` for `message`
- * events — a `WebSocket`, a PartySocket, the socket of the agents SDK's `useAgent`, an `EventTarget` in tests.
- */
-export type AgentToolEventSource = {
-  addEventListener(type: "message", listener: AgentToolMessageListener): void;
-  removeEventListener(type: "message", listener: AgentToolMessageListener): void;
-};
-
-export type UseAgentToolEventsOptions = {
-  /** The parent connection to listen to (never opened or closed by the hook). `null` while there is none. */
-  agent: AgentToolEventSource | null | undefined;
-  /** The drill-in address of a run. Default: the relative path `sub/<agentType>/<runId>`. */
-  drillInUrl?: AgentToolTimelineOptions["drillInUrl"];
-};
+import {
+  type AgentToolConnection,
+  type AgentToolConnectionStatus,
+  type AgentToolCursors,
+  type AgentToolRunState,
+  type AgentToolTimelineState,
+  selectRunsForToolCall,
+  selectUnboundRuns,
+} from "@agent-tools/client";
+import { useCallback, useMemo } from "react";
+import { type EventsSnapshot, type UseAgentToolEventsOptions, useEventsSource } from "./use-events-source.js";
+import { useStoreSelector } from "./use-store-selector.js";
 
 export type UseAgentToolEventsResult = {
-  /** Every run the connection told about (placeholders included), by runId. */
+  /** Every run the parent told about (placeholders included), by runId. */
   runsById: Readonly<Record<string, AgentToolRunState>>;
   /** Runs with no parent tool call (e.g. detached runs), sorted by displayOrder, then first seen. */
   unboundRuns: readonly AgentToolRunState[];
   /** The runs a tool call started, sorted by displayOrder (stable); the same array while they do not change. */
   getRunsForToolCall(toolCallId: string): readonly AgentToolRunState[];
-  /** Forget all runs and cursors; reconnect afterwards to receive a full replay. */
+  /** Forget all runs and cursors; with `url` or `connection`, also reconnect for a full replay. */
   resetLocalState(): void;
-  /** The cursors to send on (re)connect, e.g. from PartySocket's `query` function (evaluated on every reconnect). */
+  /** The cursors held now, for a URL you build yourself (e.g. PartySocket's `query`, evaluated on every reconnect). */
   cursors(): AgentToolCursors;
+  /** Where the socket stands (`url` and `connection` forms); `null` with `agent` (not the hook's socket) or no parent. */
+  connectionStatus: AgentToolConnectionStatus | null;
+  /** The connection in use (`url` and `connection` forms), e.g. to `reconnect()`; `null` otherwise. */
+  connection: AgentToolConnection | null;
 };
 
+const wholeSnapshot = (snapshot: EventsSnapshot) => snapshot;
+
 /**
- * Child-run timelines of a parent agent connection, for rendering each tool call's runs inline. Headless: it
- * subscribes to a connection you already have and never opens one; it dedupes replay/live races, applies each
- * run's `UIMessageChunk`s to its parts, and groups sibling runs by parent tool call (SPEC §12).
- * A `useSyncExternalStore` wrapper over {@link createAgentToolStore}; StrictMode-safe (the listener is attached
- * once per mounted effect, and durable chunks are deduped by sequence anyway). The returned functions keep their
- * identity for the life of the component.
+ * Child-run timelines of a parent agent, for rendering each tool call's runs inline (SPEC §12): durable chunks are
+ * deduped, each run's `UIMessageChunk`s become its parts, sibling runs are grouped by parent tool call.
+ *
+ * Name the parent one of three ways:
+ * - `{ url }`: the hook opens the parent's event socket, reconnects with back-off and cursors, and shares one
+ *   socket among every component given that URL, closing it a grace period after the last one unmounts;
+ * - `{ connection }`: a connection from `createAgentToolConnection` that you own;
+ * - `{ agent }`: a socket you open and close yourself (`WebSocket`, PartySocket, the agents SDK's `useAgent`).
+ *
+ * Pass a `selector` (and optionally `isEqual`) to read one value of the timeline: the component then re-renders
+ * only when that value changes. StrictMode-safe: its mount → unmount → mount keeps one socket, and text is never
+ * doubled (the reducer is pure, chunks are deduped by sequence). The returned functions keep their identity while
+ * the options name the same parent.
  *
  * @example
- * const { getRunsForToolCall, unboundRuns } = useAgentToolEvents({ agent: socket });
- * // in a tool part: getRunsForToolCall(part.toolCallId).map((run) => <RunCard key={run.runId} run={run} />)
+ * const { getRunsForToolCall, unboundRuns } = useAgentToolEvents({ url: "wss://host/agents/assistant/default" });
+ * const runs = useAgentToolEvents({ url }, (state) => selectRunsForToolCall(state, toolCallId));
  */
-export function useAgentToolEvents(options: UseAgentToolEventsOptions): UseAgentToolEventsResult {
-  const { agent, drillInUrl } = options;
-  const drillInUrlRef = useRef(drillInUrl);
-  useEffect(() => {
-    drillInUrlRef.current = drillInUrl;
-  }, [drillInUrl]);
-
-  const [store] = useState(() =>
-    createAgentToolStore({ drillInUrl: (run) => (drillInUrlRef.current ?? defaultDrillInUrl)(run) }),
+export function useAgentToolEvents(options: UseAgentToolEventsOptions): UseAgentToolEventsResult;
+export function useAgentToolEvents<TSelection>(
+  options: UseAgentToolEventsOptions,
+  selector: (state: AgentToolTimelineState) => TSelection,
+  isEqual?: (left: TSelection, right: TSelection) => boolean,
+): TSelection;
+export function useAgentToolEvents<TSelection>(
+  options: UseAgentToolEventsOptions,
+  selector?: (state: AgentToolTimelineState) => TSelection,
+  isEqual?: (left: TSelection, right: TSelection) => boolean,
+): UseAgentToolEventsResult | TSelection {
+  const source = useEventsSource(options);
+  // One hook call either way (hooks cannot be conditional): with no selector, the snapshot itself is selected.
+  const selectFromSnapshot = useMemo(
+    () => (selector ? (snapshot: EventsSnapshot) => selector(snapshot.timeline) : wholeSnapshot),
+    [selector],
   );
-
-  useEffect(() => {
-    if (!agent) return;
-    const listener: AgentToolMessageListener = (event) => {
-      if ("data" in event) store.dispatch(event.data);
+  const selected = useStoreSelector<EventsSnapshot, unknown>(
+    source.subscribe,
+    source.getSnapshot,
+    selectFromSnapshot,
+    isEqual as ((left: unknown, right: unknown) => boolean) | undefined,
+  );
+  const getRunsForToolCall = useCallback(
+    (toolCallId: string) => selectRunsForToolCall(source.getSnapshot().timeline, toolCallId),
+    [source],
+  );
+  const result = useMemo((): UseAgentToolEventsResult | null => {
+    if (selector) return null;
+    const snapshot = selected as EventsSnapshot;
+    return {
+      runsById: snapshot.timeline.runsById,
+      unboundRuns: selectUnboundRuns(snapshot.timeline),
+      getRunsForToolCall,
+      resetLocalState: source.resetLocalState,
+      cursors: source.cursors,
+      connectionStatus: snapshot.status,
+      connection: source.connection(),
     };
-    agent.addEventListener("message", listener);
-    return () => agent.removeEventListener("message", listener);
-  }, [agent, store]);
-
-  const state = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
-
-  return useMemo(
-    () => ({
-      runsById: state.runsById,
-      // The store's snapshot is `state` here: it only changes in message handlers, never during a render.
-      unboundRuns: store.getUnboundRuns(),
-      getRunsForToolCall: store.getRunsForToolCall,
-      resetLocalState: store.reset,
-      cursors: store.cursors,
-    }),
-    [state, store],
-  );
+  }, [selector, selected, source, getRunsForToolCall]);
+  return result ?? (selected as TSelection);
 }

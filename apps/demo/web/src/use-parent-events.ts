@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "
 import { type ChatRoutes, fetchRuns, webSocketUrl } from "./api.js";
 import { type ConnectionStatus, EventsConnection } from "./events-connection.js";
 
-export type ParentEvents = UseAgentToolEventsResult & {
+export type ParentEvents = Omit<UseAgentToolEventsResult, "connection" | "connectionStatus"> & {
   connection: EventsConnection;
   connectionStatus: ConnectionStatus;
 };

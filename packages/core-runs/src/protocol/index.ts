@@ -1,5 +1,18 @@
 export type { AgentToolCursor, AgentToolCursors } from "./cursors.js";
 export { AGENT_TOOL_CURSORS_PARAM, encodeAgentToolCursors, parseAgentToolCursors } from "./cursors.js";
+export type {
+  AgentToolChildChunkFrame,
+  AgentToolChildMessagesFrame,
+  AgentToolDrillInFrame,
+  ParseAgentToolDrillInFrameResult,
+} from "./drill-in.js";
+export {
+  AGENT_TOOL_CHILD_CHUNK_TYPE,
+  AGENT_TOOL_CHILD_MESSAGES_TYPE,
+  encodeAgentToolDrillInFrame,
+  parseAgentToolDrillInFrame,
+  readUIMessageChunkBody,
+} from "./drill-in.js";
 export type { AgentToolFailure, AgentToolInterruptedReason, AgentToolResult, AgentToolSuccess } from "./failure.js";
 export { AGENT_TOOL_INTERRUPTED_REASONS, isAgentToolFailure, isAgentToolInterruptedReason } from "./failure.js";
 export type {

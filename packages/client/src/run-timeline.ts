@@ -1,7 +1,6 @@
 import {
   AGENT_MILESTONE_PART,
   AGENT_PROGRESS_PART,
-  type AgentToolCursors,
   type AgentToolDisplay,
   type AgentToolEventFrame,
   type AgentToolInterruptedReason,
@@ -12,6 +11,7 @@ import {
   type RunStatus,
   readMilestoneChunk,
   readProgressChunk,
+  readUIMessageChunkBody,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessageChunk } from "ai";
 import {
@@ -57,7 +57,10 @@ export type AgentToolRunState = {
   /** Where to drill in to the child's own conversation; `null` while the agentType is unknown. */
   readonly drillInUrl: string | null;
   readonly startedAt: number | null;
-  /** Not carried by the current frames: stays `null` until lifecycle frames carry it. */
+  /**
+   * When the run ended (server epoch ms), from the terminal frame applied last; `null` while it is live, or when
+   * the server did not say.
+   */
   readonly completedAt: number | null;
 };
 
@@ -173,19 +176,6 @@ function holdSequence(log: RunLog, sequence: number): RunLog | null {
   return { ...log, contiguous, ahead: absorbed === 0 ? log.ahead : log.ahead.slice(absorbed) };
 }
 
-function readBody(body: unknown): UIMessageChunk | null {
-  let value = body;
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return null;
-    }
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-  return typeof (value as { type?: unknown }).type === "string" ? (value as UIMessageChunk) : null;
-}
-
 /** Put a chunk into a run's log, in sequence order, and bring its assembly up to date. */
 function insertEntry(log: RunLog, entry: LogEntry): RunLog {
   // The entry goes after the last entry that is unsequenced or earlier, before the later ones.
@@ -260,7 +250,7 @@ function applyChunk(
   rawBody: unknown,
   options: AgentToolTimelineOptions,
 ): AgentToolTimelineState {
-  const body = readBody(rawBody);
+  const body = readUIMessageChunkBody(rawBody);
   if (body === null) return state;
   const existing = getOwn(state.runsById, runId);
   let run = existing ?? placeholderRun(runId, frame.parentToolCallId);
@@ -340,6 +330,7 @@ function applyLifecycle(
         // A repair (interrupted → a hard terminal) clears these.
         reason: event.kind === "interrupted" ? (event.reason ?? null) : null,
         childStillRunning: event.kind === "interrupted" ? (event.childStillRunning ?? null) : null,
+        completedAt: event.completedAt ?? null,
       };
     }
   }
@@ -393,94 +384,4 @@ export function applyAgentToolEvent(
   if (Object.hasOwn(state.clearedRunIds, event.runId)) return state;
   if (event.kind === "chunk") return applyChunk(state, frame, event.runId, event.body, options);
   return applyLifecycle(state, frame, event, options);
-}
-
-// ---------- selectors ----------
-
-/** @internal Runs grouped for rendering: by parent tool call, and the unbound ones. */
-export type RunIndex = {
-  readonly byToolCall: ReadonlyMap<string, readonly AgentToolRunState[]>;
-  readonly unbound: readonly AgentToolRunState[];
-};
-
-/** @internal */
-export const EMPTY_RUNS: readonly AgentToolRunState[] = Object.freeze([]);
-const indexCache = new WeakMap<AgentToolTimelineState, RunIndex>();
-const cursorsCache = new WeakMap<AgentToolTimelineState, AgentToolCursors>();
-
-const sameRuns = (left: readonly AgentToolRunState[], right: readonly AgentToolRunState[]) =>
-  left.length === right.length && left.every((run, index) => run === right[index]);
-
-/**
- * Group and sort the runs (by `displayOrder`, ties in the order first seen). Arrays equal to those of `previous`
- * are reused, so a group whose runs did not change keeps its identity.
- */
-function buildRunIndex(state: AgentToolTimelineState, previous: RunIndex | null): RunIndex {
-  const runs = state.runOrder.flatMap((runId) => {
-    const run = getOwn(state.runsById, runId);
-    return run ? [run] : [];
-  });
-  // Array.prototype.sort is stable: equal displayOrders keep first-seen order.
-  runs.sort((left, right) => left.displayOrder - right.displayOrder);
-  const groups = new Map<string, AgentToolRunState[]>();
-  const unbound: AgentToolRunState[] = [];
-  for (const run of runs) {
-    if (run.parentToolCallId === null) {
-      unbound.push(run);
-      continue;
-    }
-    const group = groups.get(run.parentToolCallId);
-    if (group) group.push(run);
-    else groups.set(run.parentToolCallId, [run]);
-  }
-  const byToolCall = new Map<string, readonly AgentToolRunState[]>();
-  for (const [toolCallId, group] of groups) {
-    const before = previous?.byToolCall.get(toolCallId);
-    byToolCall.set(toolCallId, before && sameRuns(before, group) ? before : group);
-  }
-  return {
-    byToolCall,
-    unbound: previous && sameRuns(previous.unbound, unbound) ? previous.unbound : unbound,
-  };
-}
-
-/** @internal The run index of a state, reusing unchanged groups of `previous`. Memoized per state. */
-export function runIndexOf(state: AgentToolTimelineState, previous: RunIndex | null = null): RunIndex {
-  let index = indexCache.get(state);
-  if (!index) {
-    index = buildRunIndex(state, previous);
-    indexCache.set(state, index);
-  }
-  return index;
-}
-
-/** The runs a tool call started, sorted by `displayOrder` (stable). The same array while they do not change. */
-export function selectRunsForToolCall(state: AgentToolTimelineState, toolCallId: string): readonly AgentToolRunState[] {
-  return runIndexOf(state).byToolCall.get(toolCallId) ?? EMPTY_RUNS;
-}
-
-/** The runs with no parent tool call (e.g. detached runs for a background tray), in the same order. */
-export function selectUnboundRuns(state: AgentToolTimelineState): readonly AgentToolRunState[] {
-  return runIndexOf(state).unbound;
-}
-
-/**
- * What the client holds of each run, for `encodeAgentToolCursors`: the gap-free durable sequence and the newest
- * revision. A reconnect that sends these receives only what is newer (SPEC §6). Runs known only as placeholders
- * are left out, so that they are replayed in full, `started` included.
- */
-export function selectAgentToolCursors(state: AgentToolTimelineState): AgentToolCursors {
-  let cursors = cursorsCache.get(state);
-  if (!cursors) {
-    const built: AgentToolCursors = Object.create(null);
-    for (const runId of state.runOrder) {
-      const run = getOwn(state.runsById, runId);
-      // A placeholder (no `started` yet) is left out: a replay with a cursor never re-sends `started`, so the
-      // server must replay that run in full for the client to learn who it is.
-      if (run && run.agentType !== null) built[runId] = { sequence: run.lastSequence, revision: run.revision };
-    }
-    cursors = built;
-    cursorsCache.set(state, cursors);
-  }
-  return cursors;
 }

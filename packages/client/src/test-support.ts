@@ -1,5 +1,9 @@
 // Helpers shared by this package's tests (not exported from index.ts, not used by the package itself).
-import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
+import {
+  AGENT_TOOL_CURSORS_PARAM,
+  type AgentToolEventFrame,
+  parseAgentToolCursors,
+} from "@agent-tools/core-runs/protocol";
 import type { UIMessageChunk } from "ai";
 
 /** A small deterministic RNG (mulberry32): the same seed gives the same sequence on every run. */
@@ -124,3 +128,10 @@ export const cleared = (...runIds: string[]): Frame => ({ type: TYPE, event: { k
 /** Frames carrying `chunks` with sequences from `first`. */
 export const sequenced = (runId: string, chunks: readonly UIMessageChunk[], first = 1) =>
   chunks.map((body, index) => chunk(runId, first + index, body));
+
+/** The cursors a connect URL carries, decoded (`null` when it carries none). */
+export function cursorsOf(url: string): ReturnType<typeof parseAgentToolCursors> {
+  return parseAgentToolCursors(new URL(url, "ws://relative.invalid").searchParams.get(AGENT_TOOL_CURSORS_PARAM));
+}
+
+export { FakeWebSocket, fakeWebSockets } from "./testing/fake-web-socket.js";

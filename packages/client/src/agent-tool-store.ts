@@ -4,17 +4,15 @@ import {
   type AgentToolEventFrame,
   parseAgentToolFrame,
 } from "@agent-tools/core-runs/protocol";
+import { createListeners } from "./listeners.js";
 import {
   type AgentToolRunState,
   type AgentToolTimelineOptions,
   type AgentToolTimelineState,
   applyAgentToolEvent,
   createAgentToolTimelineState,
-  EMPTY_RUNS,
-  type RunIndex,
-  runIndexOf,
-  selectAgentToolCursors,
 } from "./run-timeline.js";
+import { EMPTY_RUNS, type RunIndex, runIndexOf, selectAgentToolCursors } from "./timeline-selectors.js";
 
 /**
  * A framework-free store of one parent connection's runs: feed it the connection's messages, read snapshots.
@@ -51,7 +49,7 @@ export type AgentToolStore = {
 export function createAgentToolStore(options: AgentToolTimelineOptions = {}): AgentToolStore {
   let state = createAgentToolTimelineState();
   let index: RunIndex | null = null;
-  const listeners = new Set<() => void>();
+  const listeners = createListeners();
 
   const currentIndex = () => {
     index = runIndexOf(state, index);
@@ -60,18 +58,13 @@ export function createAgentToolStore(options: AgentToolTimelineOptions = {}): Ag
   const commit = (next: AgentToolTimelineState) => {
     if (next === state) return false;
     state = next;
-    for (const listener of [...listeners]) listener();
+    listeners.notify();
     return true;
   };
   const dispatchFrame = (frame: AgentToolEventFrame) => commit(applyAgentToolEvent(state, frame, options));
 
   return {
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
+    subscribe: listeners.subscribe,
     getSnapshot: () => state,
     dispatch(message) {
       // Cheap test first: the same connection usually carries chat traffic too.

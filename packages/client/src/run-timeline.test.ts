@@ -3,14 +3,7 @@ import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { createAgentToolStore } from "./agent-tool-store.js";
 import { assembleUIMessageParts } from "./apply-ui-message-chunk.js";
-import {
-  type AgentToolTimelineState,
-  applyAgentToolEvent,
-  createAgentToolTimelineState,
-  selectAgentToolCursors,
-  selectRunsForToolCall,
-  selectUnboundRuns,
-} from "./run-timeline.js";
+import { type AgentToolTimelineState, applyAgentToolEvent, createAgentToolTimelineState } from "./run-timeline.js";
 import {
   chunk,
   cleared,
@@ -28,6 +21,7 @@ import {
   textChunks,
   toolChunks,
 } from "./test-support.js";
+import { selectAgentToolCursors, selectRunsForToolCall, selectUnboundRuns } from "./timeline-selectors.js";
 
 const reduce = (frames: readonly Frame[], state = createAgentToolTimelineState()) =>
   frames.reduce<AgentToolTimelineState>((current, frame) => applyAgentToolEvent(current, frame), state);
@@ -108,6 +102,21 @@ describe("applyAgentToolEvent", () => {
       reason: "no-progress",
       childStillRunning: true,
     });
+  });
+
+  it("keeps the server's completedAt of the terminal frame it applies (null while live, updated by a repair)", () => {
+    // Terminal frames carry the server time the run ended (issue 15, defect 7: it stayed null).
+    const at = (frame: Frame, completedAt: number) => ({ ...frame, event: { ...frame.event, completedAt } }) as Frame;
+    const live = reduce([started("r1"), ...sequenced("r1", answer)]);
+    expect(live.runsById["r1"]?.completedAt).toBeNull();
+    const stopped = reduce([at(interrupted("r1", 2), 5_000)], live);
+    expect(stopped.runsById["r1"]).toMatchObject({ status: "interrupted", completedAt: 5_000 });
+    const repaired = reduce([at(finished("r1", 3), 9_000)], stopped);
+    expect(repaired.runsById["r1"]).toMatchObject({ status: "completed", completedAt: 9_000 });
+    // A stale terminal changes nothing, its completedAt included.
+    expect(reduce([at(failed("r1", 2), 7_000)], repaired)).toBe(repaired);
+    expect(reduce([at(failed("r2", 2), 4_000)]).runsById["r2"]).toMatchObject({ status: "error", completedAt: 4_000 });
+    expect(reduce([started("r3"), finished("r3", 2)]).runsById["r3"]?.completedAt).toBeNull(); // an older server
   });
 
   it("makes a placeholder run for a frame of an unknown run, which a later (even late) started fills in", () => {
@@ -258,6 +267,17 @@ describe("selectors", () => {
     expect(selectRunsForToolCall(state, "none")).toEqual([]);
     expect(selectUnboundRuns(state).map((run) => run.runId)).toEqual(["detached", "early"]);
     expect(selectRunsForToolCall(state, "c1")).toBe(selectRunsForToolCall(state, "c1"));
+  });
+
+  it("keeps a tool call's runs array from one state to the next while its runs do not change", () => {
+    const first = reduce([started("a", { parentToolCallId: "c1" }), started("b", { parentToolCallId: "c2" })]);
+    const c1 = selectRunsForToolCall(first, "c1");
+    const c2 = selectRunsForToolCall(first, "c2");
+    const next = reduce([chunk("b", 1, { type: "start-step" })], first);
+    expect(selectRunsForToolCall(next, "c1")).toBe(c1);
+    expect(selectRunsForToolCall(next, "c2")).not.toBe(c2);
+    expect(selectRunsForToolCall(next, "c2").map((run) => run.lastSequence)).toEqual([1]);
+    expect(selectUnboundRuns(next)).toBe(selectUnboundRuns(first));
   });
 
   it("gives cursors that round-trip through the URL codec, leaving out placeholders", () => {
