@@ -12,6 +12,11 @@ export function readStubInput(input: unknown): { count: number; deltaChars: numb
   return { count, deltaChars };
 }
 
+/** The text of the stub's `index`-th delta: the index in base 36, zero-padded to `deltaChars` characters. */
+export function stubDeltaText(index: number, deltaChars = 8): string {
+  return index.toString(36).padStart(deltaChars, "0").slice(-deltaChars);
+}
+
 /**
  * The deterministic turn of the harness's stub child: `text-start`, C−2 `text-delta`s of `deltaChars` characters
  * (the index in base 36, zero-padded), `text-end`. Fewer than 3 chunks: deltas only. Same bodies as the anchor's
@@ -22,7 +27,7 @@ export function stubChunks(count: number, deltaChars = 8): UIMessageChunk[] {
   const delta = (index: number): UIMessageChunk => ({
     type: "text-delta",
     id,
-    delta: index.toString(36).padStart(deltaChars, "0").slice(-deltaChars),
+    delta: stubDeltaText(index, deltaChars),
   });
   if (count < 3) return Array.from({ length: count }, (_, index) => delta(index));
   const chunks: UIMessageChunk[] = [{ type: "text-start", id }];
