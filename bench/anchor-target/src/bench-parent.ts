@@ -14,14 +14,18 @@ import {
   parseAgentToolCursors,
 } from "@agent-tools/core-runs/protocol";
 import { BENCH_CHILD_TYPE } from "./bench-child.js";
+import type { REAL_CHILD_TYPE } from "./real-child.js";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
 import { type StubInput, stubChunks, stubSummary } from "./stub-chunks.js";
 import { takeChildCounters } from "./wake-counters.js";
 
+/** A child agentType a bench parent dispatches; the Worker binds that child's Durable Objects under the same name. */
+export type BenchChildType = typeof BENCH_CHILD_TYPE | typeof REAL_CHILD_TYPE;
+
+/** Each target binds the parent and the child type its parent dispatches (target.json `durableObjects`). */
 export type BenchEnv = {
   BenchParent: DurableObjectNamespace<BenchParent>;
-  BenchChild: DurableObjectNamespace;
-};
+} & Partial<Record<BenchChildType, DurableObjectNamespace>>;
 
 /** The tag of the sockets that receive `agent-tool-event` frames (hibernation API, as the demo's Assistant). */
 const EVENTS_TAG = "events";
@@ -51,8 +55,15 @@ function countersOf(parentId: string): ParentCounters {
  * `AgentToolRegistry` over `DurableObjectRunStore` + `DurableObjectChildTransport`, frames broadcast to the
  * hibernatable event sockets, replay (with cursors) on connect, live runs resumed on wake. No chat, no model.
  * RPC methods serve the anchor harness's `/bench/*` contract and `pnpm bench`'s extra workloads.
+ *
+ * Every run goes to one child type, `static childType` (default: the stub `BenchChild`); a target's parent that
+ * dispatches another child is a subclass that sets it (real-child/worker.ts).
  */
 export class BenchParent extends DurableObject<BenchEnv> {
+  /** The agentType this parent's runs go to; the Worker binds its Durable Objects under the same name. */
+  static readonly childType: BenchChildType = BENCH_CHILD_TYPE;
+
+  readonly childType: BenchChildType;
   readonly meter: SqlMeter;
   readonly store: DurableObjectRunStore;
   readonly transport: DurableObjectChildTransport;
@@ -60,16 +71,21 @@ export class BenchParent extends DurableObject<BenchEnv> {
   readonly #counters: ParentCounters;
   /** Children addressed outside the registry (W5's never-used probe), for `/bench/stats`. */
   readonly #extraChildren = new Set<string>();
+  readonly #children: DurableObjectNamespace;
 
   constructor(ctx: DurableObjectState, env: BenchEnv) {
     super(ctx, env);
+    this.childType = new.target.childType;
+    const children = env[this.childType];
+    if (!children) throw new Error(`no Durable Object binding named ${this.childType} (target.json durableObjects)`);
+    this.#children = children;
     this.meter = installSqlMeter(ctx.storage);
     this.#counters = countersOf(ctx.id.toString());
     this.#counters.woken += 1;
     this.store = new DurableObjectRunStore(ctx.storage);
     this.transport = new DurableObjectChildTransport({
       parentId: ctx.id.toString(),
-      namespaces: { [BENCH_CHILD_TYPE]: env.BenchChild },
+      namespaces: { [this.childType]: children },
     });
     this.registry = new AgentToolRegistry({
       store: this.store,
@@ -137,7 +153,7 @@ export class BenchParent extends DurableObject<BenchEnv> {
     deltaChars?: number,
   ): Promise<{ ms: number; status: string; error?: string }> {
     const started = Date.now();
-    const result = await this.registry.runAgentTool(BENCH_CHILD_TYPE, { runId, input: stubInput(count, deltaChars) });
+    const result = await this.registry.runAgentTool(this.childType, { runId, input: stubInput(count, deltaChars) });
     const ms = Date.now() - started;
     return result.ok ? { ms, status: "completed" } : { ms, status: result.status, error: result.error };
   }
@@ -151,7 +167,7 @@ export class BenchParent extends DurableObject<BenchEnv> {
     const started = Date.now();
     const results = await Promise.all(
       Array.from({ length: runs }, (_, index) =>
-        this.registry.runAgentTool(BENCH_CHILD_TYPE, {
+        this.registry.runAgentTool(this.childType, {
           runId: `${prefix}-${index}`,
           input: stubInput(count),
           displayOrder: index,
@@ -172,10 +188,10 @@ export class BenchParent extends DurableObject<BenchEnv> {
   /** W5: SQL rows written and database size of the parent and the run's child, for one run of C chunks. */
   async benchStorage(runId: string, count: number, growthRuns = 0): Promise<Record<string, unknown>> {
     // A throwaway run first: the measured run pays no one-time work on the parent.
-    await this.registry.runAgentTool(BENCH_CHILD_TYPE, { runId: `${runId}-warm`, input: stubInput(3) });
+    await this.registry.runAgentTool(this.childType, { runId: `${runId}-warm`, input: stubInput(3) });
     const sizeBefore = this.ctx.storage.sql.databaseSize;
     this.meter.reset();
-    const result = await this.registry.runAgentTool(BENCH_CHILD_TYPE, { runId, input: stubInput(count) });
+    const result = await this.registry.runAgentTool(this.childType, { runId, input: stubInput(count) });
     const parentMeter = this.meter.read();
     const sizeAfter = this.ctx.storage.sql.databaseSize;
 
@@ -183,14 +199,14 @@ export class BenchParent extends DurableObject<BenchEnv> {
     const childProbe = await child.benchStorageProbe();
     // A child object that never ran a turn, with the store's tables created (as in every used child), so that
     // child − childEmpty is the run's own cost. The tables' creation is reported in `childEmpty`.
-    const emptyRef = { agentType: BENCH_CHILD_TYPE, runId: `${runId}-empty` };
+    const emptyRef = { agentType: this.childType, runId: `${runId}-empty` };
     this.#extraChildren.add(this.#childId(emptyRef));
     const emptyProbe = await this.#child(emptyRef.runId).benchStorageProbe(true);
 
     const growthBefore = this.ctx.storage.sql.databaseSize;
     this.meter.reset();
     for (let index = 0; index < growthRuns; index += 1) {
-      await this.registry.runAgentTool(BENCH_CHILD_TYPE, {
+      await this.registry.runAgentTool(this.childType, {
         runId: `${runId}-growth-${index}`,
         input: stubInput(count),
       });
@@ -273,7 +289,7 @@ export class BenchParent extends DurableObject<BenchEnv> {
       const runId = `${prefix}-${index}`;
       const record: RunRecord = {
         runId,
-        agentType: BENCH_CHILD_TYPE,
+        agentType: this.childType,
         status: "completed",
         revision: 3,
         startedAt: now - runs + index,
@@ -296,11 +312,11 @@ export class BenchParent extends DurableObject<BenchEnv> {
   }
 
   #childId(ref: { agentType: string; runId: string }): string {
-    return this.env.BenchChild.idFromName(childObjectName(this.ctx.id.toString(), ref)).toString();
+    return this.#children.idFromName(childObjectName(this.ctx.id.toString(), ref)).toString();
   }
 
   #child(runId: string): ProbeableChild {
-    return this.transport.stub({ agentType: BENCH_CHILD_TYPE, runId }) as unknown as ProbeableChild;
+    return this.transport.stub({ agentType: this.childType, runId }) as unknown as ProbeableChild;
   }
 }
 
