@@ -12,6 +12,7 @@ import { bundleWorker } from "./lib/build.mjs";
 import { WorkerHost } from "./lib/host.mjs";
 import { describe, round } from "./lib/stats.mjs";
 import { renderTable } from "./lib/table.mjs";
+import { TARGETS } from "./lib/targets.mjs";
 import * as workloads from "./lib/workloads.mjs";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -45,31 +46,6 @@ const verbose = process.env["BENCH_VERBOSE"] === "1";
 const only = new Set((process.env["BENCH_ONLY"] ?? "").split(",").filter(Boolean));
 const wanted = (name) => only.size === 0 || only.has(name);
 const log = (...args) => console.error(...args);
-
-const TARGETS = {
-  ours: {
-    name: "anchor-target",
-    entry: here("../worker.ts"),
-    durableObjects: {
-      BenchParent: { className: "BenchParent", useSQLite: true },
-      BenchChild: { className: "BenchChild", useSQLite: true },
-    },
-    wsPath: "/agents/bench-parent/{parent}",
-  },
-  reconcile: {
-    name: "reconcile",
-    entry: here("../reconcile/worker.ts"),
-    durableObjects: { ReconcileParent: { className: "ReconcileParent", useSQLite: true } },
-    wsPath: "/none/{parent}",
-    sourceCondition: true,
-  },
-  raw: {
-    name: "raw-pipe",
-    entry: here("../raw-pipe/worker.ts"),
-    durableObjects: { RawPipe: { className: "RawPipe", useSQLite: true } },
-    wsPath: "/raw/{parent}",
-  },
-};
 
 const results = { ours: {}, raw: {} };
 const errors = { ours: {}, raw: {} };
