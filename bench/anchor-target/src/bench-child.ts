@@ -8,6 +8,7 @@ import {
 } from "@agent-tools/core-runs";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
 import { readStubInput, stubChunks, stubSummary } from "./stub-chunks.js";
+import { measureTurnCost, type TurnCostSample } from "./turn-cost.js";
 import { noteChildCall, noteChildWoken } from "./wake-counters.js";
 
 /** The agentType parents dispatch, and the key of the child namespace in the transport. */
@@ -100,6 +101,13 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
   agentToolMessages(runId: string) {
     this.#call("messages");
     return this.runner.getMessages(runId);
+  }
+
+  /** The child-only micro-measure (turn-cost.ts, `scripts/turn-cost.mjs`): `turns` stub turns of C chunks. */
+  benchTurnCost(count: number, turns: number): Promise<TurnCostSample> {
+    const input = { count };
+    const turn = stubDefinition().turn;
+    return measureTurnCost(this, turn, this.meter, { input, text: JSON.stringify(input), count, turns });
   }
 
   /** W5: this object's database. `withSchema` first creates the store's tables (as any used child has them). */

@@ -11,6 +11,7 @@ function intParam(url: URL, name: string, fallback: number): number {
 
 /**
  * The Worker entry: the anchor harness's HTTP contract (`/bench/ping|run|fanout|storage`), `/bench/stats`,
+ * `/bench/turn-cost` (the child-only micro-measure),
  * `pnpm bench`'s seeding for the memory figures, and the parent's WebSocket.
  */
 export const benchHandler = {
@@ -56,6 +57,12 @@ async function dispatch(url: URL, parent: DurableObjectStub<BenchParent>): Promi
       );
     case "stats":
       return parent.benchStats();
+    case "turn-cost":
+      return parent.benchTurnCost(
+        text("runId", `turn-cost-${crypto.randomUUID()}`),
+        intParam(url, "count", 2000),
+        intParam(url, "turns", 1),
+      );
     case "seed":
       return parent.benchSeedRetained(text("prefix", "seed"), intParam(url, "runs", 1000), intParam(url, "count", 10));
     default:

@@ -17,6 +17,7 @@ import { BENCH_CHILD_TYPE } from "./bench-child.js";
 import type { REAL_CHILD_TYPE } from "./real-child.js";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
 import { type StubInput, stubChunks, stubSummary } from "./stub-chunks.js";
+import type { TurnCostSample } from "./turn-cost.js";
 import { takeChildCounters } from "./wake-counters.js";
 
 /** A child agentType a bench parent dispatches; the Worker binds that child's Durable Objects under the same name. */
@@ -33,7 +34,10 @@ const EVENTS_TAG = "events";
 /** A text frame sent after the replay of a connect: not an agent-tool frame (the harness ignores it). */
 export const REPLAY_DONE_TYPE = "bench-replay-done";
 
-type ProbeableChild = AgentToolChildRpc & { benchStorageProbe(withSchema?: boolean): Promise<StorageProbe> };
+type ProbeableChild = AgentToolChildRpc & {
+  benchStorageProbe(withSchema?: boolean): Promise<StorageProbe>;
+  benchTurnCost(count: number, turns: number): Promise<TurnCostSample>;
+};
 
 /** Parent-side counters, reset on read by `benchStats`. */
 type ParentCounters = { woken: number; framesBroadcast: number; replays: number; replayFrames: number };
@@ -269,6 +273,11 @@ export class BenchParent extends DurableObject<BenchEnv> {
       replays: parent.replays,
       replayFrames: parent.replayFrames,
     };
+  }
+
+  /** `scripts/turn-cost.mjs`: the child-only micro-measure (turn-cost.ts), in a fresh child object of this parent's. */
+  benchTurnCost(runId: string, count: number, turns: number): Promise<TurnCostSample> {
+    return this.#child(runId).benchTurnCost(count, turns);
   }
 
   // ── pnpm bench only ───────────────────────────────────────────────────────────────────────────────────────

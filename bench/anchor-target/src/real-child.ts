@@ -4,6 +4,7 @@ import { convertToModelMessages, streamText, toUIMessageStream } from "ai";
 import { scriptedModel, scriptedPrompt } from "./scripted-model.js";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
 import { readStubInput } from "./stub-chunks.js";
+import { measureTurnCost, type TurnCostSample } from "./turn-cost.js";
 
 /** The agentType of the real child, and the name of its Durable Object binding. */
 export const REAL_CHILD_TYPE = "RealChild";
@@ -37,6 +38,13 @@ export class RealChild extends AgentToolChild {
   formatAgentToolInput(input: unknown): string {
     const { count, deltaChars } = readStubInput(input);
     return scriptedPrompt(count, deltaChars);
+  }
+
+  /** The child-only micro-measure (turn-cost.ts, `scripts/turn-cost.mjs`): `turns` turns of C chunks. */
+  benchTurnCost(count: number, turns: number): Promise<TurnCostSample> {
+    const input = { count };
+    const text = this.formatAgentToolInput(input);
+    return measureTurnCost(this, (context) => this.turn(context), this.meter, { input, text, count, turns });
   }
 
   /** W5: this object's database. `withSchema` first creates the store's tables (as any used child has them). */
