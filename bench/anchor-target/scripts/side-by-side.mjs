@@ -2,22 +2,29 @@
 // The issue's targets, read from anchor-harness JSON lines (`node run-all.mjs anchor <our target> [raw-pipe] …`,
 // several sittings appended to one file). A sitting is a run of consecutive lines with distinct targets.
 //   node scripts/side-by-side.mjs FILE.jsonl [--ours anchor-target] [--raw raw-pipe] [--anchor anchor]
-// Prints, per sitting and as the median over sittings, each target's ratio and whether it is met.
+//   node scripts/side-by-side.mjs FILE.jsonl --real-child [--ours real-child] [--anchor anchor-think]
+// Prints, per sitting and as the median over sittings, each target's ratio and whether it is met. `--real-child`
+// reads the real child's targets (issue 16: our streamText child against the anchor's Think child).
 import { readFileSync } from "node:fs";
 import { quantile, round } from "./lib/stats.mjs";
 
 const args = process.argv.slice(2);
+const flag = (name) => {
+  const index = args.indexOf(`--${name}`);
+  return index >= 0 && args.splice(index, 1).length > 0;
+};
 const option = (name, fallback) => {
   const index = args.indexOf(`--${name}`);
   return index >= 0 ? args.splice(index, 2)[1] : fallback;
 };
-const names = {
-  ours: option("ours", "anchor-target"),
-  raw: option("raw", "raw-pipe"),
-  anchor: option("anchor", "anchor"),
-};
+const realChild = flag("real-child");
+const names = realChild
+  ? { ours: option("ours", "real-child"), raw: "", anchor: option("anchor", "anchor-think") }
+  : { ours: option("ours", "anchor-target"), raw: option("raw", "raw-pipe"), anchor: option("anchor", "anchor") };
 if (args.length === 0) {
-  console.error("usage: node scripts/side-by-side.mjs FILE.jsonl… [--ours NAME] [--raw NAME] [--anchor NAME]");
+  console.error(
+    "usage: node scripts/side-by-side.mjs FILE.jsonl… [--ours NAME] [--raw NAME] [--anchor NAME] | [--real-child]",
+  );
   process.exit(2);
 }
 
@@ -43,8 +50,8 @@ const rows5 = (report) =>
   get(report, "results.w5.parent.rowsWritten") +
   (get(report, "results.w5.child.rowsWritten") - get(report, "results.w5.childEmpty.rowsWritten"));
 
-/** Each target: how to compute its ratio from one sitting, and the bound. */
-const TARGETS = [
+/** The stub child's targets (agent-tools' machinery against the anchor's stub and the raw pipe). */
+const STUB_TARGETS = [
   {
     id: "W1 awaited run C=10, in-DO ms: ours ÷ anchor",
     bound: "≤ 0.5",
@@ -89,6 +96,35 @@ const TARGETS = [
   },
 ];
 
+/** The real child's targets (issue 16): our streamText child against the anchor's Think child, the same script. */
+const REAL_CHILD_TARGETS = [
+  {
+    id: "W1 awaited run C=10, in-DO ms: ours ÷ anchor",
+    bound: "≤ 0.33",
+    ok: (r) => r <= 0.33,
+    ratio: (s) => get(s.ours, "results.w1.innerMs.median") / get(s.anchor, "results.w1.innerMs.median"),
+  },
+  {
+    id: "W2 chunk frames/s (dispatch → terminal): ours ÷ anchor",
+    bound: "≥ 3",
+    ok: (r) => r >= 3,
+    ratio: (s) => get(s.ours, "results.w2.chunksPerSec.median") / get(s.anchor, "results.w2.chunksPerSec.median"),
+  },
+  {
+    id: "W3 20×C=50, in-DO wall ms: ours ÷ anchor",
+    bound: "none",
+    ok: null,
+    ratio: (s) => get(s.ours, "results.w3.innerWallMs.median") / get(s.anchor, "results.w3.innerWallMs.median"),
+  },
+  {
+    id: "W2 dispatch → first chunk frame: ours ÷ anchor",
+    bound: "context",
+    ok: null,
+    ratio: (s) => get(s.ours, "results.w2.firstChunkMs.median") / get(s.anchor, "results.w2.firstChunkMs.median"),
+  },
+];
+
+const TARGETS = realChild ? REAL_CHILD_TARGETS : STUB_TARGETS;
 const fmt = (value) => (Number.isFinite(value) ? String(round(value, 2)) : "n/a");
 const lines = [
   `| target (${names.ours} vs ${names.anchor}${names.raw ? `, ${names.raw}` : ""}) | bound | ${sittings.map((_, index) => `sitting ${index + 1}`).join(" | ")} | median | met? |`,
@@ -102,9 +138,33 @@ for (const target of TARGETS) {
   });
   const finite = values.filter((value) => Number.isFinite(value));
   const median = finite.length > 0 ? quantile(finite, 0.5) : Number.NaN;
-  const met = Number.isFinite(median) ? (target.ok(median) ? "met" : "missed") : "n/a";
+  const met = !target.ok ? "" : Number.isFinite(median) ? (target.ok(median) ? "met" : "missed") : "n/a";
   lines.push(`| ${target.id} | ${target.bound} | ${values.map(fmt).join(" | ")} | ${fmt(median)} | ${met} |`);
 }
-const woken = sittings.map((sitting) => get(sitting[names.ours], "results.w4.framesReceived.0"));
-lines.push("", `W4 replay frames received by ${names.ours}, per sitting: ${woken.join(", ")}`);
+if (realChild) {
+  // The figures behind the ratios, per sitting: both targets' medians, and what their clients received.
+  const figures = [
+    ["W1 in-DO ms", "results.w1.innerMs.median"],
+    ["W2 chunk frames/s", "results.w2.chunksPerSec.median"],
+    ["W2 dispatch → terminal ms", "results.w2.dispatchToTerminalMs.median"],
+    ["W2 dispatch → first chunk ms", "results.w2.firstChunkMs.median"],
+    ["W2 rate first → last chunk, frames/s", "results.w2.streamChunksPerSec.median"],
+    ["W2 chunk frames received", "results.w2.chunkFramesReceived.0"],
+    ["W3 in-DO wall ms", "results.w3.innerWallMs.median"],
+  ];
+  lines.push(
+    "",
+    `| figure (${names.ours} · ${names.anchor}) | ${sittings.map((_, i) => `sitting ${i + 1}`).join(" | ")} |`,
+  );
+  lines.push(`|---|${sittings.map(() => "---").join("|")}|`);
+  for (const [label, path] of figures) {
+    const cells = sittings.map(
+      (sitting) => `${fmt(get(sitting[names.ours], path))} · ${fmt(get(sitting[names.anchor], path))}`,
+    );
+    lines.push(`| ${label} | ${cells.join(" | ")} |`);
+  }
+} else {
+  const woken = sittings.map((sitting) => get(sitting[names.ours], "results.w4.framesReceived.0"));
+  lines.push("", `W4 replay frames received by ${names.ours}, per sitting: ${woken.join(", ")}`);
+}
 console.log(lines.join("\n"));
