@@ -1,7 +1,9 @@
-// Bundles a Worker entry for Miniflare, the way the anchor harness does (same conditions, keepNames, externals),
-// so that `pnpm bench` measures the same bundle the harness builds. Workspace packages resolve to their sources
-// through bench/anchor-target/tsconfig.json `paths` (esbuild reads them); no `dist/` is needed. The reconcile entry
-// also passes the `@agent-tools/source` condition: `@agent-tools/detached`'s own imports of core-runs need it.
+// Bundles a Worker entry for Miniflare, the way the anchor harness does (same esbuild options, keepNames, externals),
+// plus one resolution rule: workspace packages resolve to their sources. The bench's own files reach them through
+// bench/anchor-target/tsconfig.json `paths`; the packages' imports of each other (e.g. @agent-tools/cloudflare's
+// adapters importing @agent-tools/core-runs by value) through the packages' `@agent-tools/source` export condition.
+// So no `dist/` is needed and every module is bundled once, from source. The harness's own esbuild passes no such
+// condition: there those imports resolve to packages/*/dist, which must be built first (README.md).
 import { mkdir } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { dirname } from "node:path";
@@ -22,11 +24,9 @@ const bareNodeBuiltins = {
 /**
  * @param {string} entry absolute path of the Worker's TypeScript entry
  * @param {string} outfile absolute path of the bundle
- * @param {{ sourceCondition?: boolean }} [options] also resolve workspace packages through `@agent-tools/source`
- *   (for entries the harness never builds, whose packages have no `paths` entry to reach their sources)
  * @returns {Promise<string>} outfile
  */
-export async function bundleWorker(entry, outfile, { sourceCondition = false } = {}) {
+export async function bundleWorker(entry, outfile) {
   await mkdir(dirname(outfile), { recursive: true });
   await build({
     entryPoints: [entry],
@@ -36,7 +36,7 @@ export async function bundleWorker(entry, outfile, { sourceCondition = false } =
     platform: "neutral",
     target: "es2022",
     external: ["cloudflare:*", "node:*"],
-    conditions: [...(sourceCondition ? ["@agent-tools/source"] : []), "workerd", "worker", "browser", "import"],
+    conditions: ["@agent-tools/source", "workerd", "worker", "browser", "import"],
     mainFields: ["module", "main"],
     keepNames: true,
     minify: false,

@@ -27,7 +27,6 @@ export const TARGETS = {
     entry: here("../../reconcile/worker.ts"),
     durableObjects: { ReconcileParent: { className: "ReconcileParent", useSQLite: true } },
     wsPath: "/none/{parent}",
-    sourceCondition: true,
   },
   /** The raw pipe: the same frames, no agent-tools logic. */
   raw: harnessTarget("raw-pipe", "raw-pipe/"),
