@@ -7,6 +7,8 @@ import { cell, round } from "./stats.mjs";
  * interleaved (README.md, "Side by side with the anchor").
  */
 const ANCHOR = { w1: 14, w2: 6538, w3: 364, w4: 422, w5Parent: 7, w5Child: 202 };
+/** The same for the anchor's Think child (anchor-think), the real child's counterpart. */
+const ANCHOR_THINK = { w1: 53, w2: 1884, w3: 1372, w5Parent: 20, w5Child: 42 };
 
 const get = (object, path) => path.split(".").reduce((value, key) => value?.[key], object);
 const ratio = (a, b) => (typeof a === "number" && typeof b === "number" && b !== 0 ? `${round(a / b, 2)}×` : "");
@@ -14,14 +16,42 @@ const ratio = (a, b) => (typeof a === "number" && typeof b === "number" && b !==
 export function renderTable(results, P) {
   const ours = results.ours;
   const raw = results.raw;
+  const real = results.realChild;
   const rows = [];
+  /** The real child's cell of a row, by the row's figure (rows without one leave the column empty). */
+  const realCells = new Map();
   const row = (figure, oursCell, rawCell = "", versusRaw = "", anchor = "", target = "") =>
-    rows.push(`| ${figure} | ${oursCell} | ${rawCell} | ${versusRaw} | ${anchor} | ${target} |`);
+    rows.push(
+      `| ${figure} | ${oursCell} | ${rawCell} | ${versusRaw} | ${realCells.get(figure) ?? ""} | ${anchor} | ${target} |`,
+    );
   const med = (object, path) => get(object, `${path}.median`);
+  /** The real child's median of `path` [min–max], and its ratio to the anchor's Think child (RESULTS.md). */
+  const realCell = (path, think, digits = 1) =>
+    get(real, path) === undefined ? "" : `${cell(get(real, path), digits)} (${ratio(med(real, path), think)} think)`;
+  const w1Figure = `W1 awaited run C=${P.w1Chunks}, in-DO ms`;
+  const w2Figure = `W2 C=${P.w2Chunks}: chunk frames/s at the client (dispatch→terminal)`;
+  const w3Figure = `W3 ${P.w3Runs}×C=${P.w3Chunks} concurrent, in-DO wall ms`;
+  const w5Figure = `W5 C=${P.w5Chunks}: SQL rows written, parent + child (child − unused child)`;
+  realCells.set(w1Figure, realCell("w1.innerMs", ANCHOR_THINK.w1));
+  realCells.set("W1 Node-side ms", cell(get(real, "w1.outerMs")));
+  realCells.set(w2Figure, realCell("w2.chunksPerSec", ANCHOR_THINK.w2, 0));
+  realCells.set("W2 rate between first and last chunk frame, frames/s", cell(get(real, "w2.streamChunksPerSec"), 0));
+  realCells.set("W2 dispatch→first chunk frame, ms", cell(get(real, "w2.firstChunkMs")));
+  realCells.set("W2 in-DO ms (the run, inside the parent)", cell(get(real, "w2.innerMs")));
+  realCells.set("W2 without permessage-deflate†: chunk frames/s", cell(get(real, "w2NoDeflate.chunksPerSec"), 0));
+  realCells.set(w3Figure, realCell("w3.innerWallMs", ANCHOR_THINK.w3));
+  realCells.set("W5 parent DB growth, bytes/run (amortized)", cell(get(real, "w5.parent.growthBytesPerRun"), 0));
+  const realW5 =
+    get(real, "w5.parent.rowsWritten") + get(real, "w5.child.rowsWritten") - get(real, "w5.childEmpty.rowsWritten");
+  if (Number.isFinite(realW5)) {
+    const parentRows = get(real, "w5.parent.rowsWritten");
+    const think = ANCHOR_THINK.w5Parent + ANCHOR_THINK.w5Child;
+    realCells.set(w5Figure, `${parentRows} + ${realW5 - parentRows} = ${realW5} (${ratio(realW5, think)} think)`);
+  }
 
   row("baseline: Node→DO ping, ms", cell(get(ours, "baseline.pingOuterMs")), cell(get(raw, "baseline.pingOuterMs")));
   row(
-    `W1 awaited run C=${P.w1Chunks}, in-DO ms`,
+    w1Figure,
     cell(get(ours, "w1.innerMs")),
     "",
     "",
@@ -30,7 +60,7 @@ export function renderTable(results, P) {
   );
   row("W1 Node-side ms", cell(get(ours, "w1.outerMs")));
   row(
-    `W2 C=${P.w2Chunks}: chunk frames/s at the client (dispatch→terminal)`,
+    w2Figure,
     cell(get(ours, "w2.chunksPerSec"), 0),
     cell(get(raw, "w2.chunksPerSec"), 0),
     ratio(med(ours, "w2.chunksPerSec"), med(raw, "w2.chunksPerSec")),
@@ -52,7 +82,7 @@ export function renderTable(results, P) {
     ratio(med(ours, "w2NoDeflate.chunksPerSec"), med(raw, "w2NoDeflate.chunksPerSec")),
   );
   row(
-    `W3 ${P.w3Runs}×C=${P.w3Chunks} concurrent, in-DO wall ms`,
+    w3Figure,
     cell(get(ours, "w3.innerWallMs")),
     "",
     "",
@@ -101,7 +131,7 @@ export function renderTable(results, P) {
   const w5Child = get(ours, "w5.child.rowsWritten") - get(ours, "w5.childEmpty.rowsWritten");
   const w5Parent = get(ours, "w5.parent.rowsWritten");
   row(
-    `W5 C=${P.w5Chunks}: SQL rows written, parent + child (child − unused child)`,
+    w5Figure,
     `${w5Parent} + ${w5Child} = ${w5Parent + w5Child}`,
     "",
     "",
@@ -147,10 +177,11 @@ export function renderTable(results, P) {
     row("memory: live process while seeding, RSS MiB", memory.liveProcess.map((step) => `${step.rssMiB}`).join(" → "));
   }
   return [
-    "| figure | agent-tools | raw pipe | ÷ raw | anchor, RESULTS.md (other sitting) | issue target |",
-    "|---|---|---|---|---|---|",
+    "| figure | agent-tools | raw pipe | ÷ raw | real child‡ | anchor, RESULTS.md (other sitting) | issue target |",
+    "|---|---|---|---|---|---|---|",
     ...rows,
     "",
+    "‡ The real child (real-child/worker.ts): AgentToolChild + streamText over the scripted model, C + 6 chunks a run; its ratio is to the anchor's Think child in RESULTS.md (another sitting: compare in one sitting with the harness, README.md).",
     "† The harness's ws client offers permessage-deflate. Both servers here decline it (packages/cloudflare/src/websocket-upgrade.ts), so these rows, from a client that does not offer it, should match the ones above; with deflate accepted, W2/W4 measure mostly zlib per message.",
   ].join("\n");
 }
