@@ -35,5 +35,8 @@ export type { SubAgentHandle } from "./parent/agent-tool-parent.js";
 export { AgentToolParent, DEFAULT_RUN_TOKEN_TTL_MS, RUN_TOKEN_SECRET_BINDING } from "./parent/agent-tool-parent.js";
 export type { AgentToolParentRoute } from "./parent/parent-routes.js";
 export { PARENT_PATH_SEGMENTS, parseParentRoute } from "./parent/parent-routes.js";
+// routing
+export type { AgentToolRequestTarget, AgentToolRouterOptions } from "./routing.js";
+export { matchAgentToolPath, routeAgentToolRequest } from "./routing.js";
 // WebSockets
 export { NO_WEBSOCKET_EXTENSIONS, webSocketUpgrade } from "./websocket-upgrade.js";
