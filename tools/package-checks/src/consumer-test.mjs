@@ -54,7 +54,8 @@ const KEPT_NPM_SETTINGS = ["registry", "proxy", "https_proxy", "noproxy", "cafil
 
 /**
  * The environment of a consumer's npm: this process's, without the `npm_config_*`, `npm_package_*` and `pnpm_*`
- * variables that `pnpm <script>` sets (a user's shell has none of them), but with their proxy and registry settings.
+ * variables that `pnpm <script>` sets (a user's shell has none of them), but with their proxy and registry settings,
+ * and without the workspace's NODE_PATH.
  */
 export function consumerEnvironment(env = process.env) {
   /** @type {NodeJS.ProcessEnv} */
@@ -65,6 +66,8 @@ export function consumerEnvironment(env = process.env) {
     if (setting !== null && !KEPT_NPM_SETTINGS.includes(setting.replaceAll("-", "_"))) continue;
     if (lower.startsWith("npm_package_") || lower.startsWith("npm_lifecycle_") || lower.startsWith("pnpm_")) continue;
     if (lower === "npm_execpath" || lower === "npm_node_execpath" || lower === "npm_command") continue;
+    // Set by the node_modules/.bin/node shim: it would let the consumer's require() find the workspace's packages.
+    if (key === "NODE_PATH") continue;
     clean[key] = value;
   }
   return clean;

@@ -61,7 +61,7 @@ describe("tarball checks", () => {
 });
 
 describe("the consumer's environment", () => {
-  it("drops what pnpm <script> sets, keeps how to reach the public registry", () => {
+  it("drops what pnpm <script> and the workspace's node shim set, keeps how to reach the public registry", () => {
     const env = consumerEnvironment({
       PATH: "/bin",
       HOME: "/root",
@@ -73,6 +73,7 @@ describe("the consumer's environment", () => {
       npm_lifecycle_event: "consumer-test",
       npm_execpath: "/pnpm.cjs",
       PNPM_SCRIPT_SRC_DIR: "/work",
+      NODE_PATH: "/work/node_modules/.pnpm/node_modules",
     });
     expect(env).toEqual({
       PATH: "/bin",
