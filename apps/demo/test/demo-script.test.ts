@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 const REPOSITORY_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const DEMO_SCRIPT = fileURLToPath(new URL("../scripts/demo.mjs", import.meta.url));
+const CHAT_SCRIPT = fileURLToPath(new URL("../scripts/chat.mjs", import.meta.url));
 
 type Finished = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
@@ -79,6 +80,31 @@ describe("pnpm demo on a busy port", () => {
     expect(finished.stderr.trimEnd().split("\n")).toEqual([
       `demo: port ${address.port} is in use on 127.0.0.1: stop the server that holds it, or run with PORT=<another port>`,
     ]);
+  });
+});
+
+describe("pnpm demo:chat follows PORT", () => {
+  it("defaults to 127.0.0.1 and PORT, and its usage explains --url", async () => {
+    const child = spawn(process.execPath, [CHAT_SCRIPT, "--help"], {
+      env: { ...process.env, PORT: "9123" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const finished = await watch(child).exited;
+    expect(finished.code).toBe(0);
+    expect(finished.stdout).toContain("[--url http://127.0.0.1:9123]");
+    expect(finished.stdout).toMatch(/--url: the demo's address/);
+  });
+
+  it("says where it looked, and how to point it elsewhere, when the demo is not there", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [CHAT_SCRIPT, "hello"], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const finished = await watch(child).exited;
+    expect(finished.code).toBe(1);
+    expect(finished.stderr).toContain(`cannot reach http://127.0.0.1:${port}`);
+    expect(finished.stderr).toContain("--url");
   });
 });
 
