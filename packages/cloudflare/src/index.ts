@@ -12,7 +12,12 @@ export type { DurableObjectWakeupSchedulerStorage } from "./adapters/durable-obj
 export { DurableObjectWakeupScheduler } from "./adapters/durable-object-wakeup-scheduler.js";
 export { fromNdjson, NdjsonLines, toNdjson } from "./adapters/ndjson.js";
 // run read tokens
-export type { RunReadTokenCheck, RunReadTokenClaims, RunReadTokenRefusal } from "./auth/run-read-token.js";
+export type {
+  RunReadTokenCheck,
+  RunReadTokenClaims,
+  RunReadTokenKey,
+  RunReadTokenRefusal,
+} from "./auth/run-read-token.js";
 export {
   importRunReadTokenKey,
   runReadTokenStatus,

@@ -1,3 +1,5 @@
+import { AgentToolsError } from "@agent-tools/core-runs";
+
 /**
  * Run-scoped read tokens: a parent signs a token naming one of its runs and an expiry (HMAC-SHA-256 over Web Crypto,
  * with a secret from a binding); drill-in to that run accepts the token in place of the parent's own authorization,
@@ -15,12 +17,17 @@ export type RunReadTokenRefusal = "missing" | "malformed" | "forged" | "expired"
 
 export type RunReadTokenCheck = { ok: true; claims: RunReadTokenClaims } | { ok: false; refusal: RunReadTokenRefusal };
 
+/** The HMAC key tokens are signed with (a Web Crypto `CryptoKey`). */
+export type RunReadTokenKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
 const VERSION = "v1";
 const encoder = new TextEncoder();
 
 /** The HMAC key for a secret (cache it: importing costs a little on every call). */
-export function importRunReadTokenKey(secret: string): Promise<CryptoKey> {
-  if (secret.length < 16) throw new RangeError("The run token secret must be at least 16 characters");
+export function importRunReadTokenKey(secret: string): Promise<RunReadTokenKey> {
+  if (secret.length < 16) {
+    throw new AgentToolsError("INVALID_ARGUMENT", "The run token secret must be at least 16 characters");
+  }
   return crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
     "sign",
     "verify",
@@ -28,7 +35,7 @@ export function importRunReadTokenKey(secret: string): Promise<CryptoKey> {
 }
 
 /** Sign a token for one run of one parent, valid until `claims.expiresAt`. */
-export async function signRunReadToken(key: CryptoKey, claims: RunReadTokenClaims): Promise<string> {
+export async function signRunReadToken(key: RunReadTokenKey, claims: RunReadTokenClaims): Promise<string> {
   const payload = base64url(
     encoder.encode(JSON.stringify({ p: claims.parentId, a: claims.agentType, r: claims.runId, e: claims.expiresAt })),
   );
@@ -42,7 +49,7 @@ export async function signRunReadToken(key: CryptoKey, claims: RunReadTokenClaim
  * payload. Never throws.
  */
 export async function verifyRunReadToken(
-  key: CryptoKey,
+  key: RunReadTokenKey,
   token: string | null | undefined,
   expected: { parentId: string; agentType: string; runId: string; now: number },
 ): Promise<RunReadTokenCheck> {

@@ -94,10 +94,20 @@ export class ChatTurns {
    * no turn is running, else when the turn before it ends; `keepUntil` first drops that message and what follows
    * (an edit, a regenerate).
    */
-  send(follower: ChatFollower, userMessage: UIMessage | null, options: { keepUntil?: string } = {}): Promise<void> {
-    this.#options.send(follower.socket, { type: "start", requestId: follower.requestId });
+  send(
+    follower: ChatFollower | null,
+    userMessage: UIMessage | null,
+    options: { keepUntil?: string } = {},
+  ): Promise<UIMessage | null> {
+    if (follower) this.#options.send(follower.socket, { type: "start", requestId: follower.requestId });
     return this.#exclusive(() =>
-      this.#run({ kind: "new", origin: "client", userMessage, follower, ...withKeepUntil(options.keepUntil) }),
+      this.#run({
+        kind: "new",
+        origin: "client",
+        userMessage,
+        ...(follower ? { follower } : {}),
+        ...withKeepUntil(options.keepUntil),
+      }),
     );
   }
 
@@ -148,16 +158,16 @@ export class ChatTurns {
   }
 
   /** A turn the server starts (the model reacts to what was appended). Inside `runBetweenTurns` it runs at once. */
-  startServerTurn(): Promise<void> {
+  async startServerTurn(): Promise<void> {
     const turn = () => this.#run({ kind: "new", origin: "server", userMessage: null });
-    return this.#taskDepth > 0 ? turn() : this.#exclusive(turn);
+    await (this.#taskDepth > 0 ? turn() : this.#exclusive(turn));
   }
 
   /** At start-up: resume the turn a crash cut off, or close it visibly. */
-  recover(): Promise<void> {
+  async recover(): Promise<void> {
     const stored = this.#options.store.activeTurn();
-    if (!stored) return Promise.resolve();
-    return this.#exclusive(() => this.#run({ kind: "resume", stored }));
+    if (!stored) return;
+    await this.#exclusive(() => this.#run({ kind: "resume", stored }));
   }
 
   #exclusive<TResult>(work: () => Promise<TResult>): Promise<TResult> {
@@ -166,7 +176,8 @@ export class ChatTurns {
     return result;
   }
 
-  async #run(spec: TurnSpec): Promise<void> {
+  /** Run one turn to its end; resolves the answer it stored (`null` when it stored none). */
+  async #run(spec: TurnSpec): Promise<UIMessage | null> {
     const { store, clock, generateId } = this.#options;
     let stored: StoredChatTurn;
     let chunks: UIMessageChunk[] = [];
@@ -190,10 +201,7 @@ export class ChatTurns {
     } else {
       stored = { ...spec.stored, resumeAttempts: spec.stored.resumeAttempts + 1 };
       const plan = planChatRecovery(store.turnChunks(stored.turnId));
-      if (stored.resumeAttempts > this.#options.maxResumeAttempts) {
-        await this.#close(stored, plan.keep);
-        return;
-      }
+      if (stored.resumeAttempts > this.#options.maxResumeAttempts) return this.#close(stored, plan.keep);
       store.rewriteTurnChunks(stored.turnId, plan.keep);
       store.updateTurn(stored);
       chunks = plan.keep;
@@ -243,7 +251,7 @@ export class ChatTurns {
       status = active.controller.signal.aborted ? "aborted" : "error";
       if (status === "error") errorText = errorMessage(error);
     }
-    await this.#end(active, status, errorText);
+    return this.#end(active, status, errorText);
   }
 
   /** Run the cut step's pending tool calls (with their own ids) and close the step, so the model goes on after it. */
@@ -295,25 +303,26 @@ export class ChatTurns {
   }
 
   /** Store the turn's answer and forget the turn; end every follower's stream; tell every client. */
-  async #end(active: ActiveTurn, status: AgentChatTurnStatus, errorText: string | undefined): Promise<void> {
+  async #end(
+    active: ActiveTurn,
+    status: AgentChatTurnStatus,
+    errorText: string | undefined,
+  ): Promise<UIMessage | null> {
     const { store, send, announce } = this.#options;
     active.writer.dispose();
-    const answer = await assembleMessage(active.chunks, active.stored.assistantMessageId);
-    store.finishTurn(active.stored.turnId, answer && answer.parts.length > 0 ? answer : null);
+    const assembled = await assembleMessage(active.chunks, active.stored.assistantMessageId);
+    const answer = assembled && assembled.parts.length > 0 ? assembled : null;
+    store.finishTurn(active.stored.turnId, answer);
     if (this.#active === active) this.#active = null;
     for (const [socket, requestId] of active.followers) {
       send(socket, errorText !== undefined ? { type: "error", requestId, errorText } : { type: "end", requestId });
     }
-    announce({
-      kind: "turn-ended",
-      turnId: active.stored.turnId,
-      status,
-      ...(answer && answer.parts.length > 0 ? { message: answer } : {}),
-    });
+    announce({ kind: "turn-ended", turnId: active.stored.turnId, status, ...(answer ? { message: answer } : {}) });
+    return answer;
   }
 
   /** A cut turn that may not be resumed again: keep what it had finished, and say it was interrupted. */
-  async #close(stored: StoredChatTurn, kept: UIMessageChunk[]): Promise<void> {
+  async #close(stored: StoredChatTurn, kept: UIMessageChunk[]): Promise<UIMessage> {
     const { store, announce } = this.#options;
     const partial = await assembleMessage(kept, stored.assistantMessageId);
     const answer: UIMessage = {
@@ -324,6 +333,7 @@ export class ChatTurns {
     };
     store.finishTurn(stored.turnId, answer);
     announce({ kind: "turn-ended", turnId: stored.turnId, status: "interrupted", message: answer });
+    return answer;
   }
 }
 

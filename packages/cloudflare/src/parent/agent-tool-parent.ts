@@ -43,6 +43,7 @@ import { DurableObjectWakeupScheduler } from "../adapters/durable-object-wakeup-
 import { fromNdjson } from "../adapters/ndjson.js";
 import {
   importRunReadTokenKey,
+  type RunReadTokenKey,
   runReadTokenStatus,
   signRunReadToken,
   verifyRunReadToken,
@@ -106,7 +107,7 @@ export type SubAgentHandle = {
  */
 export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv> {
   #components: Components | undefined;
-  #tokenKeyPromise: Promise<CryptoKey> | undefined;
+  #tokenKeyPromise: Promise<RunReadTokenKey> | undefined;
   readonly #ready: Promise<void>;
 
   constructor(ctx: DurableObjectState, env: TEnv) {
@@ -232,6 +233,23 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
   /** The stored conversation (a turn in flight is there with its user message; its reply comes by resuming it). */
   messages(): Promise<UIMessage[]> {
     return this.#parts().turns.messages();
+  }
+
+  /**
+   * Send a user message to the conversation from code (a Worker, a cron, another agent over RPC) and wait for the
+   * answer: the same durable turn a client's message gets, told to every open client. Resolves the stored answer
+   * (`null` when the turn produced none), or the refusal when the message id is already stored.
+   */
+  async sendChatMessage(message: string | UIMessage): Promise<UIMessage | null> {
+    const userMessage: UIMessage =
+      typeof message === "string"
+        ? { id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text: message }] }
+        : message;
+    const parts = this.#parts();
+    if (parts.chatStore.hasMessage(userMessage.id)) {
+      throw new AgentToolsError("INVALID_ARGUMENT", `The conversation already has a message "${userMessage.id}"`);
+    }
+    return parts.turns.send(null, userMessage);
   }
 
   /** A named conversation with a child, outside any tool call (the child must offer direct chat: `AgentToolChild` does). */
@@ -453,14 +471,14 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
     };
   }
 
-  #tokenKey(): Promise<CryptoKey | null> {
+  #tokenKey(): Promise<RunReadTokenKey | null> {
     const secret = this.runTokenSecret();
     if (secret === undefined) return Promise.resolve(null);
     this.#tokenKeyPromise ??= importRunReadTokenKey(secret);
     return this.#tokenKeyPromise;
   }
 
-  async #tokenKeyOrThrow(): Promise<CryptoKey> {
+  async #tokenKeyOrThrow(): Promise<RunReadTokenKey> {
     const key = await this.#tokenKey();
     if (!key) {
       throw new AgentToolsError(
