@@ -1,6 +1,12 @@
 import { AgentToolsError } from "@agent-tools/core-runs";
 import { PARENT_PATH_SEGMENTS } from "./parent/parent-routes.js";
 
+/** What the router needs of a Durable Object namespace (a `DurableObjectNamespace` has it). */
+type ParentNamespace = {
+  idFromName(name: string): unknown;
+  get(id: never): { fetch(request: Request): Promise<Response> };
+};
+
 /** A request addressed to a parent agent: `/<prefix>/<parent>/<name>/…`. */
 export type AgentToolRequestTarget = { parent: string; name: string };
 
@@ -57,7 +63,7 @@ export async function routeAgentToolRequest<TEnv>(
   const target = matchAgentToolPath(new URL(request.url).pathname, options.prefix);
   if (!target || !Object.hasOwn(options.parents, target.parent)) return null;
   const binding = options.parents[target.parent] as keyof TEnv & string;
-  const namespace = env[binding] as unknown as DurableObjectNamespace | undefined;
+  const namespace = env[binding] as unknown as ParentNamespace | undefined;
   if (!namespace || typeof namespace.idFromName !== "function") {
     throw new AgentToolsError(
       "INVALID_ARGUMENT",
@@ -66,5 +72,5 @@ export async function routeAgentToolRequest<TEnv>(
   }
   const refused = await options.authorize?.(request, target, env);
   if (refused) return refused;
-  return namespace.get(namespace.idFromName(target.name)).fetch(request);
+  return namespace.get(namespace.idFromName(target.name) as never).fetch(request);
 }

@@ -9,7 +9,13 @@ const message = (id: string, role: UIMessage["role"], text = id): UIMessage => (
   role,
   parts: [{ type: "text", text }],
 });
-const stored = [message("u1", "user"), message("a1", "assistant"), message("u2", "user"), message("a2", "assistant")];
+const [u1, a1, u2, a2] = [
+  message("u1", "user"),
+  message("a1", "assistant"),
+  message("u2", "user"),
+  message("a2", "assistant"),
+];
+const stored = [u1, a1, u2, a2];
 
 describe("mergeChatSend", () => {
   it("appends a new user message to the stored conversation, whatever the client held", () => {
@@ -22,7 +28,7 @@ describe("mergeChatSend", () => {
       mergeChatSend(stored, {
         trigger: "submit-message",
         messageId: undefined,
-        messages: [stored[0]!, stored[1]!, fresh],
+        messages: [u1, a1, fresh],
       }),
     ).toEqual({ kind: "append", userMessage: fresh });
   });
@@ -51,9 +57,9 @@ describe("mergeChatSend", () => {
     expect(
       mergeChatSend(stored, { trigger: "submit-message", messageId: "u1", messages: [message("x", "user")] }).kind,
     ).toBe("refuse");
-    expect(
-      mergeChatSend(stored, { trigger: "submit-message", messageId: "u2", messages: [stored[0]!, edited] }).kind,
-    ).toBe("refuse");
+    expect(mergeChatSend(stored, { trigger: "submit-message", messageId: "u2", messages: [u1, edited] }).kind).toBe(
+      "refuse",
+    );
   });
 
   it("refuses a send that does not end with a user message", () => {

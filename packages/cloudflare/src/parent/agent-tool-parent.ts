@@ -17,6 +17,7 @@ import {
   type ClearAgentToolRunsOptions,
   type DetachedRunAgentToolResult,
   type RunAgentToolOptions,
+  type RunStatus,
   resolveAgentType,
   systemClock,
   toAgentToolsError,
@@ -223,6 +224,11 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
   /** Forget runs (all, by status or age); live ones are cancelled first. */
   clearAgentToolRuns(options?: ClearAgentToolRunsOptions): Promise<{ runIds: string[] }> {
     return this.registry.clearAgentToolRuns(options);
+  }
+
+  /** Every retained run, oldest first (optionally by status). */
+  listAgentToolRuns(options?: { status?: readonly RunStatus[] }): Promise<AgentToolRunInfo[]> {
+    return this.registry.listAgentToolRuns(options);
   }
 
   /** True when this parent created run `runId` of `agentType` (always `await` it). */
