@@ -1,7 +1,7 @@
 /**
  * Target "anchor-target": agent-tools (packages/core-runs + the demo's Durable Object adapters) behind the anchor
- * harness's contract (../shared/anchor-bench/README.md, "Adding a target"). The parent is `BenchParent`, each run's
- * child its own `BenchChild` object emitting the stub's C chunks.
+ * harness's contract (its README, "Adding a target"; the harness is external, see bench/README.md). The parent is
+ * `BenchParent`, each run's child its own `BenchChild` object emitting the stub's C chunks.
  */
 import { benchHandler } from "./src/bench-handler.js";
 

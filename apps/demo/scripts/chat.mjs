@@ -2,8 +2,8 @@
 // `pnpm demo:chat "research cats"`: send one message to the demo's Assistant and print its reply as it streams,
 // with each child run's timeline (text, tool calls, progress, milestones, result) indented below.
 //
-// Options: --url <origin> (default http://127.0.0.1:8787), --chat <name> (default "default"), --replay (also print
-// retained runs replayed on connect), --timeout <seconds> (default 120).
+// Options: --url <origin> (default http://127.0.0.1:$PORT, PORT defaulting to 8787 as for `pnpm demo`), --chat <name>
+// (default "default"), --replay (also print retained runs replayed on connect), --timeout <seconds> (default 120).
 //
 // Exits 0 once the reply has ended and every run started during it is terminal; 1 on an error frame, a
 // connection error, or the timeout.
@@ -21,8 +21,22 @@ import {
   renderRunInfo,
 } from "./render-frames.mjs";
 
+const DEFAULT_PORT = 8787;
+
+/** Where `pnpm demo` listens: 127.0.0.1 and PORT (default 8787), as demo.mjs does. */
+function defaultUrl(env = process.env) {
+  const port = env.PORT === undefined || env.PORT === "" ? DEFAULT_PORT : Number(env.PORT);
+  if (!Number.isInteger(port) || port <= 0 || port > 65_535) {
+    process.stderr.write(`demo:chat: PORT must be a port number, got ${env.PORT}\n`);
+    process.exit(1);
+  }
+  return `http://127.0.0.1:${port}`;
+}
+
+const DEFAULT_URL = defaultUrl();
 const USAGE =
-  'usage: pnpm demo:chat "message" [--url http://127.0.0.1:8787] [--chat default] [--replay] [--timeout 120]';
+  `usage: pnpm demo:chat "message" [--url ${DEFAULT_URL}] [--chat default] [--replay] [--timeout 120]\n` +
+  "  --url: the demo's address (default: 127.0.0.1 and PORT, 8787 unless set, as for pnpm demo)";
 const POLL_MS = 1_000;
 const RECONNECT_MS = 500;
 const MAX_RECONNECTS = 5;
@@ -34,7 +48,7 @@ function parseCli(argv) {
       args: argv,
       allowPositionals: true,
       options: {
-        url: { type: "string", default: "http://127.0.0.1:8787" },
+        url: { type: "string", default: DEFAULT_URL },
         chat: { type: "string", default: "default" },
         replay: { type: "boolean", default: false },
         timeout: { type: "string", default: "120" },
@@ -97,7 +111,7 @@ const wsUrl = (path) => {
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
   return url;
 };
-const notRunning = `is \`pnpm demo\` running at ${options.origin.origin}?`;
+const notRunning = `is \`pnpm demo\` running at ${options.origin.origin}? (point at it with --url, or PORT)`;
 
 const state = createRenderState();
 /** Runs started while this request was in flight: the exit waits for them. */

@@ -2,8 +2,13 @@
 // `pnpm demo`: bundle the demo Worker and run it locally in workerd through Miniflare, with Durable Object
 // storage persisted in apps/demo/.demo-data/ (kept across restarts; `--reset` wipes it first).
 //
-// Environment: PORT (default 8787); OPENAI_API_KEY, OPENAI_MODEL, DEMO_PACE_MS, DEBUG are passed to the Worker
+// Environment: PORT (default 8787); DEMO_DATA_DIR (default apps/demo/.demo-data/); OPENAI_API_KEY, OPENAI_MODEL, DEMO_PACE_MS, DEBUG are passed to the Worker
 // as bindings when set.
+//
+// A port already in use ends it at once with one line and exit code 1. Ctrl-C (SIGINT) disposes Miniflare and exits
+// 0. (The `demo` scripts in package.json start it with `trap '' INT; exec node …`: Ctrl-C reaches every process of
+// the terminal's group, and the shells pnpm runs scripts in would otherwise die of it at once, which pnpm reports as
+// a failed command while the demo is still shutting down. Node installs its own SIGINT handler all the same.)
 //
 // The page at `/` is the React app of web/, built first with Vite into apps/demo/.web-build/ and handed to the
 // Worker as its WEB_ASSETS binding (web/build.mjs); `--no-web` skips that, and so does a failed build (with a
@@ -11,6 +16,7 @@
 
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { workerBuildOptions } from "@agent-tools/workerd-harness/worker-build";
@@ -37,7 +43,8 @@ export const DEFAULT_PORT = 8787;
 const APP_DIRECTORY = fileURLToPath(new URL("../", import.meta.url));
 export const ENTRY = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
 export const BUILD_FILE = fileURLToPath(new URL("../.demo-build/worker.js", import.meta.url));
-export const DATA_DIRECTORY = fileURLToPath(new URL("../.demo-data/", import.meta.url));
+/** Durable Object storage, kept across restarts; DEMO_DATA_DIR puts it elsewhere (the demo script's tests do). */
+export const DATA_DIRECTORY = process.env.DEMO_DATA_DIR || fileURLToPath(new URL("../.demo-data/", import.meta.url));
 
 /** Bundle the Worker into one ES module (options shared with the workerd tests: @agent-tools/workerd-harness). */
 export async function bundleDemoWorker(entry = ENTRY, outfile = BUILD_FILE) {
@@ -98,6 +105,24 @@ function exitSoon(code) {
   setTimeout(() => process.exit(code), 2_000).unref();
 }
 
+/**
+ * Whether something already listens on `host:port` (so workerd could not bind it): try to bind it ourselves, and let
+ * it go at once. Port 0 (any free port) is never in use.
+ */
+export function isPortInUse(port, host = HOST) {
+  if (port === 0) return Promise.resolve(false);
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (error) => (error.code === "EADDRINUSE" ? resolve(true) : reject(error)));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(false)));
+  });
+}
+
+/** The one line a busy port gets. */
+export function portInUseMessage(port) {
+  return `demo: port ${port} is in use on ${HOST}: stop the server that holds it, or run with PORT=<another port>`;
+}
+
 function parsePort(value) {
   if (value === undefined || value === "") return DEFAULT_PORT;
   const port = Number(value);
@@ -123,6 +148,12 @@ async function main() {
   }
   const port = parsePort(process.env.PORT);
   if (!existsSync(ENTRY)) throw new Error(`the demo Worker is missing: ${ENTRY}`);
+  // Before anything else: workerd would only find out after the build, and print a stack trace of its own first.
+  if (await isPortInUse(port)) {
+    process.stderr.write(`${portInUseMessage(port)}\n`);
+    exitSoon(1);
+    return;
+  }
   if (values.reset) {
     await rm(DATA_DIRECTORY, { recursive: true, force: true });
     process.stdout.write(`wiped ${DATA_DIRECTORY}\n`);
@@ -170,10 +201,13 @@ async function main() {
   } catch (error) {
     await miniflare.dispose().catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);
-    const hint = /in use/i.test(message)
-      ? `\n(port ${port} is taken: stop the other server or run with PORT=<port>)`
-      : "";
-    throw new Error(`the demo did not start: ${message}${hint}`);
+    // Taken between the check above and workerd's bind: the same one line (after workerd's own report).
+    if (/in use/i.test(message)) {
+      process.stderr.write(`${portInUseMessage(port)}\n`);
+      exitSoon(1);
+      return;
+    }
+    throw new Error(`the demo did not start: ${message}`);
   }
   const shown = new URL(url);
   shown.hostname = HOST;

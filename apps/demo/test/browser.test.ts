@@ -195,7 +195,10 @@ describe.skipIf(!hasChromium)("the demo page in Chromium", () => {
     expect(occurrences(researcherText, "That is what the sources say.")).toBe(1);
     expect(await page.locator("article.run").count()).toBe(2);
 
-    // The chat shows the stored conversation once.
+    // The chat shows the stored conversation once (the answer is stored when its turn ends, just after its text).
+    await expect
+      .poll(async () => (await host.fetchJson<StoredMessage[]>(`${BASE}/messages`)).length, { timeout: WAIT_MS })
+      .toBe(2);
     const stored = await host.fetchJson<StoredMessage[]>(`${BASE}/messages`);
     const shown = await page
       .locator("li.msg")

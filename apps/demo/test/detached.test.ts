@@ -29,8 +29,13 @@ const completionsIn = (messages: StoredMessage[]) =>
   messages.filter((message) => message.metadata?.source === COMPLETION_SOURCE);
 const reactionsIn = (messages: StoredMessage[]) =>
   messages.filter((message) => message.metadata?.source === REACTION_SOURCE);
-const isServerTurnEnd = (frame: unknown) =>
-  (frame as ChatFrame).type === "end" && String((frame as ChatFrame).requestId).startsWith("server:");
+/** The event-socket frame that says a turn ended with the model's reaction to a completion stored. */
+const isReactionStored = (frame: unknown) => {
+  const { type, event } = frame as { type?: string; event?: { kind?: string; message?: StoredMessage } };
+  return (
+    type === "agent-chat-event" && event?.kind === "turn-ended" && event.message?.metadata?.source === REACTION_SOURCE
+  );
+};
 
 describe("background runs started from chat (workerd)", () => {
   let persist: PersistDirectory;
@@ -38,21 +43,21 @@ describe("background runs started from chat (workerd)", () => {
   const wsUrl = (path: string) => demoWsUrl(host, path);
 
   /**
-   * Wait until the chat holds the completion and the model's reaction. The chat socket is connected before the
-   * messages are read, so a server turn that ends after the read is seen as an `end` frame: no polling.
+   * Wait until the chat holds the completion and the model's reaction. The event socket is connected before the
+   * messages are read, so a server turn that ends after the read is seen as its `turn-ended` event: no polling.
    */
   async function chatAfterCompletion(chatId: string): Promise<StoredMessage[]> {
-    const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
+    const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
     try {
       const read = () => host.fetchJson<StoredMessage[]>(`/agents/assistant/${chatId}/messages`);
       let messages = await read();
       if (reactionsIn(messages).length === 0) {
-        await chat.waitFor((frames) => frames.some(isServerTurnEnd), 30_000);
+        await events.waitFor((frames) => frames.some(isReactionStored), 30_000);
         messages = await read();
       }
       return messages;
     } finally {
-      chat.close();
+      events.close();
     }
   }
 
@@ -68,6 +73,7 @@ describe("background runs started from chat (workerd)", () => {
   it("a background run started from chat finishes, and its completion reaches the chat exactly once", async () => {
     host = await startHost(persist, 0);
     const chatId = "background";
+    const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
     const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
     chat.send(chatSendRequest("please import the data in the background", chatId, "r-1"));
     // The turn answers at once, without waiting for the import.
@@ -80,8 +86,9 @@ describe("background runs started from chat (workerd)", () => {
       .join("");
     expect(answer).toContain("The import is running in the background (background:");
     // Then the run finishes, the completion is injected between turns, and the model reacts in a server turn.
-    await chat.waitFor((frames) => frames.some(isServerTurnEnd));
+    await events.waitFor((frames) => frames.some(isReactionStored));
     chat.close();
+    events.close();
 
     const messages = await chatAfterCompletion(chatId);
     const completions = completionsIn(messages);

@@ -154,6 +154,7 @@ if (wanted("w4cold")) {
       await host.dispose();
       const reps = [];
       const boots = [];
+      /** @type {{ childrenWoken: number, childCalls: Record<string, number> } | null} */
       let woken = null;
       for (let rep = 0; rep < P.coldReps; rep += 1) {
         host = await start(key, folder);

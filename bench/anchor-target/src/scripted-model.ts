@@ -2,10 +2,10 @@ import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { stubDeltaText } from "./stub-chunks.js";
 
 /**
- * The anchor harness's scripted model (../shared/anchor-bench/targets/anchor-think/worker.ts), so that our real child
- * and the anchor's Think child stream the same thing: for a prompt containing `emit C xW` the model streams
- * `stream-start`, `text-start`, C `text-delta`s of W characters (the stub's delta texts), `text-end` and `finish`, all
- * at once (no pacing). Anything else: 3 deltas of 8 characters. No network, no LLM.
+ * The anchor harness's scripted model (its `anchor-think` target's `worker.ts`; the harness is external, see
+ * bench/README.md), so that our real child and the anchor's Think child stream the same thing: for a prompt containing
+ * `emit C xW` the model streams `stream-start`, `text-start`, C `text-delta`s of W characters (the stub's delta
+ * texts), `text-end` and `finish`, all at once (no pacing). Anything else: 3 deltas of 8 characters. No network, no LLM.
  */
 type StreamPart =
   Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer Part> ? Part : never;

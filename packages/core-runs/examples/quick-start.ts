@@ -1,5 +1,5 @@
-// The README's quick start, kept runnable: src/readme-example.test.ts runs `main()` and checks that the README's
-// first ```ts block is exactly the code between the two region markers below.
+// The README's quick start, kept runnable: src/readme-example.test.ts checks that the README's first ```ts block is
+// exactly the code between the two region markers below, and that running it prints the README's ```text block.
 // #region quick-start
 import {
   type AgentToolChildDefinition,
@@ -61,38 +61,32 @@ const researcher: AgentToolChildDefinition = {
   },
 };
 
-export async function main() {
-  // 2. The parent's registry, wired in-process with the testing ports (a host gives durable ones).
-  const clock = new ManualClock(1_767_225_600_000); // a fixed time: the example never reads the system clock
-  const frames: AgentToolEventFrame[] = [];
-  const registry = new AgentToolRegistry({
-    store: new InMemoryRunStore(),
-    transport: new InProcessChildTransport({ children: [researcher], clock }),
-    clock,
-    broadcast: (frame) => frames.push(frame), // a host sends these to the parent's clients
-  });
+// 2. The parent's registry, wired in-process with the testing ports (a host gives durable ones).
+const clock = new ManualClock(1_767_225_600_000); // a fixed time: the example never reads the system clock
+const frames: AgentToolEventFrame[] = [];
+const registry = new AgentToolRegistry({
+  store: new InMemoryRunStore(),
+  transport: new InProcessChildTransport({ children: [researcher], clock }),
+  clock,
+  broadcast: (frame) => frames.push(frame), // a host sends these to the parent's clients
+});
 
-  // 3. The child as an AI SDK tool of the parent's model.
-  const tools = {
-    research: agentTool(registry, researcher, {
-      description: "Research a topic and summarize the findings",
-      inputSchema: z.object({ topic: z.string() }),
-      displayName: "Researcher",
-    }),
-  };
-  const result = streamText({ model: parentModel, prompt: "How long do cats sleep?", tools, stopWhen: isStepCount(3) });
+// 3. The child as an AI SDK tool of the parent's model.
+const tools = {
+  research: agentTool(registry, researcher, {
+    description: "Research a topic and summarize the findings",
+    inputSchema: z.object({ topic: z.string() }),
+    displayName: "Researcher",
+  }),
+};
+const result = streamText({ model: parentModel, prompt: "How long do cats sleep?", tools, stopWhen: isStepCount(3) });
 
-  const text = await result.text;
-  const [firstStep] = await result.steps;
-  const toolOutput = firstStep?.toolResults[0]?.output; // the child's summary
-  const runs = await registry.listAgentToolRuns();
-  const printed = [
-    `parent: ${text}`,
-    `tool result: ${JSON.stringify(toolOutput)}`,
-    `runs: ${runs.map((run) => `${run.runId} ${run.status}`).join(", ")}`,
-    `frames: ${frames.map((frame) => frame.event.kind).join(" ")}`,
-  ];
-  for (const line of printed) console.log(line);
-  return { text, toolOutput, runs, frames, printed };
+console.log(`parent: ${await result.text}`);
+const [firstStep] = await result.steps;
+console.log(`tool result: ${JSON.stringify(firstStep?.toolResults[0]?.output)}`); // the child's summary
+for (const run of await registry.listAgentToolRuns()) {
+  console.log(`run: ${run.runId} ${run.agentType} ${run.status} (tool call ${run.parentToolCallId})`);
 }
+const described = frames.map((frame) => (frame.sequence === undefined ? frame.event.kind : `chunk#${frame.sequence}`));
+console.log(`frames: ${described.join(" ")}`);
 // #endregion quick-start

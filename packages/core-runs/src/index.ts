@@ -3,6 +3,8 @@ export type { AgentToolOptions, AgentToolOutput } from "./agent-tool.js";
 export { agentTool, agentToolRunId } from "./agent-tool.js";
 export type { AgentToolChildReference } from "./agent-type.js";
 export { resolveAgentType } from "./agent-type.js";
+export type { CompletedSteps } from "./assemble-message.js";
+export { assembleMessage, completedSteps } from "./assemble-message.js";
 export type { FormatAgentToolInput } from "./child-input-message.js";
 export { defaultFormatAgentToolInput, inputMessageId, toInputMessage } from "./child-input-message.js";
 export type {

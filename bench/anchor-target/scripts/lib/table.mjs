@@ -2,8 +2,8 @@
 import { cell, round } from "./stats.mjs";
 
 /**
- * The anchor's figures from ../shared/anchor-bench/RESULTS.md (2026-12-02, the stub child, medians of 6 runs):
- * a reference from another sitting only. The issue's targets are read from the harness run with both targets
+ * The anchor's figures from the anchor harness's RESULTS.md (the harness is external, see bench/README.md;
+ * 2026-12-02, the stub child, medians of 6 runs): a reference from another sitting only. The issue's targets are read from the harness run with both targets
  * interleaved (README.md, "Side by side with the anchor").
  */
 const ANCHOR = { w1: 14, w2: 6538, w3: 364, w4: 422, w5Parent: 7, w5Child: 202 };

@@ -1,4 +1,4 @@
-// The workloads. W1–W5 follow the anchor harness's definitions (../shared/anchor-bench/README.md, "Workloads");
+// The workloads. W1–W5 follow the anchor harness's definitions (its README, "Workloads"; bench/README.md);
 // the rest are this repository's own: reconnect with cursors, a reconcile tick, memory with retained runs.
 import { performance } from "node:perf_hooks";
 import { residentKiB, sleep } from "./host.mjs";

@@ -13,6 +13,18 @@ export interface AgentToolChildRpc {
   agentToolMessages(runId: string): Promise<UIMessage[]>;
 }
 
+/** What a child offers for direct chat, outside any tool call (`AgentToolChild` does). */
+export interface AgentToolChildChatRpc {
+  /** One message to the named conversation; its answer as NDJSON `UIMessageChunk`s. */
+  agentToolChat(conversation: string, message: UIMessage): Promise<ReadableStream<Uint8Array>>;
+  /** The named conversation so far. */
+  agentToolChatMessages(conversation: string): Promise<UIMessage[]>;
+}
+
+/** A child object's stub, as the transport gives it. */
+export type AgentToolChildStub = AgentToolChildRpc &
+  Partial<AgentToolChildChatRpc> & { fetch(request: Request): Promise<Response> };
+
 /** A child namespace as the transport needs it: a name → stub lookup. */
 export type ChildNamespace = {
   idFromName(name: string): DurableObjectId;
@@ -39,7 +51,7 @@ export class DurableObjectChildTransport implements ChildTransport {
   }
 
   /** The stub of a run's child object. */
-  stub(ref: ChildRef): AgentToolChildRpc & { fetch(request: Request): Promise<Response> } {
+  stub(ref: ChildRef): AgentToolChildStub {
     const namespace = this.#namespaces[ref.agentType];
     if (!namespace) {
       throw new AgentToolsError(
@@ -47,9 +59,7 @@ export class DurableObjectChildTransport implements ChildTransport {
         `No Durable Object binding for child agent type "${ref.agentType}"`,
       );
     }
-    return namespace.get(namespace.idFromName(childObjectName(this.#parentId, ref))) as AgentToolChildRpc & {
-      fetch(request: Request): Promise<Response>;
-    };
+    return namespace.get(namespace.idFromName(childObjectName(this.#parentId, ref))) as AgentToolChildStub;
   }
 
   start(ref: ChildRef, input: unknown): Promise<AgentToolRunInspection> {

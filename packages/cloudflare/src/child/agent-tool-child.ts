@@ -3,15 +3,17 @@ import {
   type AgentToolChildDefinition,
   AgentToolChildRunner,
   type AgentToolRunInspection,
+  type AgentToolTailItem,
   type AgentToolTurnContext,
   type AgentToolTurnStream,
   systemClock,
 } from "@agent-tools/core-runs";
-import type { UIMessage } from "ai";
-import type { AgentToolChildRpc } from "../adapters/durable-object-child-transport.js";
+import type { UIMessage, UIMessageChunk } from "ai";
+import type { AgentToolChildChatRpc, AgentToolChildRpc } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
 import { toNdjson } from "../adapters/ndjson.js";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
+import { ChildChatStore, childChatRunId, isChildChatInput } from "./child-chat-store.js";
 
 /** Default `agentToolWakeIntervalMs`: while a run is live, the child's alarm wakes it at least this often (5 s). */
 export const DEFAULT_CHILD_WAKE_INTERVAL_MS = 5_000;
@@ -37,11 +39,17 @@ export const DEFAULT_CHILD_WAKE_INTERVAL_MS = 5_000;
  *   }
  * }
  */
-export abstract class AgentToolChild<TEnv = unknown> extends DurableObject<TEnv> implements AgentToolChildRpc {
+export abstract class AgentToolChild<TEnv = unknown>
+  extends DurableObject<TEnv>
+  implements AgentToolChildRpc, AgentToolChildChatRpc
+{
   /** How often, at most, the alarm wakes this child while a run is live. */
   protected readonly agentToolWakeIntervalMs: number = DEFAULT_CHILD_WAKE_INTERVAL_MS;
   #store: DurableObjectRunStore | undefined;
   #runner: AgentToolChildRunner | undefined;
+  #chats: ChildChatStore | undefined;
+  /** Per conversation, the answer in flight: a conversation's messages are answered one at a time. */
+  readonly #chatQueues = new Map<string, Promise<unknown>>();
 
   /** Run one turn of `context.runId`: everything it yields goes into the run's durable log. */
   protected abstract turn(context: AgentToolTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
@@ -57,10 +65,19 @@ export abstract class AgentToolChild<TEnv = unknown> extends DurableObject<TEnv>
     const hooks = this as unknown as Partial<
       Pick<AgentToolChildDefinition, "formatAgentToolInput" | "getAgentToolOutput" | "getAgentToolSummary">
     >;
+    const format = hooks.formatAgentToolInput?.bind(this);
     return {
       agentType: this.agentType,
-      turn: (context) => this.turn(context),
-      ...(hooks.formatAgentToolInput ? { formatAgentToolInput: hooks.formatAgentToolInput.bind(this) } : {}),
+      // A direct-chat run answers its message with the conversation so far before it.
+      turn: (context) =>
+        isChildChatInput(context.input)
+          ? this.turn({
+              ...context,
+              messages: [...this.#chatStore().messages(context.input.conversation), ...context.messages],
+            })
+          : this.turn(context),
+      formatAgentToolInput: (input, options) =>
+        isChildChatInput(input) ? input.message : format ? format(input, options) : defaultInput(input),
       ...(hooks.getAgentToolOutput ? { getAgentToolOutput: hooks.getAgentToolOutput.bind(this) } : {}),
       ...(hooks.getAgentToolSummary ? { getAgentToolSummary: hooks.getAgentToolSummary.bind(this) } : {}),
     };
@@ -107,6 +124,53 @@ export abstract class AgentToolChild<TEnv = unknown> extends DurableObject<TEnv>
   /** The run's conversation: its input message and the assistant message built from its log. */
   agentToolMessages(runId: string): Promise<UIMessage[]> {
     return this.runner.getMessages(runId);
+  }
+
+  /**
+   * Direct chat, outside any tool call (the parent's `subAgent(Child, name).chat()`): answer one message of the named
+   * conversation as a run of its own (durable and resumable like any run), stream its chunks as NDJSON, and store the
+   * message and the answer in the conversation when the run ends. Messages of one conversation are answered in turn;
+   * a message sent again is answered once.
+   */
+  async agentToolChat(conversation: string, message: UIMessage): Promise<ReadableStream<Uint8Array>> {
+    const runId = childChatRunId(conversation, message.id);
+    const previous = this.#chatQueues.get(conversation) ?? Promise.resolve();
+    const turn = previous
+      .catch(() => undefined)
+      .then(async () => {
+        await this.agentToolStart(runId, { kind: "agent-tools:chat", conversation, message });
+        const [forCaller, forRecord] = this.runner.tail(runId, { afterSequence: 0 }).tee();
+        return { forCaller, recorded: this.#recordChat(conversation, runId, forRecord) };
+      });
+    const settled = turn.then(({ recorded }) => recorded);
+    this.#chatQueues.set(conversation, settled);
+    this.ctx.waitUntil(settled.catch(() => undefined));
+    const { forCaller } = await turn;
+    return toNdjson(forCaller.pipeThrough(tailToChunks()));
+  }
+
+  /** A named direct conversation so far. */
+  async agentToolChatMessages(conversation: string): Promise<UIMessage[]> {
+    return this.#chatStore().messages(conversation);
+  }
+
+  /** Wait for a direct-chat run to end, then store its message and answer in the conversation. */
+  async #recordChat(conversation: string, runId: string, tail: ReadableStream<AgentToolTailItem>): Promise<void> {
+    const reader = tail.getReader();
+    try {
+      for (;;) {
+        const { done } = await reader.read();
+        if (done) break;
+      }
+    } catch {
+      // the run's own record tells how it ended
+    }
+    this.#chatStore().append(conversation, await this.runner.getMessages(runId));
+  }
+
+  #chatStore(): ChildChatStore {
+    this.#chats ??= new ChildChatStore(this.ctx.storage);
+    return this.#chats;
   }
 
   /**
@@ -169,4 +233,23 @@ export abstract class AgentToolChild<TEnv = unknown> extends DurableObject<TEnv>
     const pending = await this.ctx.storage.getAlarm();
     if (pending === null || pending > at) await this.ctx.storage.setAlarm(at);
   }
+}
+
+/** The default input message text: a string as is, anything else as pretty JSON. */
+function defaultInput(input: unknown): string {
+  if (typeof input === "string") return input;
+  try {
+    return JSON.stringify(input, null, 2) ?? String(input);
+  } catch {
+    return String(input);
+  }
+}
+
+/** A run's tail as the `UIMessageChunk`s of its answer (log entries in order; progress and the terminal left out). */
+function tailToChunks(): TransformStream<AgentToolTailItem, UIMessageChunk> {
+  return new TransformStream({
+    transform(item, controller) {
+      if (item.type === "entries") for (const entry of item.entries) controller.enqueue(entry.body);
+    },
+  });
 }

@@ -17,7 +17,8 @@ export type RunUpdateCondition = {
  * - **run rows** (`RunRecord`), keyed by `runId`;
  * - each run's **sequenced log** of `UIMessageChunk`s and milestones.
  *
- * Guarantees an implementation must give (checked by `runStoreContract` from "@agent-tools/core-runs/testing";
+ * Guarantees an implementation must give (checked by `runStoreContractCases` from "@agent-tools/core-runs/testing",
+ * or `runStoreContract` from "@agent-tools/core-runs/testing/vitest";
  * every implementation must pass it):
  * - Every call is atomic. `null` means "not found", never failure; failures reject.
  * - `insertRun` creates only if absent and says whether it did (so two dispatches of one runId cannot both win).

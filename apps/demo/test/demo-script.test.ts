@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+// `pnpm demo` as a user meets it: a busy port is one line and exit code 1; Ctrl-C (SIGINT to the whole process
+// group, as a terminal sends it) stops it with exit code 0 and no pnpm error.
+
+const REPOSITORY_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const DEMO_SCRIPT = fileURLToPath(new URL("../scripts/demo.mjs", import.meta.url));
+const CHAT_SCRIPT = fileURLToPath(new URL("../scripts/chat.mjs", import.meta.url));
+
+type Finished = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
+
+/** Collect a child's output; `exited` settles when it ends, `waitFor` when its stdout has printed `pattern`. */
+function watch(child: ChildProcess) {
+  let stdout = "";
+  let stderr = "";
+  const waiters: Array<{ pattern: RegExp; resolve: (match: RegExpMatchArray) => void }> = [];
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+    for (const waiter of [...waiters]) {
+      const match = waiter.pattern.exec(stdout);
+      if (match) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(match);
+      }
+    }
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<Finished>((resolve) => {
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  const waitFor = (pattern: RegExp) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      waiters.push({ pattern, resolve });
+      void exited.then((finished) =>
+        reject(new Error(`exited (${finished.code ?? finished.signal}) before ${pattern}:\n${stdout}\n${stderr}`)),
+      );
+    });
+  return { exited, waitFor };
+}
+
+/** A port nobody listens on now (the OS picks it; released at once). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe("pnpm demo on a busy port", () => {
+  it("prints one line naming the port and PORT, and exits 1 before building anything", async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const address = blocker.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+
+    const child = spawn(process.execPath, [DEMO_SCRIPT, "--no-web"], {
+      env: { ...process.env, PORT: String(address.port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const finished = await watch(child).exited;
+
+    expect(finished.code).toBe(1);
+    expect(finished.stdout).toBe("");
+    expect(finished.stderr.trimEnd().split("\n")).toEqual([
+      `demo: port ${address.port} is in use on 127.0.0.1: stop the server that holds it, or run with PORT=<another port>`,
+    ]);
+  });
+});
+
+describe("pnpm demo:chat follows PORT", () => {
+  it("defaults to 127.0.0.1 and PORT, and its usage explains --url", async () => {
+    const child = spawn(process.execPath, [CHAT_SCRIPT, "--help"], {
+      env: { ...process.env, PORT: "9123" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const finished = await watch(child).exited;
+    expect(finished.code).toBe(0);
+    expect(finished.stdout).toContain("[--url http://127.0.0.1:9123]");
+    expect(finished.stdout).toMatch(/--url: the demo's address/);
+  });
+
+  it("says where it looked, and how to point it elsewhere, when the demo is not there", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [CHAT_SCRIPT, "hello"], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const finished = await watch(child).exited;
+    expect(finished.code).toBe(1);
+    expect(finished.stderr).toContain(`cannot reach http://127.0.0.1:${port}`);
+    expect(finished.stderr).toContain("--url");
+  });
+});
+
+// The pnpm that runs these tests (pnpm test sets npm_execpath); without it there is no pnpm to start the demo with.
+const pnpmPath = process.env["npm_execpath"];
+const hasPnpm = pnpmPath !== undefined && /pnpm/.test(path.basename(pnpmPath));
+
+describe.skipIf(!hasPnpm)("pnpm demo stopped with Ctrl-C", () => {
+  it("serves /, then ends with exit code 0 and no pnpm error when the terminal's process group gets SIGINT", async () => {
+    const port = await freePort();
+    const data = await mkdtemp(path.join(tmpdir(), "demo-data-"));
+    cleanups.push(() => rm(data, { recursive: true, force: true }));
+    const [command, args] = /\.c?js$/.test(pnpmPath ?? "")
+      ? [process.execPath, [pnpmPath ?? "", "demo", "--no-web"]]
+      : [pnpmPath ?? "pnpm", ["demo", "--no-web"]];
+    // Its own process group, like a job in a terminal: SIGINT to the group reaches pnpm, its shell and the demo.
+    const child = spawn(command, args, {
+      cwd: REPOSITORY_ROOT,
+      env: { ...process.env, PORT: String(port), DEMO_DATA_DIR: data },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    const demo = watch(child);
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+        process.kill(-child.pid, "SIGKILL");
+      }
+    });
+
+    const [, url] = await demo.waitFor(/running at (http:\/\/\S+)/);
+    const response = await fetch(url ?? "");
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+
+    if (child.pid === undefined) throw new Error("no pid");
+    process.kill(-child.pid, "SIGINT");
+    const finished = await demo.exited;
+
+    expect(finished).toMatchObject({ code: 0, signal: null });
+    expect(finished.stdout).toContain("SIGINT: stopping the demo");
+    expect(`${finished.stdout}\n${finished.stderr}`).not.toMatch(/ELIFECYCLE|ERR_PNPM|Command failed/);
+  });
+});

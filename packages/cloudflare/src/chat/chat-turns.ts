@@ -1,0 +1,346 @@
+import { type AgentToolTurnStream, assembleMessage, type Clock, errorMessage } from "@agent-tools/core-runs";
+import type { AgentChatEvent, AgentChatTurnStatus } from "@agent-tools/core-runs/protocol";
+import {
+  convertToModelMessages,
+  type ToolSet,
+  type UIMessage,
+  type UIMessageChunk,
+  type WebSocketChatTransportResponse,
+} from "ai";
+import { planChatRecovery } from "./chat-recovery-plan.js";
+import type { ChatTurnOrigin, DurableObjectChatStore, StoredChatTurn } from "./chat-store.js";
+import { runPendingToolCall } from "./pending-tool-call.js";
+import { TurnLogWriter } from "./turn-log-writer.js";
+
+/** What a model turn of the parent's conversation receives (the host's `onChatMessage`). */
+export type ChatTurnContext = {
+  /** The conversation to answer: for a resumed turn, with the assistant message it goes on from last. */
+  messages: UIMessage[];
+  /** Aborted when a client stops the turn. */
+  abortSignal: AbortSignal;
+  /** True when the turn resumes one cut by a crash, eviction or deploy. */
+  resumed: boolean;
+  turnId: string;
+  /** Who started the turn. */
+  origin: ChatTurnOrigin;
+};
+
+/** A socket following the turn, and the request id it knows the turn by. */
+export type ChatFollower = { socket: WebSocket; requestId: string };
+
+export type ChatTurnsOptions = {
+  store: DurableObjectChatStore;
+  clock: Clock;
+  /** Run one model turn over `context.messages` (the host's `onChatMessage`). */
+  stream(context: ChatTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
+  /** The tools a cut turn's pending tool calls run with (the host's `getTools()`). */
+  tools(): ToolSet | undefined;
+  /** Send a frame of the AI SDK's WebSocket chat protocol to one socket (never throws). */
+  send(socket: WebSocket, frame: WebSocketChatTransportResponse): void;
+  /** Tell every client of the parent what happened to the conversation. */
+  announce(event: AgentChatEvent): void;
+  generateId(): string;
+  writeIntervalMs: number;
+  /** How many times a cut turn is resumed before it is closed as interrupted. */
+  maxResumeAttempts: number;
+};
+
+type ActiveTurn = {
+  readonly stored: StoredChatTurn;
+  /** Every chunk the turn streamed, in order: a chunk's index is its sequence on the wire. */
+  readonly chunks: UIMessageChunk[];
+  readonly followers: Map<WebSocket, string>;
+  readonly controller: AbortController;
+  readonly writer: TurnLogWriter;
+  hasStart: boolean;
+};
+
+/** A turn to run: a new one (with the user message that starts it) or a cut one to resume. */
+type TurnSpec =
+  | { kind: "new"; origin: ChatTurnOrigin; userMessage: UIMessage | null; keepUntil?: string; follower?: ChatFollower }
+  | { kind: "resume"; stored: StoredChatTurn };
+
+/** The error text of a turn closed because it could not be resumed. */
+export const INTERRUPTED_TURN_TEXT = "This answer was interrupted before it could finish.";
+
+/**
+ * The parent's conversation, made durable: the user's message is stored at once, the assistant's reply is written
+ * as it streams (bounded writes), and a turn cut by a crash is resumed at start-up from its last completed step — its
+ * pending tool calls run again with their own `toolCallId`, so an `agentTool` call re-attaches to its child run — or
+ * closed visibly. Turns run one at a time; every socket that follows a turn gets its chunks (the sender, and any tab
+ * that resumes it); every client hears of turns and messages through `announce`.
+ * @internal
+ */
+export class ChatTurns {
+  readonly #options: ChatTurnsOptions;
+  #active: ActiveTurn | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+  #taskDepth = 0;
+
+  constructor(options: ChatTurnsOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * The stored conversation. A turn in flight is there with its user message (stored at once); its reply is not (a
+   * client gets it by resuming the turn, which replays it from its start and then follows it live).
+   */
+  async messages(): Promise<UIMessage[]> {
+    return this.#options.store.messages();
+  }
+
+  /**
+   * A client's request for a turn: its new user message (`null` to answer again, a regenerate) is stored at once when
+   * no turn is running, else when the turn before it ends; `keepUntil` first drops that message and what follows
+   * (an edit, a regenerate).
+   */
+  send(
+    follower: ChatFollower | null,
+    userMessage: UIMessage | null,
+    options: { keepUntil?: string } = {},
+  ): Promise<UIMessage | null> {
+    if (follower) this.#options.send(follower.socket, { type: "start", requestId: follower.requestId });
+    return this.#exclusive(() =>
+      this.#run({
+        kind: "new",
+        origin: "client",
+        userMessage,
+        ...(follower ? { follower } : {}),
+        ...withKeepUntil(options.keepUntil),
+      }),
+    );
+  }
+
+  /** Follow the turn in flight from its start (a reload, a second tab), or answer `no-active`. */
+  resume(follower: ChatFollower): void {
+    const { send } = this.#options;
+    const active = this.#active;
+    if (!active) {
+      send(follower.socket, { type: "no-active", requestId: follower.requestId });
+      return;
+    }
+    send(follower.socket, { type: "start", requestId: follower.requestId });
+    for (const [sequence, chunk] of active.chunks.entries()) {
+      send(follower.socket, { type: "chunk", requestId: follower.requestId, sequence, chunk });
+    }
+    active.followers.set(follower.socket, follower.requestId);
+  }
+
+  /** Stop the turn a socket follows, if that is the request it names. */
+  abort(socket: WebSocket, requestId: string): void {
+    const active = this.#active;
+    if (active && active.followers.get(socket) === requestId) active.controller.abort();
+  }
+
+  /** A socket went away: it follows nothing any more (the turn goes on and is stored). */
+  forget(socket: WebSocket): void {
+    this.#active?.followers.delete(socket);
+  }
+
+  /** Store a message the server adds (idempotent by id); tells every client. Resolves whether it was new. */
+  appendMessage(message: UIMessage): boolean {
+    if (this.#options.store.hasMessage(message.id)) return false;
+    this.#options.store.upsertMessage(message);
+    this.#options.announce({ kind: "message", message });
+    return true;
+  }
+
+  /** Run `task` between turns: at once when idle, else after the turn in flight; tasks run one at a time. */
+  runBetweenTurns(task: () => Promise<void>): Promise<void> {
+    return this.#exclusive(async () => {
+      this.#taskDepth += 1;
+      try {
+        await task();
+      } finally {
+        this.#taskDepth -= 1;
+      }
+    });
+  }
+
+  /** A turn the server starts (the model reacts to what was appended). Inside `runBetweenTurns` it runs at once. */
+  async startServerTurn(): Promise<void> {
+    const turn = () => this.#run({ kind: "new", origin: "server", userMessage: null });
+    await (this.#taskDepth > 0 ? turn() : this.#exclusive(turn));
+  }
+
+  /** At start-up: resume the turn a crash cut off, or close it visibly. */
+  async recover(): Promise<void> {
+    const stored = this.#options.store.activeTurn();
+    if (!stored) return;
+    await this.#exclusive(() => this.#run({ kind: "resume", stored }));
+  }
+
+  #exclusive<TResult>(work: () => Promise<TResult>): Promise<TResult> {
+    const result = this.#queue.then(work);
+    this.#queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Run one turn to its end; resolves the answer it stored (`null` when it stored none). */
+  async #run(spec: TurnSpec): Promise<UIMessage | null> {
+    const { store, clock, generateId } = this.#options;
+    let stored: StoredChatTurn;
+    let chunks: UIMessageChunk[] = [];
+    let pending: ReturnType<typeof planChatRecovery>["pendingToolCalls"] = [];
+    let closeStep = false;
+    if (spec.kind === "new") {
+      stored = {
+        turnId: generateId(),
+        origin: spec.origin,
+        assistantMessageId: generateId(),
+        startedAt: clock.now(),
+        resumeAttempts: 0,
+        ...(spec.userMessage ? { userMessageId: spec.userMessage.id } : {}),
+      };
+      if (spec.keepUntil !== undefined) {
+        store.truncateFrom(spec.keepUntil);
+        this.#options.announce({ kind: "history" });
+      }
+      store.beginTurn(stored, spec.userMessage ?? undefined);
+      if (spec.userMessage) this.#options.announce({ kind: "message", message: spec.userMessage });
+    } else {
+      stored = { ...spec.stored, resumeAttempts: spec.stored.resumeAttempts + 1 };
+      const plan = planChatRecovery(store.turnChunks(stored.turnId));
+      if (stored.resumeAttempts > this.#options.maxResumeAttempts) return this.#close(stored, plan.keep);
+      store.rewriteTurnChunks(stored.turnId, plan.keep);
+      store.updateTurn(stored);
+      chunks = plan.keep;
+      pending = plan.pendingToolCalls;
+      closeStep = plan.isStepOpen;
+    }
+    const active: ActiveTurn = {
+      stored,
+      chunks: [],
+      followers: new Map(spec.kind === "new" && spec.follower ? [[spec.follower.socket, spec.follower.requestId]] : []),
+      controller: new AbortController(),
+      writer: new TurnLogWriter({
+        store,
+        clock,
+        turnId: stored.turnId,
+        intervalMs: this.#options.writeIntervalMs,
+        written: chunks.length,
+      }),
+      hasStart: false,
+    };
+    for (const chunk of chunks) this.#push(active, chunk, { write: false });
+    this.#active = active;
+    this.#options.announce({
+      kind: "turn-started",
+      turnId: stored.turnId,
+      origin: stored.origin,
+      resumed: spec.kind === "resume",
+    });
+    let status: AgentChatTurnStatus = "completed";
+    let errorText: string | undefined;
+    try {
+      if (pending.length > 0 || closeStep) await this.#finishCutStep(active, pending);
+      const messages = await this.#conversation(active);
+      const stream = await this.#options.stream({
+        messages,
+        abortSignal: active.controller.signal,
+        resumed: spec.kind === "resume",
+        turnId: stored.turnId,
+        origin: stored.origin,
+      });
+      for await (const chunk of toAsyncIterable(stream)) {
+        if (active.controller.signal.aborted) break;
+        this.#push(active, chunk);
+      }
+      if (active.controller.signal.aborted) status = "aborted";
+    } catch (error) {
+      status = active.controller.signal.aborted ? "aborted" : "error";
+      if (status === "error") errorText = errorMessage(error);
+    }
+    return this.#end(active, status, errorText);
+  }
+
+  /** Run the cut step's pending tool calls (with their own ids) and close the step, so the model goes on after it. */
+  async #finishCutStep(
+    active: ActiveTurn,
+    pending: ReturnType<typeof planChatRecovery>["pendingToolCalls"],
+  ): Promise<void> {
+    const tools = this.#options.tools();
+    const modelMessages = await convertToModelMessages(await this.#conversation(active), tools ? { tools } : {});
+    const results = await Promise.all(
+      pending.map((call) =>
+        runPendingToolCall(tools, call, { messages: modelMessages, abortSignal: active.controller.signal }),
+      ),
+    );
+    for (const chunk of results) this.#push(active, chunk);
+    this.#push(active, { type: "finish-step" });
+  }
+
+  /** The stored conversation with the turn's reply so far last. */
+  async #conversation(active: ActiveTurn): Promise<UIMessage[]> {
+    const stored = this.#options.store.messages();
+    const partial = await assembleMessage(active.chunks, active.stored.assistantMessageId);
+    return partial && partial.parts.length > 0 ? [...stored, partial] : stored;
+  }
+
+  /**
+   * Add a chunk to the turn: the turn's single `start` names its assistant message (a later `start`, as a resumed
+   * turn's stream sends, only carries metadata); then it is sent to every follower and written.
+   */
+  #push(active: ActiveTurn, raw: UIMessageChunk, options: { write?: boolean } = {}): void {
+    let chunk: UIMessageChunk | null = raw;
+    if (raw.type === "start") {
+      chunk = active.hasStart
+        ? raw.messageMetadata !== undefined
+          ? { type: "message-metadata", messageMetadata: raw.messageMetadata }
+          : null
+        : { ...raw, messageId: active.stored.assistantMessageId };
+      active.hasStart = true;
+    } else if (!active.hasStart) {
+      this.#push(active, { type: "start" }, options);
+    }
+    if (chunk === null) return;
+    const sequence = active.chunks.length;
+    active.chunks.push(chunk);
+    if (options.write !== false) active.writer.add(chunk);
+    for (const [socket, requestId] of active.followers) {
+      this.#options.send(socket, { type: "chunk", requestId, sequence, chunk });
+    }
+  }
+
+  /** Store the turn's answer and forget the turn; end every follower's stream; tell every client. */
+  async #end(
+    active: ActiveTurn,
+    status: AgentChatTurnStatus,
+    errorText: string | undefined,
+  ): Promise<UIMessage | null> {
+    const { store, send, announce } = this.#options;
+    active.writer.dispose();
+    const assembled = await assembleMessage(active.chunks, active.stored.assistantMessageId);
+    const answer = assembled && assembled.parts.length > 0 ? assembled : null;
+    store.finishTurn(active.stored.turnId, answer);
+    if (this.#active === active) this.#active = null;
+    for (const [socket, requestId] of active.followers) {
+      send(socket, errorText !== undefined ? { type: "error", requestId, errorText } : { type: "end", requestId });
+    }
+    announce({ kind: "turn-ended", turnId: active.stored.turnId, status, ...(answer ? { message: answer } : {}) });
+    return answer;
+  }
+
+  /** A cut turn that may not be resumed again: keep what it had finished, and say it was interrupted. */
+  async #close(stored: StoredChatTurn, kept: UIMessageChunk[]): Promise<UIMessage> {
+    const { store, announce } = this.#options;
+    const partial = await assembleMessage(kept, stored.assistantMessageId);
+    const answer: UIMessage = {
+      id: stored.assistantMessageId,
+      role: "assistant",
+      ...(partial?.metadata !== undefined ? { metadata: partial.metadata } : {}),
+      parts: [...(partial?.parts ?? []), { type: "text", text: INTERRUPTED_TURN_TEXT, state: "done" }],
+    };
+    store.finishTurn(stored.turnId, answer);
+    announce({ kind: "turn-ended", turnId: stored.turnId, status: "interrupted", message: answer });
+    return answer;
+  }
+}
+
+function withKeepUntil(keepUntil: string | undefined): { keepUntil?: string } {
+  return keepUntil === undefined ? {} : { keepUntil };
+}
+
+function toAsyncIterable(stream: AgentToolTurnStream): AsyncIterable<UIMessageChunk> {
+  return stream as AsyncIterable<UIMessageChunk>;
+}

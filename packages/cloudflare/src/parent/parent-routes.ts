@@ -1,0 +1,51 @@
+/**
+ * A request to a parent agent, by what it asks for. Paths are the part after the parent's own address
+ * (`/agents/<parent>/<name>`): the events socket at the root, the chat socket at `/chat`, the stored conversation at
+ * `/messages`, the runs at `/runs`, `/cancel/<runId>`, `/clear`, drill-in at `/sub/<agentType>/<runId>` (and a run
+ * read token for it at `/sub/<agentType>/<runId>/token`). Anything else is `other`, for the host's own routes.
+ */
+export type AgentToolParentRoute =
+  | { kind: "events" }
+  | { kind: "chat" }
+  | { kind: "messages" }
+  | { kind: "runs" }
+  | { kind: "cancel"; runId: string }
+  | { kind: "clear" }
+  | { kind: "drill-in"; agentType: string; runId: string }
+  | { kind: "token"; agentType: string; runId: string }
+  | { kind: "other"; path: string };
+
+/** How many leading path segments name the parent (`/agents/<parent>/<name>`). */
+export const PARENT_PATH_SEGMENTS = 3;
+
+/** The route of a request (pure; the method and upgrade decide what a path means). */
+export function parseParentRoute(request: { method: string; url: string; isUpgrade: boolean }): AgentToolParentRoute {
+  const segments = new URL(request.url).pathname.split("/").filter((segment) => segment !== "");
+  const rest = segments.slice(PARENT_PATH_SEGMENTS).map(decodeSegment);
+  const path = `/${rest.join("/")}`;
+  const [first, second, third, fourth] = rest;
+  const { method, isUpgrade } = request;
+  if (rest.length === 0 && isUpgrade) return { kind: "events" };
+  if (first === "chat" && rest.length === 1 && isUpgrade) return { kind: "chat" };
+  if (first === "messages" && rest.length === 1 && method === "GET") return { kind: "messages" };
+  if (first === "runs" && rest.length === 1 && method === "GET") return { kind: "runs" };
+  if (first === "clear" && rest.length === 1 && method === "POST") return { kind: "clear" };
+  if (first === "cancel" && second !== undefined && rest.length === 2 && method === "POST") {
+    return { kind: "cancel", runId: second };
+  }
+  if (first === "sub" && second !== undefined && third !== undefined) {
+    if (rest.length === 3) return { kind: "drill-in", agentType: second, runId: third };
+    if (rest.length === 4 && fourth === "token" && method === "GET") {
+      return { kind: "token", agentType: second, runId: third };
+    }
+  }
+  return { kind: "other", path };
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -1,0 +1,232 @@
+// AgentToolParent and AgentToolChild in workerd: start-up by itself, drill-in only to the parent's own runs, direct
+// chat with a child, the authorization hook, and run read tokens (every bad-token case refused, no child created).
+import { fileURLToPath } from "node:url";
+import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
+import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
+import {
+  createPersistDirectory,
+  MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
+import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
+import { afterEach, describe, expect, it } from "vitest";
+import { importRunReadTokenKey, signRunReadToken } from "../src/auth/run-read-token.js";
+
+const HOST_WORKER = fileURLToPath(new URL("./workers/host-worker.ts", import.meta.url));
+const SECRET = "test-secret-of-at-least-16-characters";
+const KEY = "parent-key";
+
+type RunInfo = { runId: string; agentType: string; status: string };
+type Message = { id: string; role: string; parts: Array<{ type: string; text?: string }> };
+
+let persist: PersistDirectory | undefined;
+let host: MiniflareHost | undefined;
+
+async function start(bindings: Record<string, string> = {}): Promise<MiniflareHost> {
+  persist = await createPersistDirectory("agent-tools-cloudflare-");
+  host = await MiniflareHost.start({
+    scriptPath: await bundleWorker(HOST_WORKER),
+    durableObjects: { PARENT: "Parent", ECHO: "Echo" },
+    persistDirectory: persist.path,
+    bindings: { AGENT_TOOLS_RUN_TOKEN_SECRET: SECRET, ...bindings },
+  });
+  return host;
+}
+
+afterEach(async () => {
+  await host?.dispose();
+  await persist?.remove();
+  host = undefined;
+  persist = undefined;
+});
+
+const wsUrl = (running: MiniflareHost, path: string) =>
+  new URL(path, running.url.toString().replace(/^http/, "ws")).toString();
+const agentFrames = (messages: unknown[]) =>
+  (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
+const isTerminalOf = (runId: string) => (messages: unknown[]) =>
+  agentFrames(messages).some(
+    (frame) => "runId" in frame.event && frame.event.runId === runId && frame.event.kind === "finished",
+  );
+const textOf = (message: Message | undefined) =>
+  (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text ?? ""] : [])).join("");
+const constructedEchoes = async (running: MiniflareHost) =>
+  (await running.fetchJson<{ echo: number }>("/constructed")).echo;
+
+describe("AgentToolParent starts itself", () => {
+  it("after a restart, re-attaches to a run in flight and fires its finish hook once, with no call but a request", async () => {
+    const running = await start({ ECHO_PACE_MS: "60" });
+    const base = "/agents/parent/p1";
+    const events = await RecordingSocket.open(wsUrl(running, base));
+    await running.fetchJson(`${base}/test/start?runId=long&text=${encodeURIComponent("one two three four five six")}`, {
+      method: "POST",
+    });
+    // Restart once the child has streamed something, long before it ends.
+    await events.waitFor((messages) => agentFrames(messages).some((frame) => frame.event.kind === "chunk"));
+    events.close();
+    await running.restart();
+
+    // Any request wakes the parent; its constructor alone starts recovery, detached runs and the finish hooks.
+    const after = await RecordingSocket.open(wsUrl(running, base));
+    await after.waitFor(isTerminalOf("long"));
+    after.close();
+    const runs = await running.fetchJson<RunInfo[]>(`${base}/runs`);
+    expect(runs).toMatchObject([{ runId: "long", status: "completed" }]);
+    await expect
+      .poll(() => running.fetchJson<Array<{ run_id: string; status: string; calls: number }>>(`${base}/test/hooks`))
+      .toEqual([{ run_id: "long", status: "completed", calls: 1 }]);
+    const drill = await running.fetchJson<{ messages: Message[] }>(`${base}/sub/Echo/long`);
+    expect(textOf(drill.messages.find((message) => message.role === "assistant"))).toBe(
+      "#1 one two three four five six",
+    );
+  });
+
+  it("answers a chat message sent from code, stored with its user message", async () => {
+    const running = await start();
+    const base = "/agents/parent/p2";
+    const answer = await running.fetchJson<Message>(`${base}/test/send?text=hello`, { method: "POST" });
+    expect(textOf(answer)).toBe("The echo said: #1 hello");
+    const stored = await running.fetchJson<Message[]>(`${base}/messages`);
+    expect(stored.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(stored[1]?.id).toBe(answer.id);
+  });
+});
+
+describe("drill-in", () => {
+  it("serves the parent's own runs, and 404 for any other without creating a child", async () => {
+    const running = await start();
+    const base = "/agents/parent/p3";
+    await running.fetchJson(`${base}/test/send?text=hi`, { method: "POST" });
+    const [run] = await running.fetchJson<RunInfo[]>(`${base}/runs`);
+    expect(run?.agentType).toBe("Echo");
+    const drill = await running.fetchJson<{ messages: Message[] }>(
+      `${base}/sub/Echo/${encodeURIComponent(run?.runId ?? "")}`,
+    );
+    expect(drill.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+
+    const before = await constructedEchoes(running);
+    for (const path of ["/sub/Echo/guessed-run", `/sub/Nope/${encodeURIComponent(run?.runId ?? "")}`]) {
+      expect((await running.fetch(`${base}${path}`)).status).toBe(404);
+    }
+    // Another parent never sees this parent's run.
+    expect((await running.fetch(`/agents/parent/p4/sub/Echo/${encodeURIComponent(run?.runId ?? "")}`)).status).toBe(
+      404,
+    );
+    expect(await constructedEchoes(running)).toBe(before);
+  });
+});
+
+describe("direct chat with a child (subAgent)", () => {
+  it("streams each answer and keeps each named conversation apart", async () => {
+    const running = await start();
+    const base = "/agents/parent/p5";
+    const ask = async (name: string, text: string) =>
+      (await running.fetchJson<{ answer: string }>(`${base}/test/direct?name=${name}&text=${text}`, { method: "POST" }))
+        .answer;
+    expect(await ask("notes", "hello")).toBe("#1 hello");
+    expect(await ask("notes", "again")).toBe("#2 again");
+    expect(await ask("other", "fresh")).toBe("#1 fresh");
+    const notes = await running.fetchJson<Message[]>(`${base}/test/direct-messages?name=notes`);
+    expect(notes.map((message) => [message.role, textOf(message)])).toEqual([
+      ["user", "hello"],
+      ["assistant", "#1 hello"],
+      ["user", "again"],
+      ["assistant", "#2 again"],
+    ]);
+    // A direct conversation is not an agent-tool run of the parent.
+    expect(await running.fetchJson<RunInfo[]>(`${base}/runs`)).toEqual([]);
+  });
+});
+
+describe("authorization and run read tokens", () => {
+  const base = "/agents/parent/p6";
+  const authorized = { headers: { authorization: `Bearer ${KEY}` } };
+
+  async function withRun(): Promise<{ running: MiniflareHost; runId: string; token: string }> {
+    const running = await start({ PARENT_KEY: KEY });
+    await running.fetchJson(`${base}/test/send?text=secret`, { method: "POST", ...authorized });
+    const [run] = await running.fetchJson<RunInfo[]>(`${base}/runs`, authorized);
+    const runId = run?.runId ?? "";
+    const { token } = await running.fetchJson<{ token: string }>(
+      `${base}/sub/Echo/${encodeURIComponent(runId)}/token`,
+      authorized,
+    );
+    return { running, runId, token };
+  }
+
+  it("runs the authorization hook on every route and socket upgrade", async () => {
+    const running = await start({ PARENT_KEY: KEY });
+    for (const path of ["/runs", "/messages", "/test/hooks", "/sub/Echo/anything"]) {
+      expect((await running.fetch(`${base}${path}`)).status, path).toBe(401);
+      expect((await running.fetch(`${base}${path}`, authorized)).status, path).not.toBe(401);
+    }
+    expect((await running.fetch(`${base}/clear`, { method: "POST" })).status).toBe(401);
+    await expect(RecordingSocket.open(wsUrl(running, base))).rejects.toThrow(/401/);
+    await expect(RecordingSocket.open(wsUrl(running, `${base}/chat`))).rejects.toThrow(/401/);
+    const events = await RecordingSocket.open(wsUrl(running, `${base}?key=${KEY}`));
+    expect(events.open).toBe(true);
+    events.close();
+  });
+
+  it("lets a valid token drill in to its run without the parent's key", async () => {
+    const { running, runId, token } = await withRun();
+    const response = await running.fetch(`${base}/sub/Echo/${encodeURIComponent(runId)}?token=${token}`);
+    expect(response.status).toBe(200);
+    const drill = (await response.json()) as { messages: Message[] };
+    expect(textOf(drill.messages.find((message) => message.role === "assistant"))).toBe("#1 secret");
+  });
+
+  it("refuses forged, expired, wrong-run and missing tokens with 401/403, and creates no child", async () => {
+    const { running, runId, token } = await withRun();
+    const [version, payload, signature] = token.split(".") as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { p: string };
+    const key = await importRunReadTokenKey(SECRET);
+    const expired = await signRunReadToken(key, {
+      parentId: claims.p,
+      agentType: "Echo",
+      runId,
+      expiresAt: Date.now() - 1_000,
+    });
+    const otherRun = await signRunReadToken(key, {
+      parentId: claims.p,
+      agentType: "Echo",
+      runId: "another-run",
+      expiresAt: Date.now() + 60_000,
+    });
+    const otherParent = await signRunReadToken(key, {
+      parentId: "0".repeat(64),
+      agentType: "Echo",
+      runId,
+      expiresAt: Date.now() + 60_000,
+    });
+    const flipped = `${signature.slice(0, -2)}${signature.endsWith("AA") ? "BB" : "AA"}`;
+    const forgedPayload = Buffer.from(JSON.stringify({ ...claims, e: Date.now() + 3_600_000 })).toString("base64url");
+    const cases: Array<[string, string | null, number]> = [
+      ["forged signature", `${version}.${payload}.${flipped}`, 401],
+      ["forged payload", `${version}.${forgedPayload}.${signature}`, 401],
+      [
+        "signed with another secret",
+        await signRunReadToken(await importRunReadTokenKey("another-secret-0123456789"), {
+          parentId: claims.p,
+          agentType: "Echo",
+          runId,
+          expiresAt: Date.now() + 60_000,
+        }),
+        401,
+      ],
+      ["malformed", "not-a-token", 401],
+      ["expired", expired, 401],
+      ["another run's", otherRun, 403],
+      ["another parent's", otherParent, 403],
+      ["missing (and no key)", null, 401],
+    ];
+    const before = await constructedEchoes(running);
+    for (const [label, bad, status] of cases) {
+      const query = bad === null ? "" : `?token=${encodeURIComponent(bad)}`;
+      expect((await running.fetch(`${base}/sub/Echo/${encodeURIComponent(runId)}${query}`)).status, label).toBe(status);
+    }
+    // A valid token of one run opens no other run, even one that does not exist.
+    expect((await running.fetch(`${base}/sub/Echo/guessed?token=${token}`)).status).toBe(403);
+    expect(await constructedEchoes(running)).toBe(before);
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * A test Worker on `@agent-tools/cloudflare`'s hosts, for the Node-side tests in `test/*.test.ts` (bundled and run by
+ * `@agent-tools/workerd-harness`): a parent (`Parent`, binding `PARENT`) with one child type (`Echo`, binding `ECHO`),
+ * routed by `routeAgentToolRequest` under `/agents/parent/<name>/…`.
+ *
+ * - `Echo` answers its input (a tool run: `{ text }`; a direct chat: the last user message) word by word, `ECHO_PACE_MS`
+ *   apart, and says how many user messages its conversation holds.
+ * - `Parent` answers a chat message by calling its `echo` tool once, then saying what the echo said. It asks for
+ *   `authorization: Bearer <PARENT_KEY>` (or `?key=`) when `PARENT_KEY` is set.
+ * - Test routes (after `authorize`): `POST /test/start?runId=&text=` starts a run without waiting; `GET /test/hooks`
+ *   the finish hook calls counted in storage; `POST /test/direct?name=&text=` one direct chat message to `Echo`,
+ *   answered as text; `GET /test/direct-messages?name=` that conversation; `POST /test/send?text=` a chat message
+ *   from code (`sendChatMessage`), answered as the stored answer.
+ * - `GET /constructed` (Worker level): how many `Echo` objects were constructed in this process (a guessed drill-in
+ *   must construct none).
+ */
+import {
+  AgentToolChild,
+  AgentToolParent,
+  type AgentToolParentRoute,
+  type ChatTurnContext,
+  type ChildNamespace,
+  routeAgentToolRequest,
+} from "@agent-tools/cloudflare";
+import type { AgentToolLifecycleResult, AgentToolRunInfo, AgentToolTurnContext } from "@agent-tools/core-runs";
+import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "@agent-tools/core-runs/testing";
+import {
+  convertToModelMessages,
+  isStepCount,
+  streamText,
+  type ToolSet,
+  toUIMessageStream,
+  type UIMessage,
+  type UIMessageChunk,
+} from "ai";
+import { z } from "zod";
+
+type Env = {
+  PARENT: DurableObjectNamespace;
+  ECHO: DurableObjectNamespace;
+  AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
+  PARENT_KEY?: string;
+  ECHO_PACE_MS?: string;
+};
+
+const constructed = { echo: 0 };
+
+const textOf = (message: UIMessage | undefined) =>
+  (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+
+export class Echo extends AgentToolChild<Env> {
+  static readonly agentType = "Echo";
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    constructed.echo += 1;
+  }
+
+  formatAgentToolInput(input: unknown) {
+    const text = (input as { text?: unknown } | null)?.text;
+    return typeof text === "string" ? text : JSON.stringify(input);
+  }
+
+  turn({ messages, abortSignal }: AgentToolTurnContext) {
+    const users = messages.filter((message) => message.role === "user");
+    const words = `#${users.length} ${textOf(users.at(-1))}`.split(" ");
+    const pace = Number(this.env.ECHO_PACE_MS ?? "0");
+    async function* chunks(): AsyncGenerator<UIMessageChunk> {
+      yield { type: "start" };
+      yield { type: "start-step" };
+      yield { type: "text-start", id: "t" };
+      for (const [index, word] of words.entries()) {
+        if (pace > 0) await new Promise((resolve) => setTimeout(resolve, pace));
+        if (abortSignal.aborted) return;
+        yield { type: "text-delta", id: "t", delta: index === 0 ? word : ` ${word}` };
+      }
+      yield { type: "text-end", id: "t" };
+      yield { type: "finish-step" };
+      yield { type: "finish" };
+    }
+    return chunks();
+  }
+}
+
+export class Parent extends AgentToolParent<Env> {
+  protected children(): Record<string, ChildNamespace> {
+    return { Echo: this.env.ECHO };
+  }
+
+  protected override getTools(): ToolSet {
+    return {
+      echo: this.agentTool(Echo, {
+        description: "Echo a text through the Echo child",
+        inputSchema: z.object({ text: z.string() }),
+        displayName: "Echo",
+      }),
+    } as ToolSet;
+  }
+
+  protected async onChatMessage({ messages, abortSignal }: ChatTurnContext) {
+    const tools = this.getTools();
+    const asked = textOf(messages.filter((message) => message.role === "user").at(-1));
+    const callId = `call-${messages.length}`;
+    const model = scriptedModel([
+      toolCallsStep("echo", [[callId, { text: asked }]]),
+      textStep((call) => {
+        const output = toolResultsSeen(call).get(callId) as { value?: unknown } | undefined;
+        return `The echo said: ${String(output?.value ?? "nothing")}`;
+      }),
+    ]);
+    const result = streamText({
+      model,
+      messages: await convertToModelMessages(messages, { tools }),
+      tools,
+      stopWhen: isStepCount(3),
+      abortSignal,
+    });
+    return toUIMessageStream({ stream: result.stream, tools });
+  }
+
+  protected override authorize(request: Request): Response | undefined {
+    const key = this.env.PARENT_KEY;
+    if (key === undefined || key === "") return undefined;
+    const given = request.headers.get("authorization") ?? `Bearer ${new URL(request.url).searchParams.get("key")}`;
+    return given === `Bearer ${key}` ? undefined : new Response("Unauthorized", { status: 401 });
+  }
+
+  override onAgentToolFinish(run: AgentToolRunInfo, result: AgentToolLifecycleResult): void {
+    this.ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS test_hooks (run_id TEXT NOT NULL, status TEXT NOT NULL, calls INTEGER NOT NULL, PRIMARY KEY (run_id, status))",
+    );
+    this.ctx.storage.sql.exec(
+      "INSERT INTO test_hooks (run_id, status, calls) VALUES (?, ?, 1) ON CONFLICT (run_id, status) DO UPDATE SET calls = calls + 1",
+      run.runId,
+      result.status,
+    );
+  }
+
+  protected override async onRequest(request: Request, route: AgentToolParentRoute): Promise<Response> {
+    if (route.kind !== "other") return super.onRequest(request, route);
+    const params = new URL(request.url).searchParams;
+    const text = params.get("text") ?? "";
+    switch (route.path) {
+      case "/test/start": {
+        const runId = params.get("runId") ?? crypto.randomUUID();
+        this.ctx.waitUntil(this.runAgentTool(Echo, { input: { text }, runId }));
+        return Response.json({ runId });
+      }
+      case "/test/hooks": {
+        this.ctx.storage.sql.exec(
+          "CREATE TABLE IF NOT EXISTS test_hooks (run_id TEXT NOT NULL, status TEXT NOT NULL, calls INTEGER NOT NULL, PRIMARY KEY (run_id, status))",
+        );
+        return Response.json(this.ctx.storage.sql.exec("SELECT run_id, status, calls FROM test_hooks").toArray());
+      }
+      case "/test/direct": {
+        const stream = await this.subAgent(Echo, params.get("name") ?? "notes").chat(text);
+        let answer = "";
+        for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
+          if (chunk.type === "text-delta") answer += chunk.delta;
+        }
+        return Response.json({ answer });
+      }
+      case "/test/direct-messages":
+        return Response.json(await this.subAgent(Echo, params.get("name") ?? "notes").messages());
+      case "/test/send":
+        return Response.json(await this.sendChatMessage(text));
+      default:
+        return super.onRequest(request, route);
+    }
+  }
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    if (new URL(request.url).pathname === "/constructed") return Response.json(constructed);
+    return (
+      (await routeAgentToolRequest(request, env, { parents: { parent: "PARENT" } })) ??
+      new Response("Not found", { status: 404 })
+    );
+  },
+} satisfies ExportedHandler<Env>;

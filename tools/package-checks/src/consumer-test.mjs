@@ -1,0 +1,578 @@
+#!/usr/bin/env node
+// @ts-check
+// The consumer test: release every published package to a local registry and use it as a new user would.
+//
+//   pnpm consumer-test [--only core-runs,progress] [--keep]
+//
+// 1. Copy the workspace (tracked and untracked files, not ignored ones) into a scratch folder and install it there
+//    from pnpm's store. Versions are bumped in that copy only; the repository stays at 0.0.0.
+// 2. Start Verdaccio (verdaccio.yaml) on 127.0.0.1 and a free port, with its storage in the scratch folder, and
+//    register a user for publishing.
+// 3. Run the release flow in the copy against it: `pnpm release --registry <local> --no-git-tag` (build,
+//    `changeset version`, `changeset publish`).
+// 4. For each package: check the published tarball (LICENSE, README, every `exports` target, no .tsbuildinfo, README
+//    links to packed files), `publint run <tarball> --strict`, `attw <tarball> --profile esm-only`; then create a
+//    fresh project in a temporary folder outside the workspace (`@agent-tools:registry` → the local registry,
+//    everything else from the public npm registry), run the README's `npm i …` line verbatim, add tsx, write the
+//    README's first example verbatim and run it (`npx tsx example.<ext>`, or the runner it names), and compare its
+//    output with the README's ```text block.
+// 5. Print a pass/fail line per package and check, write test-results/consumer-test.json (the counts .ci/run adds
+//    to its closing line), stop Verdaccio, and exit 1 on any failure.
+//
+// Logs of every step are kept in test-results/consumer-test/.
+
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { normalizeOutput, run, runExample } from "./example-runners.mjs";
+import { linkProblems } from "./links.mjs";
+import { readReadmeConvention } from "./readme.mjs";
+import { publishedPackages, REPOSITORY_ROOT } from "./workspace.mjs";
+
+const TOOL_ROOT = path.join(REPOSITORY_ROOT, "tools", "package-checks");
+const RESULTS_DIRECTORY = path.join(REPOSITORY_ROOT, "test-results");
+const LOG_DIRECTORY = path.join(RESULTS_DIRECTORY, "consumer-test");
+const REPORT_FILE = path.join(RESULTS_DIRECTORY, "consumer-test.json");
+/** The checks made for each package, in the order of the summary's columns. */
+export const PACKAGE_CHECKS = ["tarball", "publint", "attw", "install", "example", "types"];
+const CONCURRENCY = 3;
+const USAGE = "usage: pnpm consumer-test [--only <folder>,…] [--keep]";
+
+/**
+ * @typedef {{ name: string, check: string, ok: boolean, detail: string, ms: number }} CheckResult
+ */
+
+/** @param {string} message */
+const say = (message) => process.stdout.write(`${message}\n`);
+
+/** npm settings a consumer keeps from the environment (how to reach the public registry); the rest is pnpm's. */
+const KEPT_NPM_SETTINGS = ["registry", "proxy", "https_proxy", "noproxy", "cafile", "strict_ssl"];
+
+/**
+ * The environment of a consumer's npm: this process's, without the `npm_config_*`, `npm_package_*` and `pnpm_*`
+ * variables that `pnpm <script>` sets (a user's shell has none of them), but with their proxy and registry settings,
+ * and without the workspace's NODE_PATH.
+ */
+export function consumerEnvironment(env = process.env) {
+  /** @type {NodeJS.ProcessEnv} */
+  const clean = {};
+  for (const [key, value] of Object.entries(env)) {
+    const lower = key.toLowerCase();
+    const setting = lower.startsWith("npm_config_") ? lower.slice("npm_config_".length) : null;
+    if (setting !== null && !KEPT_NPM_SETTINGS.includes(setting.replaceAll("-", "_"))) continue;
+    if (lower.startsWith("npm_package_") || lower.startsWith("npm_lifecycle_") || lower.startsWith("pnpm_")) continue;
+    if (lower === "npm_execpath" || lower === "npm_node_execpath" || lower === "npm_command") continue;
+    // Set by the node_modules/.bin/node shim: it would let the consumer's require() find the workspace's packages.
+    if (key === "NODE_PATH") continue;
+    clean[key] = value;
+  }
+  return clean;
+}
+
+/**
+ * Run a step, log its output to a file; reject with the log's tail when it fails.
+ * @param {string} logName
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd: string, env?: NodeJS.ProcessEnv, timeoutMs?: number }} options
+ */
+async function step(logName, command, args, options) {
+  const result = await run(command, args, options);
+  const log = `$ ${[command, ...args].join(" ")}\n(in ${options.cwd})\n\n${result.stdout}\n${result.stderr}`;
+  await writeFile(path.join(LOG_DIRECTORY, `${logName}.log`), log);
+  if (result.code !== 0) {
+    const tail = `${result.stdout}\n${result.stderr}`.trim().split("\n").slice(-15).join("\n");
+    throw new Error(
+      `${[command, ...args].join(" ")} failed (${result.error?.message ?? `exit ${result.code ?? result.signal}`}); ` +
+        `log: test-results/consumer-test/${logName}.log\n${tail}`,
+    );
+  }
+  return result;
+}
+
+/** The pnpm that runs this script (`npm_execpath` under `pnpm <script>`), else `pnpm` on PATH. */
+function pnpmCommand() {
+  const execPath = process.env["npm_execpath"];
+  if (execPath && /pnpm/.test(path.basename(execPath))) {
+    return /\.c?js$/.test(execPath)
+      ? { command: process.execPath, prefix: [execPath] }
+      : { command: execPath, prefix: [] };
+  }
+  return { command: "pnpm", prefix: [] };
+}
+
+/**
+ * The files of the working tree that git would commit (tracked, plus untracked and not ignored), relative, with "/".
+ * @param {string} root
+ */
+function workspaceFiles(root) {
+  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr || listed.error?.message}`);
+  return listed.stdout.split("\0").filter(Boolean);
+}
+
+/**
+ * @param {string} from
+ * @param {string} to
+ */
+async function copyWorkspace(from, to) {
+  let copied = 0;
+  for (const file of workspaceFiles(from)) {
+    const source = path.join(from, file);
+    const target = path.join(to, file);
+    await mkdir(path.dirname(target), { recursive: true });
+    try {
+      await copyFile(source, target);
+      copied += 1;
+    } catch (error) {
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== "ENOENT") throw error; // deleted, not yet committed
+    }
+  }
+  return copied;
+}
+
+/**
+ * Start Verdaccio in this process on 127.0.0.1 and a free port, its config and storage in `directory`.
+ * @param {string} directory
+ */
+async function startRegistry(directory) {
+  const configFile = path.join(directory, "verdaccio.yaml");
+  await copyFile(path.join(TOOL_ROOT, "verdaccio.yaml"), configFile);
+  const { runServer } = await import("verdaccio");
+  const server = /** @type {import("node:http").Server} */ (await runServer(configFile));
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve(undefined));
+  });
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("the registry has no TCP address");
+  const url = `http://127.0.0.1:${address.port}/`;
+  const stop = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections?.();
+      server.close(() => resolve(undefined));
+    });
+  return { url, stop };
+}
+
+/**
+ * Register a user on the local registry; returns its token.
+ * @param {string} registry
+ */
+async function registerUser(registry) {
+  const name = "consumer-test";
+  const response = await fetch(new URL(`-/user/org.couchdb.user:${name}`, registry), {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name, password: randomBytes(18).toString("base64url"), type: "user", roles: [] }),
+  });
+  const body = /** @type {{ token?: string, error?: string }} */ (await response.json().catch(() => ({})));
+  if (!response.ok || typeof body.token !== "string") {
+    throw new Error(`registering a user on ${registry} failed: HTTP ${response.status} ${body.error ?? ""}`);
+  }
+  return body.token;
+}
+
+/**
+ * The `.npmrc` line that authenticates against `registry`.
+ * @param {string} registry
+ * @param {string} token
+ */
+function authLine(registry, token) {
+  const { host, pathname } = new URL(registry);
+  return `//${host}${pathname}:_authToken=${token}`;
+}
+
+/**
+ * Every string target of an `exports` map (all conditions, all subpaths).
+ * @param {unknown} exportsField
+ * @returns {string[]}
+ */
+export function exportTargets(exportsField) {
+  if (typeof exportsField === "string") return [exportsField];
+  if (exportsField === null || typeof exportsField !== "object") return [];
+  return Object.values(exportsField).flatMap((value) => exportTargets(value));
+}
+
+/**
+ * Check a published tarball's contents; returns problems.
+ * @param {{ files: string[], manifest: Record<string, unknown>, readme: string, readmeFile: string, packageDirectory: string }} options
+ */
+export async function tarballProblems({ files, manifest, readme, readmeFile, packageDirectory }) {
+  const packed = new Set(files.map((file) => file.replace(/^package\//, "")));
+  /** @type {string[]} */
+  const problems = [];
+  for (const required of ["package.json", "README.md", "LICENSE"]) {
+    if (!packed.has(required)) problems.push(`${required} is not in the tarball`);
+  }
+  for (const file of packed) {
+    if (file.endsWith(".tsbuildinfo")) problems.push(`${file}: TypeScript build info in the tarball`);
+  }
+  for (const target of exportTargets(manifest["exports"])) {
+    const file = target.replace(/^\.\//, "");
+    if (!file.includes("*") && !packed.has(file)) problems.push(`exports target ${target} is not in the tarball`);
+  }
+  problems.push(
+    ...(await linkProblems(readme, {
+      file: readmeFile,
+      boundary: packageDirectory,
+      isPacked: (relativePath) =>
+        packed.has(relativePath) || [...packed].some((file) => file.startsWith(`${relativePath}/`)),
+    })),
+  );
+  return problems;
+}
+
+/**
+ * @template T, R
+ * @param {T[]} items
+ * @param {number} limit
+ * @param {(item: T) => Promise<R>} worker
+ * @returns {Promise<R[]>}
+ */
+async function mapWithLimit(items, limit, worker) {
+  /** @type {R[]} */
+  const results = new Array(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await worker(/** @type {T} */ (items[index]));
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+/**
+ * @param {unknown} error
+ */
+const message = (error) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The checks of one published package.
+ * @param {object} options
+ * @param {import("./workspace.mjs").WorkspacePackage} options.workspacePackage the package in the scratch copy
+ * @param {string} options.registry
+ * @param {string} options.scratch
+ * @param {{ tsx: string, typescript: string, typesNode: string, publint: string, attw: string }} options.tools
+ * @returns {Promise<CheckResult[]>}
+ */
+async function checkPackage({ workspacePackage, registry, scratch, tools }) {
+  const { name, folderName } = workspacePackage;
+  /** @type {CheckResult[]} */
+  const results = [];
+  /**
+   * @param {string} check
+   * @param {() => Promise<string | void>} body returns a detail to show on success, throws on failure
+   */
+  const record = async (check, body) => {
+    const started = performance.now();
+    try {
+      const detail = (await body()) ?? "";
+      results.push({ name, check, ok: true, detail, ms: performance.now() - started });
+      return true;
+    } catch (error) {
+      results.push({ name, check, ok: false, detail: message(error), ms: performance.now() - started });
+      return false;
+    }
+  };
+  const skip = (/** @type {string[]} */ checks, /** @type {string} */ why) => {
+    for (const check of checks) results.push({ name, check, ok: false, detail: `not run: ${why}`, ms: 0 });
+  };
+
+  const readmeFile = path.join(workspacePackage.directory, "README.md");
+  const readme = await readFile(readmeFile, "utf8");
+  const convention = readReadmeConvention(readme);
+  const work = path.join(scratch, "checks", folderName);
+  await mkdir(work, { recursive: true });
+
+  // The published tarball, from the registry.
+  const version = workspacePackage.manifest.version ?? "";
+  const tarball = path.join(work, `${folderName}-${version}.tgz`);
+  const fetched = await record("tarball", async () => {
+    const packument = /** @type {{ versions?: Record<string, { dist?: { tarball?: unknown } }> }} */ (
+      await (await fetch(new URL(name.replace("/", "%2f"), registry))).json()
+    );
+    const tarballUrl = packument?.versions?.[version]?.dist?.tarball;
+    if (typeof tarballUrl !== "string") throw new Error(`${name}@${version} is not on the registry`);
+    const response = await fetch(tarballUrl);
+    if (!response.ok) throw new Error(`GET ${tarballUrl}: HTTP ${response.status}`);
+    await writeFile(tarball, Buffer.from(await response.arrayBuffer()));
+    const listing = await run("tar", ["tzf", tarball], { cwd: work });
+    if (listing.code !== 0) throw new Error(`tar tzf failed: ${listing.stderr}`);
+    const files = listing.stdout.split("\n").filter(Boolean);
+    const problems = await tarballProblems({
+      files,
+      manifest: workspacePackage.manifest,
+      readme,
+      readmeFile,
+      packageDirectory: workspacePackage.directory,
+    });
+    if (problems.length > 0) throw new Error(problems.join("\n"));
+    return `${files.length} files`;
+  });
+  if (fetched) {
+    await record("publint", async () => {
+      await step(`${folderName}-publint`, process.execPath, [tools.publint, "run", tarball, "--strict"], { cwd: work });
+    });
+    await record("attw", async () => {
+      await step(
+        `${folderName}-attw`,
+        process.execPath,
+        [tools.attw, tarball, "--profile", "esm-only", "--no-definitely-typed", "--format", "table-flipped"],
+        { cwd: work, env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } },
+      );
+    });
+  } else {
+    skip(["publint", "attw"], "no tarball");
+  }
+
+  // A fresh consumer project outside the workspace.
+  const consumer = await mkdtemp(path.join(tmpdir(), `agent-tools-consumer-${folderName}-`));
+  try {
+    await writeFile(
+      path.join(consumer, "package.json"),
+      `${JSON.stringify({ name: `consumer-of-${folderName}`, version: "1.0.0", private: true, type: "module" }, null, 2)}\n`,
+    );
+    await writeFile(
+      path.join(consumer, ".npmrc"),
+      [`@agent-tools:registry=${registry}`, "audit=false", "fund=false", "update-notifier=false", ""].join("\n"),
+    );
+    const installLine = convention.installLine;
+    const env = consumerEnvironment();
+    const installed = await record("install", async () => {
+      if (installLine === null) throw new Error(convention.problems.join("; "));
+      // The README's line, verbatim, through a shell as a user would type it.
+      await step(`${folderName}-install`, "sh", ["-c", installLine], { cwd: consumer, env, timeoutMs: 300_000 });
+      // What the README tells a TypeScript user to add: tsx to run the example; TypeScript to check it.
+      const devTools = [`tsx@${tools.tsx}`, `typescript@${tools.typescript}`, `@types/node@${tools.typesNode}`];
+      await step(`${folderName}-install-dev`, "npm", ["i", "-D", ...devTools], {
+        cwd: consumer,
+        env,
+        timeoutMs: 300_000,
+      });
+      return installLine;
+    });
+    const example = convention.example;
+    const typeChecked = example !== null && example.runner === "node" && /^tsx?$/.test(example.language);
+    if (!installed) skip(typeChecked ? ["example", "types"] : ["example"], "install failed");
+    else {
+      await record("example", async () => {
+        if (example === null || example.expectedOutput === null) throw new Error(convention.problems.join("; "));
+        const result = await runExample({ directory: consumer, example, env });
+        await writeFile(path.join(LOG_DIRECTORY, `${folderName}-example.log`), `${result.output}\n${result.detail}`);
+        if (!result.ok) throw new Error(`${example.fileName} (${example.runner}) failed: ${result.detail}`);
+        const actual = normalizeOutput(result.output);
+        const expected = normalizeOutput(example.expectedOutput);
+        if (actual !== expected) {
+          throw new Error(
+            `${example.fileName} printed something else.\n--- expected\n${expected}\n--- printed\n${actual}`,
+          );
+        }
+        return `${example.fileName} (${example.runner}), ${expected.split("\n").length} lines as in the README`;
+      });
+      if (typeChecked) {
+        await record("types", async () => {
+          // The example against the published types, as a strict TypeScript project would compile it.
+          await writeFile(path.join(consumer, "tsconfig.json"), `${JSON.stringify(CONSUMER_TSCONFIG, null, 2)}\n`);
+          await step(`${folderName}-types`, "npx", ["tsc", "-p", "."], { cwd: consumer, env, timeoutMs: 120_000 });
+        });
+      }
+    }
+  } finally {
+    await rm(consumer, { recursive: true, force: true });
+  }
+  return results;
+}
+
+/** The tsconfig of the type check: strict, Node's ESM resolution, the example file only. */
+const CONSUMER_TSCONFIG = {
+  compilerOptions: {
+    target: "es2022",
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    lib: ["es2023", "dom"],
+    jsx: "react-jsx",
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: ["node"],
+  },
+  include: ["example.ts", "example.tsx"],
+};
+
+/**
+ * The bin files of the tools this test runs, and the versions of the tools a consumer gets.
+ */
+async function toolPaths() {
+  const manifest = JSON.parse(await readFile(path.join(TOOL_ROOT, "package.json"), "utf8"));
+  const bin = async (/** @type {string} */ packageName, /** @type {string} */ binName) => {
+    const packageJsonPath = path.join(TOOL_ROOT, "node_modules", packageName, "package.json");
+    const packageJson = JSON.parse(await readFile(packageJsonPath, "utf8"));
+    const relative = typeof packageJson.bin === "string" ? packageJson.bin : packageJson.bin?.[binName];
+    if (typeof relative !== "string") throw new Error(`${packageName} has no bin ${binName}`);
+    return path.join(path.dirname(packageJsonPath), relative);
+  };
+  const pin = (/** @type {string} */ name) => {
+    const version = manifest.devDependencies?.[name];
+    if (typeof version !== "string") throw new Error(`tools/package-checks/package.json pins no ${name}`);
+    return version;
+  };
+  return {
+    tsx: pin("tsx"),
+    typescript: pin("typescript"),
+    typesNode: pin("@types/node"),
+    publint: await bin("publint", "publint"),
+    attw: await bin("@arethetypeswrong/cli", "attw"),
+  };
+}
+
+/**
+ * @param {CheckResult[]} results
+ * @param {{ registry: string, seconds: number }} summary
+ */
+function printSummary(results, { registry, seconds }) {
+  const names = [...new Set(results.filter((result) => result.check !== "release").map((result) => result.name))];
+  const width = Math.max(28, ...names.map((name) => name.length + 2));
+  say("");
+  say(`${"package".padEnd(width)}${PACKAGE_CHECKS.map((check) => check.padEnd(9)).join("")}time`);
+  for (const name of names) {
+    const own = results.filter((result) => result.name === name);
+    const cells = PACKAGE_CHECKS.map((check) => {
+      const found = own.find((result) => result.check === check);
+      return (found === undefined ? "—" : found.ok ? "pass" : "FAIL").padEnd(9);
+    });
+    const ms = own.reduce((sum, result) => sum + result.ms, 0);
+    say(`${name.padEnd(width)}${cells.join("")}${(ms / 1000).toFixed(1)}s`);
+  }
+  for (const failure of results.filter((result) => !result.ok)) {
+    say(`\n✗ ${failure.name} ${failure.check}: ${failure.detail}`);
+  }
+  const passed = results.filter((result) => result.ok).length;
+  const failed = results.length - passed;
+  say(`\nconsumer test (registry ${registry}): ${passed} passed, ${failed} failed in ${seconds.toFixed(0)}s`);
+}
+
+async function main() {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      only: { type: "string" },
+      keep: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    say(USAGE);
+    return;
+  }
+  const started = performance.now();
+  await rm(LOG_DIRECTORY, { recursive: true, force: true });
+  await mkdir(LOG_DIRECTORY, { recursive: true });
+  await rm(REPORT_FILE, { force: true });
+  const only = values.only?.split(",").filter(Boolean);
+  const selected = (await publishedPackages()).filter(
+    (candidate) => only === undefined || only.includes(candidate.folderName),
+  );
+  if (selected.length === 0) throw new Error(`no published package matches --only ${values.only}`);
+  say(`consumer test: ${selected.map((candidate) => candidate.name).join(", ")}`);
+  say(`node ${process.version}, npm ${spawnSync("npm", ["--version"], { encoding: "utf8" }).stdout.trim()}`);
+
+  const scratch = await mkdtemp(path.join(tmpdir(), "agent-tools-release-"));
+  const copy = path.join(scratch, "repo");
+  /** @type {CheckResult[]} */
+  const results = [];
+  /** @type {(() => Promise<unknown>) | undefined} */
+  let stopRegistry;
+  let registry = "(not started)";
+  let keep = values.keep;
+  try {
+    const tools = await toolPaths();
+    say(`copying the workspace to ${copy}`);
+    const copied = await copyWorkspace(REPOSITORY_ROOT, copy);
+    const pnpm = pnpmCommand();
+    const releaseStarted = performance.now();
+    let released = false;
+    try {
+      say(`installing the copy (${copied} files) from pnpm's store`);
+      await step("install", pnpm.command, [...pnpm.prefix, "install", "--frozen-lockfile", "--prefer-offline"], {
+        cwd: copy,
+        timeoutMs: 600_000,
+      });
+      const server = await startRegistry(scratch);
+      stopRegistry = server.stop;
+      registry = server.url;
+      say(`local registry at ${registry}`);
+      const token = await registerUser(registry);
+      await writeFile(path.join(copy, ".npmrc"), `${authLine(registry, token)}\n`);
+      say("releasing into it: pnpm release (build, changeset version, changeset publish)");
+      await step("release", pnpm.command, [...pnpm.prefix, "release", "--registry", registry, "--no-git-tag"], {
+        cwd: copy,
+        timeoutMs: 600_000,
+      });
+      released = true;
+      results.push({ name: "release", check: "release", ok: true, detail: "", ms: performance.now() - releaseStarted });
+    } catch (error) {
+      results.push({
+        name: "release",
+        check: "release",
+        ok: false,
+        detail: message(error),
+        ms: performance.now() - releaseStarted,
+      });
+    }
+
+    if (released) {
+      // The packages as released: the copy's manifests carry the versions `changeset version` gave them.
+      const releasedPackages = (await publishedPackages(copy)).filter((candidate) =>
+        selected.some((wanted) => wanted.name === candidate.name),
+      );
+      say(
+        `checking ${releasedPackages.map((candidate) => `${candidate.name}@${candidate.manifest.version}`).join(", ")}`,
+      );
+      const perPackage = await mapWithLimit(releasedPackages, CONCURRENCY, (workspacePackage) =>
+        checkPackage({ workspacePackage, registry, scratch, tools }),
+      );
+      results.push(...perPackage.flat());
+    } else {
+      for (const candidate of selected) {
+        for (const check of PACKAGE_CHECKS) {
+          results.push({ name: candidate.name, check, ok: false, detail: "not run: the release failed", ms: 0 });
+        }
+      }
+    }
+  } finally {
+    await stopRegistry?.();
+    const passed = results.filter((result) => result.ok).length;
+    const failed = results.length - passed + (results.length === 0 ? 1 : 0);
+    await writeFile(REPORT_FILE, `${JSON.stringify({ passed, failed, registry, checks: results }, null, 2)}\n`);
+    printSummary(results, { registry, seconds: (performance.now() - started) / 1000 });
+    if (failed > 0) keep = true;
+    if (keep) say(`scratch folder kept: ${scratch}`);
+    else await rm(scratch, { recursive: true, force: true });
+    process.exitCode = failed > 0 ? 1 : 0;
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().then(
+    // Verdaccio leaves timers behind; the results are written, so end here.
+    () => process.exit(),
+    (error) => {
+      process.stderr.write(
+        `consumer test: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}
