@@ -14,9 +14,9 @@ export const WEB_CONFIG = fileURLToPath(new URL("./vite.config.ts", import.meta.
 /** Where `pnpm demo` and `wrangler deploy` build the page (git-ignored): wrangler.jsonc's `assets.directory`. */
 export const WEB_BUILD_DIRECTORY = fileURLToPath(new URL("../.web-build/", import.meta.url));
 /**
- * Compatibility with the demo test harness's former JSON binding: `startDemoHost(persist, { [WEB_ASSETS_BINDING]:
- * await readWebAssets(dir) })` serves the page built in `dir`, as `startDemoHost(persist, {}, { assetsDirectory: dir })`
- * does. The Worker has no such binding any more.
+ * Compatibility with the demo test harness's former JSON binding:
+ * `startDemoHost(persist, { [WEB_ASSETS_BINDING]: await readWebAssets(dir) })` serves the page built in `dir`, as
+ * `startDemoHost(persist, {}, { assetsDirectory: dir })` does. The Worker has no such binding any more.
  */
 export const WEB_ASSETS_BINDING = "WEB_ASSETS";
 
