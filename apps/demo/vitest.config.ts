@@ -11,6 +11,8 @@ export default defineProject({
     name: "demo",
     include: ["test/**/*.test.ts"],
     environment: "node",
+    // wrangler.jsonc, read once and provided to the workerd tests (test/harness/demo.ts).
+    globalSetup: ["test/global-setup.ts"],
     // Each test file boots workerd (about a second) and may restart it.
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -2,52 +2,51 @@
 // `pnpm demo`: bundle the demo Worker and run it locally in workerd through Miniflare, with Durable Object
 // storage persisted in apps/demo/.demo-data/ (kept across restarts; `--reset` wipes it first).
 //
-// Environment: PORT (default 8787); DEMO_DATA_DIR (default apps/demo/.demo-data/); OPENAI_API_KEY, OPENAI_MODEL, DEMO_PACE_MS, DEBUG are passed to the Worker
-// as bindings when set.
+// The Worker's settings come from apps/demo/wrangler.jsonc, the file `wrangler deploy` reads (scripts/demo-config.mjs):
+// its entry, the Durable Object bindings (SQLite-backed), the compatibility settings, the variables, and the static
+// assets (the page, served in front of the Worker except for `/agents/*`).
+//
+// Environment: PORT (default 8787); DEMO_DATA_DIR (default apps/demo/.demo-data/); OPENAI_API_KEY, OPENAI_MODEL,
+// AGENT_TOOLS_RUN_TOKEN_SECRET, DEMO_PACE_MS, DEBUG are passed to the Worker as bindings when set (over
+// apps/demo/.dev.vars, read as `wrangler dev` does, over the config's `vars`).
 //
 // A port already in use ends it at once with one line and exit code 1. Ctrl-C (SIGINT) disposes Miniflare and exits
 // 0. (The `demo` scripts in package.json start it with `trap '' INT; exec node …`: Ctrl-C reaches every process of
 // the terminal's group, and the shells pnpm runs scripts in would otherwise die of it at once, which pnpm reports as
 // a failed command while the demo is still shutting down. Node installs its own SIGINT handler all the same.)
 //
-// The page at `/` is the React app of web/, built first with Vite into apps/demo/.web-build/ and handed to the
-// Worker as its WEB_ASSETS binding (web/build.mjs); `--no-web` skips that, and so does a failed build (with a
-// warning): the Worker then serves its plain fallback page (src/page.ts).
+// The page at `/` is the React app of web/, built first with Vite into the config's assets directory
+// (apps/demo/.web-build/, web/build.mjs). `--no-web` skips the build and serves what is there from an earlier one;
+// with nothing there (or after a failed build, with a warning), `/` answers a one-line hint instead of the page.
 
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { workerBuildOptions } from "@agent-tools/workerd-harness/worker-build";
 import { build } from "esbuild";
 import { Log, LogLevel, Miniflare } from "miniflare";
-import { buildWebPage, readWebAssets, WEB_ASSETS_BINDING } from "../web/build.mjs";
-
-/** Binding name → Durable Object class exported by the Worker (all SQLite-backed). */
-export const DURABLE_OBJECTS = {
-  ASSISTANT: { className: "Assistant", useSQLite: true },
-  RESEARCHER: { className: "Researcher", useSQLite: true },
-  SUMMARIZER: { className: "Summarizer", useSQLite: true },
-  IMPORTER: { className: "Importer", useSQLite: true },
-};
+import { buildWebPage } from "../web/build.mjs";
+import { readDemoConfig } from "./demo-config.mjs";
 
 /** Environment variables passed through to the Worker as bindings when set. */
-export const PASSED_ENV = ["OPENAI_API_KEY", "OPENAI_MODEL", "DEMO_PACE_MS", "DEBUG"];
+export const PASSED_ENV = ["OPENAI_API_KEY", "OPENAI_MODEL", "AGENT_TOOLS_RUN_TOKEN_SECRET", "DEMO_PACE_MS", "DEBUG"];
 
-export const COMPATIBILITY_DATE = "2026-04-20";
-export const COMPATIBILITY_FLAGS = ["nodejs_compat"];
 export const HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8787;
 
 const APP_DIRECTORY = fileURLToPath(new URL("../", import.meta.url));
-export const ENTRY = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
 export const BUILD_FILE = fileURLToPath(new URL("../.demo-build/worker.js", import.meta.url));
 /** Durable Object storage, kept across restarts; DEMO_DATA_DIR puts it elsewhere (the demo script's tests do). */
 export const DATA_DIRECTORY = process.env.DEMO_DATA_DIR || fileURLToPath(new URL("../.demo-data/", import.meta.url));
 
-/** Bundle the Worker into one ES module (options shared with the workerd tests: @agent-tools/workerd-harness). */
-export async function bundleDemoWorker(entry = ENTRY, outfile = BUILD_FILE) {
+/**
+ * Bundle the Worker (wrangler.jsonc's `main`) into one ES module (options shared with the workerd tests:
+ * @agent-tools/workerd-harness).
+ */
+export async function bundleDemoWorker(entry = readDemoConfig().main, outfile = BUILD_FILE) {
   await build({ ...workerBuildOptions(entry), outfile, absWorkingDir: APP_DIRECTORY });
   return outfile;
 }
@@ -58,36 +57,41 @@ export function environmentBindings(env = process.env) {
 }
 
 /**
- * Build the React page and read it back as the Worker's WEB_ASSETS binding value; `null` (and a warning) when the
- * build fails, so the demo still starts with the plain page.
+ * Build the React page into `outDir` (the config's assets directory); false (and a warning) when the build fails,
+ * so the demo still starts.
  */
-export async function buildDemoPage() {
+export async function buildDemoPage(outDir) {
   try {
-    return await readWebAssets(await buildWebPage());
+    await buildWebPage({ outDir });
+    return true;
   } catch (error) {
     process.stderr.write(
       `warning: the React page did not build (${error instanceof Error ? error.message : String(error)}); ` +
-        "serving the plain page instead\n",
+        "`/` will answer a hint instead of the page\n",
     );
-    return null;
+    return false;
   }
 }
 
-/** Miniflare's options for the demo; `webAssets` (from `buildDemoPage`) is the page served at `/`. */
+/**
+ * Miniflare's options for the demo: everything wrangler.jsonc says (`config`, from `readDemoConfig`), with the
+ * bundled Worker, the local storage folder, the listening address, and the bindings taken from `env`.
+ */
 export function demoOptions({
   scriptPath = BUILD_FILE,
   port = DEFAULT_PORT,
   env = process.env,
-  webAssets = null,
+  config = readDemoConfig({ devVars: true }),
 } = {}) {
   return {
     modules: true,
     scriptPath,
-    compatibilityDate: COMPATIBILITY_DATE,
-    compatibilityFlags: [...COMPATIBILITY_FLAGS],
-    durableObjects: DURABLE_OBJECTS,
+    compatibilityDate: config.compatibilityDate,
+    compatibilityFlags: config.compatibilityFlags,
+    durableObjects: config.durableObjects,
     durableObjectsPersist: DATA_DIRECTORY,
-    bindings: { ...environmentBindings(env), ...(webAssets ? { [WEB_ASSETS_BINDING]: webAssets } : {}) },
+    bindings: { ...config.bindings, ...environmentBindings(env) },
+    assets: config.assets,
     // A placeholder Request.cf instead of fetching one: this machine may be offline.
     cf: false,
     host: HOST,
@@ -142,12 +146,11 @@ async function main() {
   if (values.help) {
     process.stdout.write(
       "usage: pnpm demo [--reset] [--no-web]   (PORT=8787; --reset wipes apps/demo/.demo-data first; " +
-        "--no-web skips building the React page and serves the plain one)\n",
+        "--no-web skips building the React page and serves the last build, if any)\n",
     );
     return;
   }
   const port = parsePort(process.env.PORT);
-  if (!existsSync(ENTRY)) throw new Error(`the demo Worker is missing: ${ENTRY}`);
   // Before anything else: workerd would only find out after the build, and print a stack trace of its own first.
   if (await isPortInUse(port)) {
     process.stderr.write(`${portInUseMessage(port)}\n`);
@@ -159,16 +162,20 @@ async function main() {
     process.stdout.write(`wiped ${DATA_DIRECTORY}\n`);
   }
 
-  let webAssets = null;
+  const config = readDemoConfig({ devVars: true });
+  if (!existsSync(config.main)) throw new Error(`the demo Worker is missing: ${config.main}`);
+  const pageDirectory = config.assets.directory;
   if (!values["no-web"]) {
     process.stdout.write("building the demo page…\n");
-    webAssets = await buildDemoPage();
+    await buildDemoPage(pageDirectory);
+  } else if (!existsSync(join(pageDirectory, "index.html"))) {
+    process.stdout.write(`no page built in ${pageDirectory} (--no-web): \`/\` answers a hint instead\n`);
   }
   process.stdout.write("building the demo Worker…\n");
-  const scriptPath = await bundleDemoWorker();
+  const scriptPath = await bundleDemoWorker(config.main);
   const signals = ["SIGINT", "SIGTERM"];
   const listenersBefore = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
-  const miniflare = new Miniflare(demoOptions({ scriptPath, port, webAssets }));
+  const miniflare = new Miniflare(demoOptions({ scriptPath, port, config }));
   // Miniflare's own exit hook answers these signals by killing workerd and exiting at once (130 / 143); replace
   // it with a graceful dispose. (Its process "exit" hook stays, as a last resort.)
   for (const signal of signals) {

@@ -1,8 +1,9 @@
-// Build the demo page (web/, Vite + React) into static files, and read them back as the Worker's `WEB_ASSETS`
-// binding: `{ "/index.html": { contentType, body }, "/assets/index-<hash>.js": … }`. The Worker serves them at `/`
-// and `/assets/*` (src/worker.ts) and falls back to the plain page (src/page.ts) when the binding is absent.
+// Build the demo page (web/, Vite + React) into static files: by default into apps/demo/.web-build/, the assets
+// directory of wrangler.jsonc, which Workers static assets serve in front of the Worker (locally through Miniflare's
+// `assets` option, deployed by `wrangler deploy`).
 //
-// Used by `pnpm demo` (scripts/demo.mjs) and the browser test; `node web/build.mjs` builds on its own.
+// Used by `pnpm demo` (scripts/demo.mjs), `wrangler deploy`'s custom build (scripts/build-for-deploy.mjs) and the
+// browser test; `node web/build.mjs` builds on its own.
 
 import { readdir, readFile } from "node:fs/promises";
 import { extname, join, relative, sep } from "node:path";
@@ -10,9 +11,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const WEB_ROOT = fileURLToPath(new URL("./", import.meta.url));
 export const WEB_CONFIG = fileURLToPath(new URL("./vite.config.ts", import.meta.url));
-/** Where `pnpm demo` builds the page (git-ignored). */
+/** Where `pnpm demo` and `wrangler deploy` build the page (git-ignored): wrangler.jsonc's `assets.directory`. */
 export const WEB_BUILD_DIRECTORY = fileURLToPath(new URL("../.web-build/", import.meta.url));
-/** The Worker binding that carries the built files. */
+/**
+ * Compatibility with the demo test harness's former JSON binding:
+ * `startDemoHost(persist, { [WEB_ASSETS_BINDING]: await readWebAssets(dir) })` serves the page built in `dir`, as
+ * `startDemoHost(persist, {}, { assetsDirectory: dir })` does. The Worker has no such binding any more.
+ */
 export const WEB_ASSETS_BINDING = "WEB_ASSETS";
 
 const CONTENT_TYPES = {
@@ -51,9 +56,13 @@ export async function buildWebPage({ outDir = WEB_BUILD_DIRECTORY, logLevel = "w
   return outDir;
 }
 
+/** The folder `readWebAssets` read each of its results from. */
+const assetsDirectories = new WeakMap();
+
 /**
- * The built files of `directory` as the `WEB_ASSETS` binding's value, keyed by URL path. Text files as strings,
- * others base64. Resolves to `null` when there is no build there (no index.html).
+ * The built files of `directory`, keyed by URL path (`/index.html`, `/assets/…`): text files as strings, others
+ * base64; `null` when there is no build there (no index.html). Kept for the test harness's former `WEB_ASSETS`
+ * binding (see `WEB_ASSETS_BINDING`); `webAssetsDirectory(result)` gives the folder back.
  */
 export async function readWebAssets(directory = WEB_BUILD_DIRECTORY) {
   let names;
@@ -73,7 +82,14 @@ export async function readWebAssets(directory = WEB_BUILD_DIRECTORY) {
       ? { contentType, body: bytes.toString("utf8") }
       : { contentType, body: bytes.toString("base64"), encoding: "base64" };
   }
-  return assets["/index.html"] ? assets : null;
+  if (!assets["/index.html"]) return null;
+  assetsDirectories.set(assets, directory);
+  return assets;
+}
+
+/** The folder a `readWebAssets` result was read from (`undefined` for any other object). */
+export function webAssetsDirectory(assets) {
+  return assetsDirectories.get(assets);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

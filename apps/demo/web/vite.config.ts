@@ -2,8 +2,9 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
 
 // The demo page: React 19 with Vite's built-in TSX transform (no Fast Refresh plugin). `pnpm demo` builds it into
-// `.web-build/` (web/build.mjs) and the Worker serves it. `pnpm --filter @agent-tools/demo dev:web` serves it from
-// Vite with hot reload instead, proxying the agent routes to a running `pnpm demo` (DEMO_URL, default :8787).
+// `.web-build/` (web/build.mjs), which wrangler.jsonc serves as the Worker's static assets.
+// `pnpm --filter @agent-tools/demo dev:web` serves it from Vite with hot reload instead, proxying the agent routes to
+// a running `pnpm demo` (DEMO_URL, default :8787).
 const DEMO_URL = process.env["DEMO_URL"] ?? "http://127.0.0.1:8787";
 
 export default defineConfig({

@@ -8,6 +8,7 @@ import {
   type MiniflareOptions,
   type RequestInit as MiniflareRequestInit,
   type Response as MiniflareResponse,
+  type WorkerOptions as MiniflareWorkerOptions,
 } from "miniflare";
 
 /** A Durable Object binding: the exported class name, or the class name and whether it uses SQLite (default). */
@@ -24,6 +25,11 @@ export type MiniflareHostOptions = {
   bindings?: Record<string, unknown>;
   compatibilityDate?: string;
   compatibilityFlags?: string[];
+  /**
+   * Workers static assets (Miniflare's `assets` option: `directory`, `binding`, `routerConfig`), served in front of
+   * the Worker as on Cloudflare. The directory need not exist (then no file matches).
+   */
+  assets?: MiniflareWorkerOptions["assets"];
   /** Miniflare's own log level (workerd's console output is printed regardless). Default `WARN`. */
   logLevel?: LogLevel;
 };
@@ -142,6 +148,7 @@ function toMiniflareOptions(options: MiniflareHostOptions): MiniflareOptions {
     durableObjects,
     durableObjectsPersist: options.persistDirectory,
     ...(options.bindings === undefined ? {} : { bindings: options.bindings }),
+    ...(options.assets === undefined ? {} : { assets: options.assets }),
     // A placeholder Request.cf instead of fetching one: this machine is offline.
     cf: false,
     log: new Log(options.logLevel ?? LogLevel.WARN),

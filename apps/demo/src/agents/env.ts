@@ -6,6 +6,10 @@ export type Env = ModelEnv & {
   RESEARCHER: DurableObjectNamespace;
   SUMMARIZER: DurableObjectNamespace;
   IMPORTER: DurableObjectNamespace;
+  /** The built page (wrangler.jsonc's `assets`). */
+  ASSETS: Fetcher;
+  /** Signs run read tokens (a secret); read by `AgentToolParent`. */
+  AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
   DEBUG?: string;
   /** Test knobs (fault tests). How often a background run is re-followed after a restart, in ms. */
   DETACHED_WATCH_INTERVAL_MS?: string;

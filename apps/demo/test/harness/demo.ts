@@ -1,32 +1,87 @@
-import { fileURLToPath } from "node:url";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
 import { MiniflareHost, type PersistDirectory } from "@agent-tools/workerd-harness/miniflare-host";
+import { inject } from "vitest";
+import type { DemoConfig } from "../../scripts/demo-config.mjs";
+import { WEB_ASSETS_BINDING, type WebAssets, webAssetsDirectory } from "../../web/build.mjs";
 
-// What the workerd tests of the demo Worker share: its entry and bindings, booting it, and reading its frames.
+// What the workerd tests of the demo Worker share: its settings (from wrangler.jsonc, as `pnpm demo` and
+// `wrangler deploy` read them), booting it, and reading its frames.
 
-/** The demo Worker's entry (TypeScript source), for `bundleWorker`. */
-export const DEMO_WORKER = fileURLToPath(new URL("../../src/worker.ts", import.meta.url));
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** wrangler.jsonc as Miniflare options, read once per run (test/global-setup.ts). */
+    demoConfig: DemoConfig;
+  }
+}
 
-/** The demo Worker's Durable Object bindings: binding name → exported class. */
-export const DEMO_DURABLE_OBJECTS = {
-  ASSISTANT: "Assistant",
-  RESEARCHER: "Researcher",
-  SUMMARIZER: "Summarizer",
-  IMPORTER: "Importer",
+/**
+ * The demo Worker's settings from wrangler.jsonc (scripts/demo-config.mjs): read once by the demo project's global
+ * set-up (wrangler takes a second or so to load), or here when that did not run.
+ */
+export async function demoConfig(): Promise<DemoConfig> {
+  const provided = inject("demoConfig") as DemoConfig | undefined;
+  if (provided) return provided;
+  const { readDemoConfig } = await import("../../scripts/demo-config.mjs");
+  return readDemoConfig();
+}
+
+/** The demo Worker's Durable Object bindings: binding name → exported class (all SQLite-backed). */
+export async function demoDurableObjects(): Promise<Record<string, string>> {
+  const { durableObjects } = await demoConfig();
+  return Object.fromEntries(Object.entries(durableObjects).map(([binding, { className }]) => [binding, className]));
+}
+
+export type DemoHostOptions = {
+  /**
+   * The built page to serve (e.g. `await buildWebPage({ outDir })` from web/build.mjs), as wrangler.jsonc's static
+   * assets: in front of the Worker, `/agents/*` excepted. Default: none (a folder that does not exist), so `/`
+   * answers the Worker's "page not built" hint.
+   */
+  assetsDirectory?: string;
 };
 
-/** Boot the bundled demo Worker in workerd, its storage in `persist`, with these `env` bindings (e.g. `DEMO_PACE_MS`). */
+/**
+ * Boot the bundled demo Worker in workerd with the settings of wrangler.jsonc, its storage in `persist`, with these
+ * `env` bindings (e.g. `DEMO_PACE_MS`) over the config's `vars`.
+ *
+ * Former form, still accepted: the page as a `WEB_ASSETS` binding, `{ [WEB_ASSETS_BINDING]: await readWebAssets(dir) }`
+ * (web/build.mjs): it is served from `dir` as `assetsDirectory` would be, and is not passed to the Worker.
+ */
 export async function startDemoHost(
   persist: PersistDirectory,
   bindings: Record<string, unknown> = {},
+  options: DemoHostOptions = {},
 ): Promise<MiniflareHost> {
+  const config = await demoConfig();
+  const { [WEB_ASSETS_BINDING]: webAssets, ...workerBindings } = bindings;
+  const assetsDirectory =
+    options.assetsDirectory ??
+    (webAssets ? await webAssetsFolder(webAssets as WebAssets, persist) : join(persist.path, "no-page"));
   return MiniflareHost.start({
-    scriptPath: await bundleWorker(DEMO_WORKER),
-    durableObjects: DEMO_DURABLE_OBJECTS,
+    scriptPath: await bundleWorker(config.main),
+    compatibilityDate: config.compatibilityDate,
+    compatibilityFlags: config.compatibilityFlags,
+    durableObjects: config.durableObjects,
     persistDirectory: persist.path,
-    bindings,
+    bindings: { ...config.bindings, ...workerBindings },
+    assets: { ...config.assets, directory: assetsDirectory },
   });
+}
+
+/** The folder `readWebAssets` read `assets` from; any other such object is written out under `persist` first. */
+async function webAssetsFolder(assets: WebAssets, persist: PersistDirectory): Promise<string> {
+  const read = webAssetsDirectory(assets);
+  if (read !== undefined) return read;
+  const folder = join(persist.path, "web-assets");
+  for (const [path, asset] of Object.entries(assets)) {
+    const file = join(folder, ...path.split("/").filter((segment) => segment !== "" && segment !== ".."));
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, asset.encoding === "base64" ? Buffer.from(asset.body, "base64") : asset.body);
+  }
+  return folder;
 }
 
 /** The WebSocket URL of `path` on the running host. */
