@@ -50,6 +50,7 @@ describe("applyAgentToolEvent", () => {
       error: null,
       inputPreview: "input of agent-tool:c1",
       startedAt: 1000,
+      detached: false,
       drillInUrl: "sub/Researcher/agent-tool%3Ac1",
     });
     expect(run?.parts).toEqual(assembleUIMessageParts(answer));
@@ -57,6 +58,12 @@ describe("applyAgentToolEvent", () => {
       { type: "step-start" },
       { type: "text", text: "Cats sleep sixteen hours a day.", state: "done" },
     ]);
+  });
+
+  it("marks a run dispatched in the background from its started frame", () => {
+    const state = reduce([started("bg-1", { detached: true }), started("awaited")]);
+    expect(state.runsById["bg-1"]?.detached).toBe(true);
+    expect(state.runsById["awaited"]?.detached).toBe(false);
   });
 
   it("dedupes durable chunks by (runId, sequence): a repeat changes nothing, not even the state's identity", () => {

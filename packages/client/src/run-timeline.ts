@@ -57,6 +57,8 @@ export type AgentToolRunState = {
   /** Where to drill in to the child's own conversation; `null` while the agentType is unknown. */
   readonly drillInUrl: string | null;
   readonly startedAt: number | null;
+  /** True for a run dispatched in the background (`detached`): no tool call waits on it. */
+  readonly detached: boolean;
   /**
    * When the run ended (server epoch ms), from the terminal frame applied last; `null` while it is live, or when
    * the server did not say.
@@ -139,6 +141,7 @@ function placeholderRun(runId: string, parentToolCallId: string | undefined): Ag
     streamError: null,
     drillInUrl: null,
     startedAt: null,
+    detached: false,
     completedAt: null,
   };
 }
@@ -308,6 +311,7 @@ function applyLifecycle(
       inputPreview: event.inputPreview ?? null,
       display: event.display ?? null,
       startedAt: event.startedAt ?? null,
+      detached: event.detached === true,
     };
   }
   const isNewer =

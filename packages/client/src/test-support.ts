@@ -76,7 +76,13 @@ const TYPE = "agent-tool-event" as const;
 
 export const started = (
   runId: string,
-  options: { agentType?: string; parentToolCallId?: string; displayOrder?: number; startedAt?: number } = {},
+  options: {
+    agentType?: string;
+    parentToolCallId?: string;
+    displayOrder?: number;
+    startedAt?: number;
+    detached?: true;
+  } = {},
 ): Frame => ({
   type: TYPE,
   ...(options.parentToolCallId !== undefined ? { parentToolCallId: options.parentToolCallId } : {}),
@@ -88,6 +94,7 @@ export const started = (
     displayOrder: options.displayOrder ?? 0,
     inputPreview: `input of ${runId}`,
     startedAt: options.startedAt ?? 1000,
+    ...(options.detached ? { detached: true as const } : {}),
   },
 });
 export const chunk = (

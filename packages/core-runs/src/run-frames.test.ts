@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { terminalFrame } from "./run-frames.js";
+import { startedFrame, terminalFrame } from "./run-frames.js";
 import type { RunRecord } from "./run-record.js";
 
 const row = (fields: Partial<RunRecord>): RunRecord => ({
@@ -28,5 +28,14 @@ describe("terminalFrame", () => {
       revision: 3,
       event: { kind: "interrupted", reason: "no-progress", childStillRunning: true, completedAt: 5 },
     });
+  });
+});
+
+describe("startedFrame", () => {
+  it("says a run was dispatched in the background (live and replayed), and says nothing for an awaited run", () => {
+    expect(startedFrame(row({ detached: true })).event).toMatchObject({ kind: "started", detached: true });
+    expect(startedFrame(row({ detached: true }), true)).toMatchObject({ replay: true, event: { detached: true } });
+    expect("detached" in startedFrame(row({})).event).toBe(false);
+    expect("detached" in startedFrame(row({ detached: false })).event).toBe(false);
   });
 });

@@ -28,6 +28,7 @@ export function startedFrame(record: RunRecord, replay = false): AgentToolEventF
       startedAt: record.startedAt,
       ...(record.inputPreview !== undefined ? { inputPreview: record.inputPreview } : {}),
       ...(record.display !== undefined ? { display: record.display } : {}),
+      ...(record.detached === true ? { detached: true as const } : {}),
     },
   };
 }

@@ -67,7 +67,7 @@ export function fencedBlocks(markdown) {
 
 /**
  * @typedef {object} ReadmeConvention
- * @property {string | null} installLine the `npm i …` line of `## Install`
+ * @property {string | null} installLine the `npm i …` line of `## Install`, then its `npm i -D …` lines, joined by ` && `
  * @property {ReadmeExample | null} example the first example
  * @property {string[]} problems what breaks the convention, as sentences
  */
@@ -145,12 +145,18 @@ function readInstallLine(markdown, blocks, problems) {
     problems.push("`## Install` has no ```sh block");
     return null;
   }
-  const installs = shell.code.split("\n").filter((line) => line.startsWith("npm i "));
-  if (installs.length !== 1) {
-    problems.push(`\`## Install\`'s sh block should have exactly one line starting "npm i ", has ${installs.length}`);
+  const installs = shell.code
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith("npm i "));
+  // One line installs the packages; `npm i -D …` lines after it (types for TypeScript users) may follow.
+  const packages = installs.filter((line) => !line.startsWith("npm i -D "));
+  if (packages.length !== 1) {
+    problems.push(`\`## Install\`'s sh block should have exactly one line starting "npm i ", has ${packages.length}`);
     return null;
   }
-  return installs[0]?.trim() ?? null;
+  // A comment after a line is for the reader, not the shell line the consumer test runs.
+  return installs.map((line) => line.replace(/\s+#.*$/, "")).join(" && ");
 }
 
 /**

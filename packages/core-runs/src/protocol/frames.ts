@@ -14,6 +14,8 @@ export type AgentToolStartedEvent = {
   displayOrder: number;
   display?: AgentToolDisplay;
   startedAt?: number;
+  /** Present (`true`) when the run was dispatched in the background: nobody awaits it inside the tool call. */
+  detached?: true;
 };
 
 /**

@@ -48,6 +48,7 @@ describe("parseAgentToolFrame round trip", () => {
         displayOrder: 2,
         display: { name: "Research", icon: "search", color: "blue" },
         startedAt: 1_700_000_000_000,
+        detached: true,
       },
       { parentToolCallId: "call-1", revision: 1 },
     ),
@@ -285,6 +286,13 @@ describe("parseAgentToolFrame rejects malformed frames with a value", () => {
     expectFailure(validRaw({ ...started, display: "name" }));
     expectFailure(validRaw({ ...started, display: ["name"] }));
     expectFailure(validRaw({ ...started, startedAt: "2024-01-01" }));
+    expectFailure(validRaw({ ...started, detached: "yes" }));
+  });
+
+  it("keeps a started event's detached only when true (false is the same as absent)", () => {
+    const started = { kind: "started", runId: "r", agentType: "A", displayOrder: 0 };
+    const notDetached = parseAgentToolFrame(validRaw({ ...started, detached: false }, { revision: 1 }));
+    expect(notDetached.ok && "detached" in notDetached.frame.event).toBe(false);
   });
 
   it("rejects a chunk without a usable body", () => {

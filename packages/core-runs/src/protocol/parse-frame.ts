@@ -57,6 +57,8 @@ function parseEvent(raw: Fields): AgentToolEvent | string {
       if (display !== undefined && !isObject(display)) return "display must be an object";
       const startedAt = raw["startedAt"];
       if (startedAt !== undefined && typeof startedAt !== "number") return "startedAt must be a number";
+      const detached = raw["detached"];
+      if (detached !== undefined && typeof detached !== "boolean") return "detached must be a boolean";
       return {
         kind,
         runId,
@@ -65,6 +67,7 @@ function parseEvent(raw: Fields): AgentToolEvent | string {
         ...(typeof raw["inputPreview"] === "string" ? { inputPreview: raw["inputPreview"] } : {}),
         ...(display !== undefined ? { display } : {}),
         ...(typeof startedAt === "number" ? { startedAt } : {}),
+        ...(detached === true ? { detached } : {}),
       };
     }
     case "chunk": {
