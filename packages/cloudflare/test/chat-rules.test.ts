@@ -100,6 +100,16 @@ describe("planChatRecovery", () => {
     expect(plan.isStepOpen).toBe(true);
   });
 
+  it("treats a preliminary tool output as no result: the call runs again, and the preliminary value is dropped", () => {
+    const cut: UIMessageChunk[] = [
+      ...step1,
+      { type: "tool-output-available", toolCallId: "c1", output: { status: "running" }, preliminary: true },
+    ];
+    const plan = planChatRecovery(cut);
+    expect(plan.keep).toEqual(step1);
+    expect(plan.pendingToolCalls).toEqual([{ toolCallId: "c1", toolName: "echo", input: { text: "hi" } }]);
+  });
+
   it("drops a cut step in which the model decided nothing, keeping the steps before it", () => {
     const finished: UIMessageChunk[] = [
       ...step1,

@@ -1,6 +1,6 @@
 // registry
-export type { AgentToolOptions, AgentToolOutput } from "./agent-tool.js";
-export { agentTool, agentToolRunId } from "./agent-tool.js";
+export type { AgentToolOptions, AgentToolOutput, AgentToolPreliminaryOutput } from "./agent-tool.js";
+export { agentTool, agentToolModelOutput, agentToolRunId } from "./agent-tool.js";
 export type { AgentToolChildReference } from "./agent-type.js";
 export { resolveAgentType } from "./agent-type.js";
 export type { CompletedSteps } from "./assemble-message.js";

@@ -71,7 +71,7 @@ export interface RegistryExtension<TState> {
   /** Admit a dispatch (the registry's idempotency, limits and cap), storing `state` under this extension's key. */
   admit(
     child: AgentToolChildReference,
-    options: Omit<RunAgentToolOptions, "signal"> & { detached?: boolean; state?: TState },
+    options: Omit<RunAgentToolOptions, "signal" | "onFrame"> & { detached?: boolean; state?: TState },
   ): Promise<StartAgentToolRunResult>;
   /** Follow a run to its end (re-attaching to its child, or starting it if it never acknowledged `start`). */
   follow(runId: string, options?: { onActivity?: ActivityListener }): RunFollow;

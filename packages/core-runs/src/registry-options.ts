@@ -84,6 +84,13 @@ export type RunAgentToolOptions<TInput = unknown> = {
   /** What clients see of the input. Default: the input cut to 500 characters. */
   inputPreview?: string;
   display?: AgentToolDisplay;
+  /**
+   * Also hand this run's frames to the caller, as its clients get them, until the call returns: first what the
+   * parent already holds of a run that existed before the call (`replay: true`), then every frame as it is sent.
+   * A frame may come twice (a replayed one and its live twin): keep chunks by `sequence`, lifecycle by `revision`.
+   * A throwing listener is ignored. `agentTool`'s `preliminaryResults` is built on it.
+   */
+  onFrame?: (frame: AgentToolEventFrame) => void;
 };
 
 export type ClearAgentToolRunsOptions = {

@@ -17,8 +17,10 @@ export type RegistryRuntime = {
   readonly transport: ChildTransport;
   readonly clock: Clock;
   readonly hooks: AgentToolHooks;
-  /** Send a frame to the parent's clients. */
+  /** Send a frame to the parent's clients, and to the watchers of its run. */
   send(frame: AgentToolEventFrame): void;
+  /** Also hand `listener` every frame sent for `runId` from now on, until the returned function is called. */
+  watch(runId: string, listener: (frame: AgentToolEventFrame) => void): () => void;
   /** Emit an observability event. */
   emit(event: RunEvent): void;
   /** Call a user hook; a throw or rejection becomes an `agent_tool:hook:error` event. */
@@ -43,6 +45,16 @@ export type RegistryRuntimeOptions = {
 export function createRegistryRuntime(options: RegistryRuntimeOptions): RegistryRuntime {
   const { sink, broadcast, waitUntil, clock } = options;
   const pending = new Set<Promise<void>>();
+  const watchers = new Map<string, Set<(frame: AgentToolEventFrame) => void>>();
+  const notify = (runId: string, frame: AgentToolEventFrame) => {
+    for (const listener of watchers.get(runId) ?? []) {
+      try {
+        listener(frame);
+      } catch {
+        // A watcher's failure is its own: the run and the other watchers go on.
+      }
+    }
+  };
   const emit = (event: RunEvent) => {
     try {
       sink.emit(event);
@@ -61,6 +73,26 @@ export function createRegistryRuntime(options: RegistryRuntimeOptions): Registry
       } catch {
         // A broken connection must not break the run.
       }
+      if (watchers.size === 0) return;
+      const { event } = frame;
+      if (event.kind === "cleared") for (const runId of event.runIds) notify(runId, frame);
+      else notify(event.runId, frame);
+    },
+    watch(runId, listener) {
+      let listeners = watchers.get(runId);
+      if (!listeners) {
+        listeners = new Set();
+        watchers.set(runId, listeners);
+      }
+      // A wrapper per call: watching twice with the same function gives two independent subscriptions.
+      const entry = (frame: AgentToolEventFrame) => listener(frame);
+      listeners.add(entry);
+      return () => {
+        const current = watchers.get(runId);
+        if (!current) return;
+        current.delete(entry);
+        if (current.size === 0) watchers.delete(runId);
+      };
     },
     emit,
     async callHook(hook, run, call) {

@@ -60,25 +60,51 @@ export async function replayRuns(options: {
   const known = new Set<string>();
   for (const record of records) {
     known.add(record.runId);
-    // What the driver holds is read before the store: entries it writes meanwhile are in one or the other.
-    const live = liveOf(record.runId);
-    const liveEntries = live ? [...live.entries] : [];
-    const progress = live?.progress ?? record.progress;
-    const plan = planReplay(record, cursors?.[record.runId], progress);
-    const entries = await entriesAfter(store, record, plan.afterSequence, live ? liveEntries : null);
-    if (!plan.started && !plan.terminal && !plan.progress && entries.length === 0) continue;
-    runs += 1;
-    if (plan.started) emit(startedFrame(record, true));
-    for (const entry of entries) emit(entryFrame(record, entry, true));
-    if (plan.progress && progress) {
-      emit(ephemeralFrame(record, { type: AGENT_PROGRESS_PART, data: progress, transient: true } as never, true));
-    }
-    const terminal = plan.terminal ? terminalFrame(record, true) : null;
-    if (terminal) emit(terminal);
+    const sent = await replayRun({
+      store,
+      record,
+      live: liveOf(record.runId),
+      cursor: cursors?.[record.runId],
+      send: emit,
+    });
+    if (sent > 0) runs += 1;
   }
   const gone = cursors ? Object.keys(cursors).filter((runId) => !known.has(runId)) : [];
   if (gone.length > 0) emit(clearedFrame(gone, true));
   return { runs, frames, cleared: gone.length };
+}
+
+/**
+ * Send one run to one receiver (`replay: true`): what is newer than `cursor` (none: everything), as `planReplay`
+ * decides. Returns the number of frames sent.
+ */
+export async function replayRun(options: {
+  store: RunStore;
+  record: RunRecord;
+  live: LiveRunView | undefined;
+  cursor: AgentToolCursor | undefined;
+  send: (frame: AgentToolEventFrame) => void;
+}): Promise<number> {
+  const { store, record, live, cursor, send } = options;
+  // What the driver holds is read before the store: entries it writes meanwhile are in one or the other.
+  const liveEntries = live ? [...live.entries] : [];
+  const progress = live?.progress ?? record.progress;
+  const plan = planReplay(record, cursor, progress);
+  const entries = await entriesAfter(store, record, plan.afterSequence, live ? liveEntries : null);
+  if (!plan.started && !plan.terminal && !plan.progress && entries.length === 0) return 0;
+  let frames = 0;
+  const emit = (frame: AgentToolEventFrame) => {
+    frames += 1;
+    send(frame);
+  };
+  if (plan.started) emit(startedFrame(record, true));
+  for (const entry of entries) emit(entryFrame(record, entry, true));
+  if (plan.progress && progress) {
+    emit(ephemeralFrame(record, { type: AGENT_PROGRESS_PART, data: progress, transient: true } as never, true));
+  }
+  const terminal = plan.terminal ? terminalFrame(record, true) : null;
+  if (terminal) emit(terminal);
+  return frames;
 }
 
 /**

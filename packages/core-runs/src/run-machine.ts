@@ -18,7 +18,7 @@ import type { RunRecord, RunRecordPatch } from "./run-record.js";
 export type TerminalRunRecord = RunRecord & { status: TerminalRunStatus };
 
 /** What a dispatch asks for (the registry's dispatch options, plus what extension packages add). */
-export type AdmissionRequest = Omit<RunAgentToolOptions, "signal"> & {
+export type AdmissionRequest = Omit<RunAgentToolOptions, "signal" | "onFrame"> & {
   detached?: boolean;
   meta?: Record<string, unknown>;
 };

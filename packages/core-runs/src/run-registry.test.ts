@@ -397,6 +397,56 @@ describe("AgentToolRegistry: awaited runs", () => {
   });
 });
 
+describe("AgentToolRegistry: onFrame (a caller following its own run)", () => {
+  it("hands the caller every frame of its new run, the same its clients get, and nothing of other runs", async () => {
+    const { registry, frames } = setup();
+    const seen: AgentToolEventFrame[] = [];
+    await registry.runAgentTool("Echo", { input: "other", runId: "r0" });
+    await registry.runAgentTool("Echo", { input: "hi", runId: "r1", onFrame: (frame) => seen.push(frame) });
+    expect(seen).toEqual(frames.filter((frame) => frame.event.kind !== "cleared" && frame.event.runId === "r1"));
+    expect(kinds(seen)).toEqual(["started", ...textChunks(["x"]).map(() => "chunk"), "finished"]);
+  });
+
+  it("replays what the parent holds of a run that existed, then goes on live; stops when the call returns", async () => {
+    const { registry, scripted } = setup();
+    const first = registry.runAgentTool("Scripted", { input: 1, runId: "r1" });
+    const run = scripted.run("r1");
+    await run.context;
+    run.emit(...textChunks(["a"]).slice(0, 3));
+    await settle();
+    const seen: AgentToolEventFrame[] = [];
+    const second = registry.runAgentTool("Scripted", { input: 1, runId: "r1", onFrame: (frame) => seen.push(frame) });
+    await settle();
+    expect(seen.slice(0, 4).map((frame) => [frame.event.kind, frame.sequence, frame.replay])).toEqual([
+      ["started", undefined, true],
+      ["chunk", 1, true],
+      ["chunk", 2, true],
+      ["chunk", 3, true],
+    ]);
+    run.emit(...textChunks(["a"]).slice(3));
+    run.complete();
+    await Promise.all([first, second]);
+    const count = seen.length;
+    expect(kinds(seen).at(-1)).toBe("finished");
+    await registry.runAgentTool("Scripted", { input: 1, runId: "r1" });
+    await registry.clearAgentToolRuns();
+    expect(seen).toHaveLength(count);
+  });
+
+  it("a throwing onFrame changes nothing for the run or its clients", async () => {
+    const { registry, frames } = setup();
+    const result = await registry.runAgentTool("Echo", {
+      input: "hi",
+      runId: "r1",
+      onFrame: () => {
+        throw new Error("listener bug");
+      },
+    });
+    expect(result).toMatchObject({ ok: true, summary: "echo hi" });
+    expect(kinds(frames).at(-1)).toBe("finished");
+  });
+});
+
 describe("AgentToolRegistry: replay, clear, access", () => {
   async function withFinishedRuns(count: number) {
     const context = setup();

@@ -21,7 +21,7 @@ import {
   type RunAgentToolOptions,
 } from "./registry-options.js";
 import { createRegistryRuntime, type RegistryRuntime } from "./registry-runtime.js";
-import { replayRuns } from "./replay-runs.js";
+import { replayRun, replayRuns } from "./replay-runs.js";
 import { RunAdmission } from "./run-admission.js";
 import { RunDrivers } from "./run-drivers.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
@@ -106,10 +106,31 @@ export class AgentToolRegistry {
     }
     const agentType = resolveAgentType(child);
     const runId = options.runId ?? this.#generateRunId();
-    const { signal, ...request } = options;
-    const admitted = await this.#admission.admit(agentType, runId, request, signal);
-    if (!admitted.ok) return admitted.failure;
-    return this.waitForAgentToolRun(admitted.record.runId, signal);
+    const { signal, onFrame, ...request } = options;
+    // Watching starts before admission, so a new run's `started` frame is not missed.
+    const unwatch = onFrame ? this.#runtime.watch(runId, onFrame) : () => {};
+    try {
+      const admitted = await this.#admission.admit(agentType, runId, request, signal);
+      if (!admitted.ok) return admitted.failure;
+      if (onFrame && !admitted.created) await this.#replayTo(admitted.record.runId, onFrame);
+      return await this.waitForAgentToolRun(admitted.record.runId, signal);
+    } finally {
+      unwatch();
+    }
+  }
+
+  /** Replay one run to one receiver; a throwing receiver stops its own replay only. */
+  async #replayTo(runId: string, receive: (frame: AgentToolEventFrame) => void): Promise<void> {
+    const record = await this.#runtime.store.getRun(runId);
+    if (!record) return;
+    const send = (frame: AgentToolEventFrame) => {
+      try {
+        receive(frame);
+      } catch {
+        // the receiver's failure is its own
+      }
+    };
+    await replayRun({ store: this.#runtime.store, record, live: this.#drivers.viewOf(runId), cursor: undefined, send });
   }
 
   /**

@@ -38,7 +38,10 @@ export function planChatRecovery(chunks: readonly UIMessageChunk[]): ChatRecover
   const closedParts = new Set<string>();
   for (const chunk of step) {
     if (chunk.type === "tool-input-available" && chunk.providerExecuted !== true) decided.set(chunk.toolCallId, chunk);
-    if (chunk.type === "tool-output-available" || chunk.type === "tool-output-error") results.add(chunk.toolCallId);
+    // A preliminary output is not a result: the call runs again (an agentTool re-attaches and yields again).
+    const isResult =
+      (chunk.type === "tool-output-available" && chunk.preliminary !== true) || chunk.type === "tool-output-error";
+    if (isResult) results.add(chunk.toolCallId);
     if (chunk.type === "text-end" || chunk.type === "reasoning-end") closedParts.add(chunk.id);
   }
   if (decided.size === 0) return { keep: completed, pendingToolCalls: [], isStepOpen: false };
@@ -72,6 +75,7 @@ function isClosedPart(
     case "tool-input-available":
       return decided.has(chunk.toolCallId);
     case "tool-output-available":
+      return chunk.preliminary !== true && results.has(chunk.toolCallId);
     case "tool-output-error":
       return results.has(chunk.toolCallId);
     case "finish-step":

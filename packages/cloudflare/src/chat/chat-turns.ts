@@ -45,11 +45,21 @@ export type ChatTurnsOptions = {
   maxResumeAttempts: number;
 };
 
+/** A socket following the turn: its request id, and the sequence of the next chunk it gets. */
+type Following = { requestId: string; next: number };
+
 type ActiveTurn = {
   readonly stored: StoredChatTurn;
-  /** Every chunk the turn streamed, in order: a chunk's index is its sequence on the wire. */
+  /** Every chunk the turn streamed, in order, but preliminary tool outputs. */
   readonly chunks: UIMessageChunk[];
-  readonly followers: Map<WebSocket, string>;
+  /**
+   * The latest preliminary output of each tool call still running (an `agentTool` with `preliminaryResults`): each
+   * one holds everything before it, so only the latest is kept, and none is written (a resumed turn runs the call
+   * again, which yields again).
+   */
+  readonly preliminary: Map<string, UIMessageChunk>;
+  /** Each follower numbers its own chunks: one that resumes gets the kept chunks from 0, then the live ones. */
+  readonly followers: Map<WebSocket, Following>;
   readonly controller: AbortController;
   readonly writer: TurnLogWriter;
   hasStart: boolean;
@@ -120,16 +130,18 @@ export class ChatTurns {
       return;
     }
     send(follower.socket, { type: "start", requestId: follower.requestId });
-    for (const [sequence, chunk] of active.chunks.entries()) {
-      send(follower.socket, { type: "chunk", requestId: follower.requestId, sequence, chunk });
+    const following: Following = { requestId: follower.requestId, next: 0 };
+    for (const chunk of [...active.chunks, ...active.preliminary.values()]) {
+      send(follower.socket, { type: "chunk", requestId: following.requestId, sequence: following.next, chunk });
+      following.next += 1;
     }
-    active.followers.set(follower.socket, follower.requestId);
+    active.followers.set(follower.socket, following);
   }
 
   /** Stop the turn a socket follows, if that is the request it names. */
   abort(socket: WebSocket, requestId: string): void {
     const active = this.#active;
-    if (active && active.followers.get(socket) === requestId) active.controller.abort();
+    if (active && active.followers.get(socket)?.requestId === requestId) active.controller.abort();
   }
 
   /** A socket went away: it follows nothing any more (the turn goes on and is stored). */
@@ -211,7 +223,12 @@ export class ChatTurns {
     const active: ActiveTurn = {
       stored,
       chunks: [],
-      followers: new Map(spec.kind === "new" && spec.follower ? [[spec.follower.socket, spec.follower.requestId]] : []),
+      preliminary: new Map(),
+      followers: new Map(
+        spec.kind === "new" && spec.follower
+          ? [[spec.follower.socket, { requestId: spec.follower.requestId, next: 0 }]]
+          : [],
+      ),
       controller: new AbortController(),
       writer: new TurnLogWriter({
         store,
@@ -294,11 +311,16 @@ export class ChatTurns {
       this.#push(active, { type: "start" }, options);
     }
     if (chunk === null) return;
-    const sequence = active.chunks.length;
-    active.chunks.push(chunk);
-    if (options.write !== false) active.writer.add(chunk);
-    for (const [socket, requestId] of active.followers) {
-      this.#options.send(socket, { type: "chunk", requestId, sequence, chunk });
+    if (isPreliminaryOutput(chunk)) {
+      active.preliminary.set(chunk.toolCallId, chunk);
+    } else {
+      if (isToolOutcome(chunk)) active.preliminary.delete(chunk.toolCallId);
+      active.chunks.push(chunk);
+      if (options.write !== false) active.writer.add(chunk);
+    }
+    for (const [socket, following] of active.followers) {
+      this.#options.send(socket, { type: "chunk", requestId: following.requestId, sequence: following.next, chunk });
+      following.next += 1;
     }
   }
 
@@ -314,7 +336,7 @@ export class ChatTurns {
     const answer = assembled && assembled.parts.length > 0 ? assembled : null;
     store.finishTurn(active.stored.turnId, answer);
     if (this.#active === active) this.#active = null;
-    for (const [socket, requestId] of active.followers) {
+    for (const [socket, { requestId }] of active.followers) {
       send(socket, errorText !== undefined ? { type: "error", requestId, errorText } : { type: "end", requestId });
     }
     announce({ kind: "turn-ended", turnId: active.stored.turnId, status, ...(answer ? { message: answer } : {}) });
@@ -343,4 +365,18 @@ function withKeepUntil(keepUntil: string | undefined): { keepUntil?: string } {
 
 function toAsyncIterable(stream: AgentToolTurnStream): AsyncIterable<UIMessageChunk> {
   return stream as AsyncIterable<UIMessageChunk>;
+}
+
+/** A preliminary tool output (`preliminary: true`): superseded by the next one of its tool call. */
+function isPreliminaryOutput(
+  chunk: UIMessageChunk,
+): chunk is Extract<UIMessageChunk, { type: "tool-output-available" }> {
+  return chunk.type === "tool-output-available" && chunk.preliminary === true;
+}
+
+/** A tool call's final outcome: its output, its error, or its denial. */
+function isToolOutcome(chunk: UIMessageChunk): chunk is Extract<UIMessageChunk, { toolCallId: string }> {
+  return (
+    chunk.type === "tool-output-available" || chunk.type === "tool-output-error" || chunk.type === "tool-output-denied"
+  );
 }

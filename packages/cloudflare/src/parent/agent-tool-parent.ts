@@ -6,6 +6,7 @@ import {
   type AgentToolMilestone,
   type AgentToolOptions,
   type AgentToolOutput,
+  type AgentToolPreliminaryOutput,
   type AgentToolProgressSnapshot,
   AgentToolRegistry,
   type AgentToolRegistryOptions,
@@ -187,12 +188,25 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
     return this.#ready;
   }
 
-  /** A child as an AI SDK tool of this parent's model (runId `agent-tool:<toolCallId>`). */
+  /**
+   * A child as an AI SDK tool of this parent's model (runId `agent-tool:<toolCallId>`). With `preliminaryResults`,
+   * the child's answer streams into the tool call's part of the conversation (a page with plain `useChat` shows it).
+   */
+  agentTool<TInput, TOutput = never>(
+    child: AgentToolChildReference,
+    options: AgentToolOptions<TInput, TOutput> & { preliminaryResults: true },
+  ): Tool<TInput, AgentToolPreliminaryOutput<TOutput>>;
+  agentTool<TInput, TOutput = never>(
+    child: AgentToolChildReference,
+    options: AgentToolOptions<TInput, TOutput> & { preliminaryResults?: false },
+  ): Tool<TInput, AgentToolOutput<TOutput>>;
   agentTool<TInput, TOutput = never>(
     child: AgentToolChildReference,
     options: AgentToolOptions<TInput, TOutput>,
-  ): Tool<TInput, AgentToolOutput<TOutput>> {
-    return agentTool(this.registry, child, options) as Tool<TInput, AgentToolOutput<TOutput>>;
+  ): Tool<TInput, AgentToolOutput<TOutput>> | Tool<TInput, AgentToolPreliminaryOutput<TOutput>> {
+    return options.preliminaryResults === true
+      ? agentTool(this.registry, child, { ...options, preliminaryResults: true })
+      : agentTool(this.registry, child, { ...options, preliminaryResults: false });
   }
 
   /**

@@ -6,7 +6,8 @@
  * - `Echo` answers its input (a tool run: `{ text }`; a direct chat: the last user message) word by word, `ECHO_PACE_MS`
  *   apart, and says how many user messages its conversation holds.
  * - `Parent` answers a chat message by calling its `echo` tool once, then saying what the echo said. It asks for
- *   `authorization: Bearer <PARENT_KEY>` (or `?key=`) when `PARENT_KEY` is set.
+ *   `authorization: Bearer <PARENT_KEY>` (or `?key=`) when `PARENT_KEY` is set. With `PRELIMINARY=1` its tool streams
+ *   the child's answer as preliminary results.
  * - Test routes (after `authorize`): `POST /test/start?runId=&text=` starts a run without waiting; `GET /test/hooks`
  *   the finish hook calls counted in storage; `POST /test/direct?name=&text=` one direct chat message to `Echo`,
  *   answered as text; `GET /test/direct-messages?name=` that conversation; `POST /test/send?text=` a chat message
@@ -41,6 +42,8 @@ type Env = {
   AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
   PARENT_KEY?: string;
   ECHO_PACE_MS?: string;
+  /** "1": the parent's `echo` tool streams the child's answer as preliminary results. */
+  PRELIMINARY?: string;
 };
 
 const constructed = { echo: 0 };
@@ -88,13 +91,16 @@ export class Parent extends AgentToolParent<Env> {
   }
 
   protected override getTools(): ToolSet {
-    return {
-      echo: this.agentTool(Echo, {
-        description: "Echo a text through the Echo child",
-        inputSchema: z.object({ text: z.string() }),
-        displayName: "Echo",
-      }),
-    } as ToolSet;
+    const options = {
+      description: "Echo a text through the Echo child",
+      inputSchema: z.object({ text: z.string() }),
+      displayName: "Echo",
+    };
+    const echo =
+      this.env.PRELIMINARY === "1"
+        ? this.agentTool(Echo, { ...options, preliminaryResults: true })
+        : this.agentTool(Echo, options);
+    return { echo } as ToolSet;
   }
 
   protected async onChatMessage({ messages, abortSignal }: ChatTurnContext) {

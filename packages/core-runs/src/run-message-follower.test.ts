@@ -1,0 +1,66 @@
+import type { UIMessageChunk } from "ai";
+import { describe, expect, it } from "vitest";
+import { AGENT_TOOL_EVENT_TYPE, type AgentToolEventFrame } from "./protocol/index.js";
+import { RunMessageFollower } from "./run-message-follower.js";
+import { textChunks } from "./testing/scripted-child.js";
+
+const chunkFrame = (runId: string, sequence: number, body: UIMessageChunk, replay = false): AgentToolEventFrame => ({
+  type: AGENT_TOOL_EVENT_TYPE,
+  sequence,
+  ...(replay ? { replay: true as const } : {}),
+  event: { kind: "chunk", runId, body },
+});
+const lifecycle = (event: AgentToolEventFrame["event"], revision: number): AgentToolEventFrame => ({
+  type: AGENT_TOOL_EVENT_TYPE,
+  revision,
+  event,
+});
+const textOf = async (follower: RunMessageFollower) =>
+  ((await follower.read()).message?.parts ?? []).map((part) => (part.type === "text" ? part.text : "")).join("");
+
+describe("RunMessageFollower", () => {
+  const chunks = textChunks(["one ", "two ", "three"]);
+
+  it("uses chunks in sequence order and only while gap-free; a later chunk waits for the gap to fill", async () => {
+    const follower = new RunMessageFollower("r1");
+    for (const [index, body] of chunks.entries()) if (index !== 3) follower.push(chunkFrame("r1", index + 1, body));
+    expect(await textOf(follower)).toBe(""); // sequence 4 ("one ") is missing: nothing after it counts
+    const missing = chunks[3];
+    if (!missing) throw new Error("textChunks changed shape");
+    follower.push(chunkFrame("r1", 4, missing));
+    expect(await textOf(follower)).toBe("one two three");
+  });
+
+  it("takes a replayed chunk and its live twin once", async () => {
+    const follower = new RunMessageFollower("r1");
+    for (const [index, body] of chunks.entries()) follower.push(chunkFrame("r1", index + 1, body, true));
+    const version = follower.version;
+    for (const [index, body] of chunks.entries()) follower.push(chunkFrame("r1", index + 1, body));
+    expect(follower.version).toBe(version);
+    expect(await textOf(follower)).toBe("one two three");
+  });
+
+  it("keeps the newest lifecycle by revision, and ignores other runs", async () => {
+    const follower = new RunMessageFollower("r1");
+    follower.push(lifecycle({ kind: "finished", runId: "r1", summary: "s" }, 3));
+    follower.push(lifecycle({ kind: "started", runId: "r1", agentType: "A", displayOrder: 0 }, 1));
+    follower.push(lifecycle({ kind: "error", runId: "other", error: "e" }, 9));
+    follower.push(chunkFrame("other", 1, { type: "start" }));
+    expect(await follower.read()).toEqual({ status: "completed", message: null, progress: null });
+  });
+
+  it("wakes a reader on the next change, at once when one already happened", async () => {
+    const follower = new RunMessageFollower("r1");
+    const before = follower.version;
+    let woken = false;
+    const waiting = follower.changedSince(before).then(() => {
+      woken = true;
+    });
+    await Promise.resolve();
+    expect(woken).toBe(false);
+    follower.push(chunkFrame("r1", 1, { type: "start" }));
+    await waiting;
+    expect(woken).toBe(true);
+    await follower.changedSince(before); // already changed: resolves without another push
+  });
+});

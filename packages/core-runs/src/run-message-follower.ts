@@ -1,0 +1,115 @@
+import type { UIMessage, UIMessageChunk } from "ai";
+import { assembleMessage } from "./assemble-message.js";
+import {
+  type AgentToolEventFrame,
+  type AgentToolProgressSnapshot,
+  type RunStatus,
+  readProgressChunk,
+} from "./protocol/index.js";
+
+const TERMINAL_STATUS = {
+  finished: "completed",
+  error: "error",
+  aborted: "aborted",
+  interrupted: "interrupted",
+} as const satisfies Record<string, RunStatus>;
+
+/** Our own protocol's data parts: progress and milestones are reported on their own, not as message parts. */
+const isProtocolPart = (chunk: UIMessageChunk) => chunk.type.startsWith("data-agent-");
+
+/** What a follower knows of its run at one moment. */
+export type FollowedRun = {
+  status: RunStatus;
+  /** The child's answer so far, assembled by the AI SDK from its durable chunks in sequence order. */
+  message: UIMessage | null;
+  /** The newest progress report (ephemeral progress or a milestone). */
+  progress: AgentToolProgressSnapshot | null;
+};
+
+/**
+ * Follows one run's frames, as a client would: durable chunks are kept once each by sequence and used only while
+ * gap-free from 1 (a replayed frame and its live twin count once), lifecycle frames by revision.
+ * @internal
+ */
+export class RunMessageFollower {
+  readonly #runId: string;
+  readonly #held = new Map<number, UIMessageChunk>();
+  readonly #chunks: UIMessageChunk[] = [];
+  #status: RunStatus = "starting";
+  #revision = 0;
+  #progress: AgentToolProgressSnapshot | null = null;
+  /** Bumped on every change a reader could see. */
+  #version = 0;
+  #wake: (() => void) | null = null;
+  #assembled: { version: number; message: Promise<UIMessage | null> } | null = null;
+
+  constructor(runId: string) {
+    this.#runId = runId;
+  }
+
+  /** Take one frame of the run (frames of other runs are ignored). Never throws. */
+  push(frame: AgentToolEventFrame): void {
+    const { event } = frame;
+    if (event.kind === "cleared") return;
+    if (event.runId !== this.#runId) return;
+    if (event.kind === "chunk") {
+      const progress = readProgressChunk(event.body, 0);
+      if (progress && (this.#progress === null || progress.at >= this.#progress.at)) {
+        this.#progress = progress;
+        this.#changed();
+      }
+      if (frame.sequence === undefined) return;
+      if (frame.sequence <= this.#chunks.length || this.#held.has(frame.sequence)) return;
+      this.#held.set(frame.sequence, event.body);
+      let next = this.#held.get(this.#chunks.length + 1);
+      while (next !== undefined) {
+        this.#held.delete(this.#chunks.length + 1);
+        this.#chunks.push(next);
+        next = this.#held.get(this.#chunks.length + 1);
+      }
+      if (this.#status === "starting") this.#status = "running";
+      this.#changed();
+      return;
+    }
+    const revision = frame.revision ?? 0;
+    if (revision !== 0 && revision <= this.#revision) return;
+    this.#revision = Math.max(this.#revision, revision);
+    this.#status = event.kind === "started" ? "running" : TERMINAL_STATUS[event.kind];
+    this.#changed();
+  }
+
+  /** The number of changes taken so far: pass it to `changedSince`. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Resolves once something changed after `version` (at once when it already has). */
+  changedSince(version: number): Promise<void> {
+    if (this.#version > version) return Promise.resolve();
+    return new Promise((resolve) => {
+      const previous = this.#wake;
+      this.#wake = () => {
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  /** The run as it stands: one assembly per version however often it is asked. */
+  async read(): Promise<FollowedRun> {
+    const version = this.#version;
+    if (this.#assembled?.version !== version) {
+      const chunks = this.#chunks.filter((chunk) => !isProtocolPart(chunk));
+      this.#assembled = { version, message: assembleMessage(chunks, `agent-tool-${this.#runId}-output`) };
+    }
+    const message = await this.#assembled.message;
+    return { status: this.#status, message, progress: this.#progress };
+  }
+
+  #changed(): void {
+    this.#version += 1;
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.();
+  }
+}
