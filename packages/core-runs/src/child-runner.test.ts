@@ -2,7 +2,8 @@ import { convertToModelMessages, isStepCount, streamText, tool, toUIMessageStrea
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type AgentToolChildDefinition, AgentToolChildRunner } from "./child-runner.js";
+import type { AgentToolChildDefinition } from "./child-definition.js";
+import { AgentToolChildRunner } from "./child-runner.js";
 import type { RunStore } from "./ports/run-store.js";
 import { type AgentToolTailItem, tailItemEntries } from "./protocol/index.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";

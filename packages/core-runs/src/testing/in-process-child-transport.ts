@@ -1,4 +1,5 @@
-import { type AgentToolChildDefinition, AgentToolChildRunner } from "../child-runner.js";
+import type { AgentToolChildDefinition } from "../child-definition.js";
+import { AgentToolChildRunner } from "../child-runner.js";
 import { AgentToolsError } from "../errors.js";
 import type { ChildRef, ChildTransport, TailOptions } from "../ports/child-transport.js";
 import { type Clock, systemClock } from "../ports/clock.js";
