@@ -5,7 +5,12 @@ import { z } from "zod";
 import type { AgentToolChildDefinition } from "./child-definition.js";
 import { AgentToolChildRunner } from "./child-runner.js";
 import type { RunStore } from "./ports/run-store.js";
-import { type AgentToolTailItem, tailItemEntries } from "./protocol/index.js";
+import {
+  type AgentToolLogEntry,
+  type AgentToolTailItem,
+  readStepResetChunk,
+  tailItemEntries,
+} from "./protocol/index.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
@@ -16,6 +21,7 @@ async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<Agent
   return items;
 }
 
+const isFinishStep = (entry: AgentToolLogEntry) => entry.body.type === "finish-step";
 const sequences = (items: AgentToolTailItem[]) => tailItemEntries(items).map((entry) => entry.sequence);
 
 function makeRunner(definition: AgentToolChildDefinition, store: RunStore = new InMemoryRunStore()) {
@@ -334,8 +340,19 @@ describe("AgentToolChildRunner", () => {
     expect(inspection).toMatchObject({ status: "completed", summary: "Owls are nocturnal." });
     expect(toolRuns).toBe(1);
     expect(modelCalls).toBe(3); // step 1 once, the cut-off step twice
-    expect(sequences(items)).toEqual(sequences(items).map((_, index) => index + 1));
-    expect(sequences(items).slice(0, before.length)).toEqual(before.map((entry) => entry.sequence));
+    // A fresh tail gets the completed step, then a step reset voiding the cut step (left out), then the redone step.
+    const entries = tailItemEntries(items);
+    const lastFinish = before.filter(isFinishStep).at(-1)?.sequence ?? 0;
+    const cutStep = before.filter((entry) => entry.sequence > lastFinish);
+    const reset = entries.find((entry) => readStepResetChunk(entry.body) !== null);
+    expect(readStepResetChunk(reset?.body)).toEqual({ fromSequence: cutStep[0]?.sequence });
+    expect(reset?.sequence).toBe(before.length + 1);
+    expect(sequences(items)).toEqual([
+      ...before.filter((entry) => !cutStep.includes(entry)).map((entry) => entry.sequence),
+      ...Array.from({ length: entries.length - (before.length - cutStep.length) }, (_, i) => before.length + 1 + i),
+    ]);
+    const deltas = entries.flatMap((entry) => (entry.body.type === "text-delta" ? [entry.body.delta] : []));
+    expect(deltas).toEqual(["Owls are nocturnal."]);
     expect((await store.getRun("r1"))?.recoveryAttempts).toBe(1);
   });
 

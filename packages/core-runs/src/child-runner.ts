@@ -19,6 +19,7 @@ import type {
 import { getDefaultRunEventHub } from "./run-event-hub.js";
 import type { RunRecord } from "./run-record.js";
 import { DEFAULT_MAX_RECOVERY_ATTEMPTS, recoverCutOffRun, type TurnRecoveryOptions } from "./turn-recovery.js";
+import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 export type AgentToolChildRunnerOptions = {
   definition: AgentToolChildDefinition;
@@ -159,18 +160,35 @@ export class AgentToolChildRunner {
     await this.#store.deleteRuns([runId]);
   }
 
-  /** The run's conversation, for drill-in: the input message and the assistant message built from the log. */
+  /**
+   * The run's conversation, for drill-in: the input message and the assistant message built from the log (without
+   * the entries a step reset voids). Wakes a cut-off run first, as `inspect` does, so its cut step is voided.
+   */
   async getMessages(runId: string): Promise<UIMessage[]> {
-    const record = await this.#store.getRun(runId);
-    if (!record) return [];
+    return (await this.getConversation(runId)).messages;
+  }
+
+  /**
+   * The run's conversation and the log sequence it holds, from one read of the log: a drill-in sends `messages`, then
+   * tails from `lastSequence` (nothing doubled, nothing missed). `run` is the run's inspection (`null`: unknown run),
+   * with that same `lastSequence`.
+   */
+  async getConversation(
+    runId: string,
+  ): Promise<{ messages: UIMessage[]; lastSequence: number; run: AgentToolRunInspection | null }> {
+    const record = await this.#wake(runId);
+    if (!record) return { messages: [], lastSequence: 0, run: null };
     const messages = [toInputMessage(record.input, runId, this.#definition.formatAgentToolInput)];
     const entries = await this.#store.readLog(runId);
+    const lastSequence = entries.at(-1)?.sequence ?? 0;
     const assistant = await assembleMessage(
-      entries.map((entry) => entry.body),
+      omitVoidedEntries(entries).map((entry) => entry.body),
       `agent-tool-${runId}-output`,
     );
     if (assistant) messages.push(assistant);
-    return messages;
+    const current = (await this.#store.getRun(runId)) ?? record;
+    const run = { ...this.#inspection(current, this.#live.get(runId)), lastSequence };
+    return { messages, lastSequence, run };
   }
 
   /**

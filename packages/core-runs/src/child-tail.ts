@@ -2,8 +2,14 @@ import type { UIMessageChunk } from "ai";
 import type { LiveRun } from "./live-run.js";
 import type { TailListener } from "./live-run-log.js";
 import type { RunStore } from "./ports/run-store.js";
-import { AGENT_PROGRESS_PART, type AgentToolRunInspection, type AgentToolTailItem } from "./protocol/index.js";
+import {
+  AGENT_PROGRESS_PART,
+  type AgentToolLogEntry,
+  type AgentToolRunInspection,
+  type AgentToolTailItem,
+} from "./protocol/index.js";
 import type { RunRecord } from "./run-record.js";
+import { VoidedEntryFilter } from "./voided-entry-filter.js";
 
 /** How many stored entries one read of a tail's drain takes (and one `entries` item carries at most). */
 const MAX_TAIL_PAGE = 500;
@@ -21,6 +27,7 @@ export type ChildTailOptions = { afterSequence?: number; signal?: AbortSignal; o
 /**
  * A run's log entries after `afterSequence`, then live ones, then one `terminal` item. Subscribes to the live turn
  * before draining the stored log, so no entry is lost or doubled across the edge (entries are deduped by sequence).
+ * The stored entries a step reset voids are left out (the reset itself is sent).
  * Stopping the tail (cancelling the stream or aborting `signal`) never cancels the run. A tail of an unknown run ends
  * at once.
  * @internal
@@ -79,12 +86,22 @@ export function openChildTail(
         const listener: TailListener = (item) => (draining ? buffered.push(item) : deliver(item));
         unsubscribe = live.log.subscribe(listener);
       }
+      // The stored log goes out without the entries a step reset voids (a reader before them never needs them).
+      const filter = new VoidedEntryFilter();
+      const deliverKept = (entries: readonly AgentToolLogEntry[]) => {
+        for (let start = 0; start < entries.length; start += MAX_TAIL_PAGE) {
+          deliver({ type: "entries", entries: entries.slice(start, start + MAX_TAIL_PAGE) });
+        }
+      };
       try {
+        let readUpTo = cursor;
         for (;;) {
-          const page = await source.store.readLog(runId, { afterSequence: cursor, limit: MAX_TAIL_PAGE });
-          if (page.length > 0) deliver({ type: "entries", entries: page });
+          const page = await source.store.readLog(runId, { afterSequence: readUpTo, limit: MAX_TAIL_PAGE });
+          readUpTo = page.at(-1)?.sequence ?? readUpTo;
+          deliverKept(filter.push(page));
           if (page.length < MAX_TAIL_PAGE || closed) break;
         }
+        deliverKept(filter.flush());
       } catch (error) {
         if (!closed) controller.error(error);
         closed = true;

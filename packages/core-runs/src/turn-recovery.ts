@@ -2,8 +2,15 @@ import { type CompletedSteps, completedSteps } from "./assemble-message.js";
 import type { Clock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
-import { type AgentToolMilestone, readMilestoneChunk } from "./protocol/index.js";
+import {
+  AGENT_MILESTONE_PART,
+  type AgentToolMilestone,
+  readMilestoneChunk,
+  readStepResetChunk,
+  stepResetChunk,
+} from "./protocol/index.js";
 import type { RunRecord } from "./run-record.js";
+import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 /** The error a run ends with when its cut-off turn cannot be resumed. */
 export const INTERRUPTED_CHILD_ERROR = "interrupted before the child could finish";
@@ -82,20 +89,40 @@ export async function recoverCutOffRun(
   );
   if (!claimed) return store.getRun(runId);
   if (isLive()) return claimed;
-  resume(claimed, await planResume(store, runId));
+  const { resetFrom, ...plan } = await planResume(store, runId);
+  if (resetFrom !== null) {
+    // Written before the resumed turn starts (and before this wake answers): every reader that comes after it finds
+    // the cut step voided, and a reader that holds some of it is told to drop it.
+    plan.lastSequence += 1;
+    await store.appendLog(runId, [{ sequence: plan.lastSequence, body: stepResetChunk(resetFrom), at: clock.now() }]);
+  }
+  resume(claimed, plan);
   return claimed;
 }
 
-/** Read a cut-off run's log: where it ends, its milestones, and the steps the cut turn completed. */
-async function planResume(store: RunStore, runId: string): Promise<ResumePlan> {
+/**
+ * Read a cut-off run's log: where it ends, its milestones, the steps the cut turn completed, and — when the cut
+ * turn had started a step it did not finish — the sequence the resumed turn's step reset voids from: the cut step's
+ * first entry (milestones aside, which stay reached).
+ */
+async function planResume(store: RunStore, runId: string): Promise<ResumePlan & { resetFrom: number | null }> {
   const entries = await store.readLog(runId);
   const milestones = entries.flatMap((entry) => {
     const milestone = readMilestoneChunk(entry.body, entry.sequence, entry.at);
     return milestone ? [milestone] : [];
   });
+  const kept = omitVoidedEntries(entries);
+  let lastFinish = -1;
+  kept.forEach((entry, index) => {
+    if (entry.body.type === "finish-step") lastFinish = index;
+  });
+  const unfinished = kept
+    .slice(lastFinish + 1)
+    .find((entry) => entry.body.type !== AGENT_MILESTONE_PART && readStepResetChunk(entry.body) === null);
   return {
     lastSequence: entries.at(-1)?.sequence ?? 0,
     milestones,
     completed: await completedSteps(entries, runId),
+    resetFrom: unfinished?.sequence ?? null,
   };
 }

@@ -4,6 +4,7 @@ import {
   AgentToolRegistry,
   createRunEventHub,
   type RunEvent,
+  readStepResetChunk,
 } from "@agent-tools/core-runs";
 import { InMemoryRunStore, InProcessChildTransport, ManualClock, makeRunRecord } from "@agent-tools/core-runs/testing";
 import { convertToModelMessages, isStepCount, jsonSchema, streamText, tool, toUIMessageStream } from "ai";
@@ -148,15 +149,26 @@ describe("the child's side of recovery", () => {
     expect(finished).toEqual(["owls:completed"]);
     expect(children.calls.filter((call) => call.method === "start")).toHaveLength(1);
 
-    // Clients got the whole log once, in order: the tool result once, then the resumed step.
+    // Clients got the log once, in order: the tool result once, then a step reset in place of the cut step (its
+    // partial text left out: this parent re-attached from before it), then the resumed step.
     const chunks = frames.filter((frame) => frame.event.kind === "chunk");
-    const sequences = chunks.map((frame) => frame.sequence);
-    expect(sequences).toEqual(sequences.map((_, index) => index + 1));
+    const sequences = chunks.map((frame) => frame.sequence ?? 0);
     const bodies = chunks.map((frame) => (frame.event.kind === "chunk" ? frame.event.body : null));
+    const resetAt = bodies.findIndex((body) => readStepResetChunk(body) !== null);
+    const reset = readStepResetChunk(bodies[resetAt]);
+    expect(reset).not.toBeNull();
+    // Gap-free: the sequences the reset voids are the ones missing before it.
+    const voided = Array.from(
+      { length: (sequences[resetAt] ?? 0) - (reset?.fromSequence ?? 0) },
+      (_, index) => (reset?.fromSequence ?? 0) + index,
+    );
+    expect([...sequences, ...voided].sort((left, right) => left - right)).toEqual(
+      Array.from({ length: sequences.length + voided.length }, (_, index) => index + 1),
+    );
     expect(bodies.filter((body) => body?.type === "tool-output-available")).toHaveLength(1);
     expect(
       bodies.filter((body) => body?.type === "text-delta").map((body) => body && "delta" in body && body.delta),
-    ).toEqual(["Owls are", "Owls are nocturnal."]);
+    ).toEqual(["Owls are nocturnal."]);
     expect(frames.at(-1)).toMatchObject({ event: { kind: "finished", summary: "Owls are nocturnal." } });
     expect(rowEvents).toEqual([expect.objectContaining({ runId: "owls", outcome: "reattached" })]);
   });
