@@ -41,7 +41,7 @@ function holdableStore() {
     deleteRuns: (runIds) => inner.deleteRuns(runIds),
     appendLog: (runId, entries) => inner.appendLog(runId, entries),
     readLog: async (runId, options) => {
-      if (hold) await hold;
+      if (hold !== null) await hold;
       return inner.readLog(runId, options);
     },
   };
