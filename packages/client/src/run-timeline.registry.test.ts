@@ -16,7 +16,9 @@ import { describe, expect, it } from "vitest";
 import { assembleUIMessageParts } from "./apply-ui-message-chunk.js";
 import { type AgentToolTimelineState, applyAgentToolEvent, createAgentToolTimelineState } from "./run-timeline.js";
 
-const settle = async () => {
+/** Let the child write and the parent forward: the child writes each burst when its event loop turns (the clock). */
+const settle = async (clock: ManualClock) => {
+  await clock.advanceBy(0);
   for (let turn = 0; turn < 10; turn += 1) await flushMicrotasks(50);
 };
 
@@ -77,17 +79,17 @@ describe("a run whose child is killed in the middle of a step", () => {
     const first = child.run("r1");
     await first.context;
     first.emit(...stepOne, ...cutAfter(1));
-    await settle();
+    await settle(clock);
     transport.evict(ref);
-    await settle(); // the parent's tail broke: it inspects the child, which resumes the run, and tails on
+    await settle(clock); // the parent's tail broke: it inspects the child, which resumes the run, and tails on
     // The second turn (a streamText resumed from the completed step writes `start` again): killed after two deltas.
     const second = child.run("r1");
     expect(second).not.toBe(first);
     second.emit({ type: "start" }, ...cutAfter(2));
-    await settle();
+    await settle(clock);
     const heldInsideTheCut = live.length;
     transport.evict(ref);
-    await settle();
+    await settle(clock);
     const third = child.run("r1");
     expect(third).not.toBe(second);
     third.emit({ type: "start" }, ...stepTwo);

@@ -322,11 +322,13 @@ describe("AgentToolChildRunner", () => {
     };
     const first = makeRunner(definition, store);
     await first.runner.start("r1", "owls");
-    // Let the first turn run until the stalled step's text is in the log (bounded; yields to the event loop).
+    // Let the first turn run until the stalled step's text is in the log (bounded; yields to the event loop, and
+    // moves the runner's clock so that each burst of chunks is written).
     for (let turn = 0; turn < 500; turn += 1) {
       const logged = await store.readLog("r1");
       if (logged.some((entry) => entry.body.type === "text-delta")) break;
       await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      await first.clock.advanceBy(0);
     }
     const before = await store.readLog("r1");
     expect(before.some((entry) => entry.body.type === "text-delta")).toBe(true);

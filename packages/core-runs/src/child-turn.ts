@@ -11,10 +11,6 @@ import type { AgentToolRunInspection, ChildRunStatus } from "./protocol/index.js
 import type { RunRecord, RunRecordPatch } from "./run-record.js";
 import { TurnObserver } from "./turn-observer.js";
 
-/** Most entries a burst holds back before they are written anyway. */
-const MAX_BURST = 256;
-const READ_WOULD_WAIT = Symbol("read would wait");
-
 /** What executing a turn needs from its runner. */
 export type ChildTurnHost = {
   readonly definition: AgentToolChildDefinition;
@@ -31,7 +27,7 @@ export type ChildTurnHost = {
 
 /**
  * Execute one turn of a run: call the definition's `turn`, append every durable chunk it yields to the live log
- * (ready chunks in one write per burst), publish transient ones, and when the stream ends record the run's terminal
+ * (written per burst), publish transient ones, and when the stream ends record the run's terminal
  * (`completed` with its output and summary, or `error` / `aborted` with why) and deliver it to live tails. A resumed
  * turn (`resume` set) is given the steps its cut-off turn completed, and its summary counts them.
  * @internal
@@ -81,18 +77,9 @@ export async function runChildTurn(
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       while (!signal.aborted) {
-        const pending = reader.read();
-        let result = await Promise.race([
-          pending,
-          Promise.resolve().then((): typeof READ_WOULD_WAIT => READ_WOULD_WAIT),
-        ]);
-        if (result === READ_WOULD_WAIT) {
-          // The turn has nothing more ready: write what it produced so far (one append per burst).
-          log.release();
-          result = await pending;
-        }
-        log.hold(log.pendingEntries < MAX_BURST);
-        const { done, value } = result;
+        // The log writes per burst (see LiveRunLog): one append for what the turn yields between two turns of the
+        // event loop, however many microtasks each chunk takes.
+        const { done, value } = await reader.read();
         if (done || signal.aborted) break;
         if (isTransient(value)) {
           log.publish({ type: "progress", body: value, at: clock.now() });
@@ -103,13 +90,14 @@ export async function runChildTurn(
         entries += 1;
       }
     } finally {
-      log.release();
+      log.finish();
       signal.removeEventListener("abort", onAbort);
       reader.releaseLock?.();
     }
   } catch (error) {
     thrown = error;
   }
+  log.finish(); // also when the turn threw before its stream was read
   await log.settled();
 
   const ending = await turnEnding({ host, record, signal, storeError: log.storeError, thrown, observer, output });

@@ -1,5 +1,5 @@
 import type { UIMessageChunk } from "ai";
-import type { Clock } from "./ports/clock.js";
+import type { Clock, TimerHandle } from "./ports/clock.js";
 import type { RunStore } from "./ports/run-store.js";
 import type { AgentToolLogEntry, AgentToolTailItem } from "./protocol/index.js";
 
@@ -9,14 +9,24 @@ export type TailListener = (item: AgentToolTailItem) => void;
 /** An ephemeral tail item (progress): it never enters the log. */
 export type EphemeralTailItem = AgentToolTailItem & { type: "progress" };
 
+/** Most entries a burst keeps back before they are written anyway: memory and latency stay bounded. */
+export const MAX_BURST_ENTRIES = 256;
+
 /**
  * The log of a run whose turn is executing here: it numbers each durable chunk with the next sequence, writes the
  * entries in group commits (one `appendLog` per batch, never two at once), and hands every item to the live tails
  * only once it is written, ephemeral items keeping their place after the entries before them.
  *
+ * Entries are written per **burst**: what the turn appends without the event loop getting to its macrotasks (an AI
+ * SDK stream passes each chunk through several microtasks; a model paced by the network yields between its reads).
+ * - The first entry of a burst is written at once, so a burst's first chunk (a turn's first, or each of a paced
+ *   stream's) reaches live tails with no delay added;
+ * - the others wait for the burst's end — a timer of 0 ms on the injected `Clock`, which fires once the event loop
+ *   turns — or until `MAX_BURST_ENTRIES` are waiting, and go out in one write (of at most that many entries);
+ * - `finish()` (the turn ended) writes the rest now.
+ *
  * A store failure is kept in `storeError`; the entries not yet written are dropped and `onStoreError` is called
- * (the runner aborts the turn). `hold()` keeps new entries back until `release()` (a turn mid-burst); a write in
- * flight still takes what came meanwhile.
+ * (the runner aborts the turn).
  * @internal
  */
 export class LiveRunLog {
@@ -30,9 +40,14 @@ export class LiveRunLog {
    * Consecutive entries share one `entries` item (appended to until the next flush takes it).
    */
   readonly #pending: AgentToolTailItem[] = [];
+  #pendingEntries = 0;
   #flushing: Promise<void> | null = null;
   #isFlushing = false;
-  #isHeld = false;
+  /** Armed while a burst is under way: it fires at the burst's end. */
+  #burstEnd: TimerHandle | null = null;
+  /** A burst's first entry waits to be written at once. */
+  #isLeadDue = false;
+  #isFinished = false;
   #lastSequence: number;
   #storeError: unknown;
 
@@ -60,13 +75,6 @@ export class LiveRunLog {
     return this.#storeError;
   }
 
-  /** How many log entries wait to be written. */
-  get pendingEntries(): number {
-    let count = 0;
-    for (const item of this.#pending) if (item.type === "entries") count += item.entries.length;
-    return count;
-  }
-
   /** Listen to the items delivered from now on; returns the function that stops listening. */
   subscribe(listener: TailListener): () => void {
     this.#listeners.add(listener);
@@ -75,19 +83,32 @@ export class LiveRunLog {
     };
   }
 
-  /** Give `body` the next sequence and queue it for the next write. */
+  /** Give `body` the next sequence and queue it for its burst's write. */
   append(body: UIMessageChunk): AgentToolLogEntry {
     this.#lastSequence += 1;
     const entry: AgentToolLogEntry = { sequence: this.#lastSequence, body, at: this.#clock.now() };
     const last = this.#pending.at(-1);
     if (last?.type === "entries") last.entries.push(entry);
     else this.#pending.push({ type: "entries", entries: [entry] });
-    // Group commit: everything appended while a write is in flight goes out in the next single append.
-    if (!this.#isHeld) this.#startFlush();
+    this.#pendingEntries += 1;
+    if (this.#isFinished) {
+      this.#startFlush();
+    } else if (this.#burstEnd === null) {
+      // A burst begins: its first entry is written now (or right after a write in flight); the rest wait for the
+      // event loop to turn.
+      this.#burstEnd = this.#clock.setTimeout(() => {
+        this.#burstEnd = null;
+        this.#startFlush();
+      }, 0);
+      this.#isLeadDue = true;
+      this.#startFlush();
+    } else if (this.#pendingEntries >= MAX_BURST_ENTRIES) {
+      this.#startFlush();
+    }
     return entry;
   }
 
-  /** Deliver an ephemeral item now, or after the entries still being written (so it never overtakes them). */
+  /** Deliver an ephemeral item now, or after the entries still waiting or being written (it never overtakes them). */
   publish(item: EphemeralTailItem): void {
     if (this.#isFlushing || this.#pending.length > 0) {
       this.#pending.push(item);
@@ -96,18 +117,14 @@ export class LiveRunLog {
     this.#deliver(item);
   }
 
-  /** Keep new entries back (the turn is mid-burst), or (`false`) stop keeping them back from the next one on. */
-  hold(isHeld = true): void {
-    this.#isHeld = isHeld;
+  /** The turn has ended: write everything now, and from now on at once. */
+  finish(): void {
+    this.#isFinished = true;
+    this.#endBurst();
+    this.#startFlush();
   }
 
-  /** Write what was kept back, and from now on write entries as they come. */
-  release(): void {
-    this.#isHeld = false;
-    if (this.#pending.length > 0) this.#startFlush();
-  }
-
-  /** Resolves once nothing is being written. */
+  /** Resolves once nothing is being written (after `finish()`: once everything is). */
   async settled(): Promise<void> {
     while (this.#flushing !== null) await this.#flushing;
   }
@@ -121,8 +138,38 @@ export class LiveRunLog {
     for (const listener of this.#listeners) listener(item);
   }
 
+  #endBurst(): void {
+    if (this.#burstEnd !== null) this.#clock.clearTimeout(this.#burstEnd);
+    this.#burstEnd = null;
+  }
+
+  /** Whether the entries waiting may be written now: the burst is over, or too many wait. */
+  #mayWrite(): boolean {
+    return this.#burstEnd === null || this.#pendingEntries >= MAX_BURST_ENTRIES;
+  }
+
+  /** Take the items waiting, up to `MAX_BURST_ENTRIES` entries (one append stays bounded too). */
+  #takeBatch(): AgentToolTailItem[] {
+    const batch: AgentToolTailItem[] = [];
+    let room = MAX_BURST_ENTRIES;
+    while (this.#pending[0] !== undefined && room > 0) {
+      const item = this.#pending[0];
+      if (item.type !== "entries") {
+        batch.push(this.#pending.shift() as AgentToolTailItem);
+      } else if (item.entries.length <= room) {
+        batch.push(this.#pending.shift() as AgentToolTailItem);
+        room -= item.entries.length;
+      } else {
+        batch.push({ type: "entries", entries: item.entries.splice(0, room) });
+        room = 0;
+      }
+    }
+    this.#pendingEntries -= MAX_BURST_ENTRIES - room;
+    return batch;
+  }
+
   #startFlush(): void {
-    if (this.#flushing !== null) return;
+    if (this.#flushing !== null || this.#pending.length === 0) return;
     const flushing = this.#flush();
     // A flush with nothing to write ends before this line: only one still running is waited for.
     if (this.#isFlushing) this.#flushing = flushing;
@@ -131,8 +178,14 @@ export class LiveRunLog {
   async #flush(): Promise<void> {
     this.#isFlushing = true;
     try {
-      while (this.#pending.length > 0) {
-        const batch = this.#pending.splice(0);
+      for (;;) {
+        // Ephemeral items with no entry before them go out now.
+        while (this.#pending[0] !== undefined && this.#pending[0].type !== "entries") {
+          this.#deliver(this.#pending.shift() as AgentToolTailItem);
+        }
+        if (this.#pending.length === 0 || !(this.#isLeadDue || this.#mayWrite())) break;
+        const batch = this.#takeBatch();
+        this.#isLeadDue = false;
         const entries = batch.flatMap((item) => (item.type === "entries" ? item.entries : []));
         if (entries.length > 0) await this.#store.appendLog(this.#runId, entries);
         for (const item of batch) this.#deliver(item);
@@ -140,6 +193,8 @@ export class LiveRunLog {
     } catch (error) {
       this.#storeError = error;
       this.#pending.length = 0;
+      this.#pendingEntries = 0;
+      this.#endBurst();
       this.#onStoreError(error);
     } finally {
       this.#isFlushing = false;

@@ -120,11 +120,12 @@ describe("replay: a run whose child was cut off in the middle of a step", () => 
   /** A run that streamed step one and part of step two, lost its child, and was finished by the resumed turn. */
   async function cutRun() {
     const live: AgentToolEventFrame[] = [];
-    const { registry, scripted, transport } = world((frame) => live.push(frame));
+    const { registry, scripted, transport, clock } = world((frame) => live.push(frame));
     const running = registry.runAgentTool("Scripted", { input: "owls", runId: "r1" });
     const first = scripted.run("r1");
     await first.context;
     first.emit(...stepOne, ...cutStep);
+    await clock.advanceBy(0); // the burst is written when the event loop turns (here: the clock moves)
     await settle();
     transport.evict({ agentType: "Scripted", runId: "r1" });
     await settle(); // the parent's tail broke: it inspects, which wakes the child again, and tails on

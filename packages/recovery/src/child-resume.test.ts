@@ -89,11 +89,16 @@ function researcher() {
   return { state, definition };
 }
 
-/** Yield to the event loop until `condition` holds (the AI SDK's stream plumbing is not all microtasks). */
-async function until(condition: () => Promise<boolean>): Promise<void> {
+/**
+ * Yield to the event loop until `condition` holds (the AI SDK's stream plumbing is not all microtasks), moving the
+ * manual clock too: the child writes each burst of chunks when its event loop turns, which on this clock is when time
+ * moves.
+ */
+async function until(clock: ManualClock, condition: () => Promise<boolean>): Promise<void> {
   for (let turn = 0; turn < 500; turn += 1) {
     if (await condition()) return;
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    await clock.advanceBy(0);
   }
   throw new Error("condition not met");
 }
@@ -108,7 +113,9 @@ describe("the child's side of recovery", () => {
 
     // Before the restart: the child ran its tool step and was cut off in the middle of its text step.
     await children.start(ref, "Tell me about owls");
-    await until(async () => (await childStore.readLog("owls")).some((entry) => entry.body.type === "text-delta"));
+    await until(clock, async () =>
+      (await childStore.readLog("owls")).some((entry) => entry.body.type === "text-delta"),
+    );
     expect(state.lookups).toBe(1);
     children.evict(ref);
     state.stall = false;
