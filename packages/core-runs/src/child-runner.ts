@@ -37,6 +37,16 @@ export type AgentToolChildRunnerOptions = {
   shouldKeepRecovering?: (run: RunRecord) => boolean;
 };
 
+/** A run's conversation as the child holds it at one point: what `getConversation` gives a drill-in. */
+export type ChildConversationSnapshot = {
+  /** The input as a user message, then the assistant message built from the log (none while it is empty). */
+  messages: UIMessage[];
+  /** The log sequence the messages hold (0 for an empty log): a tail from here misses and doubles nothing. */
+  lastSequence: number;
+  /** The run's inspection, with that `lastSequence`; `null` for a run this child does not know. */
+  run: AgentToolRunInspection | null;
+};
+
 const FALLBACK_CANCEL_REASON = "Cancelled";
 
 /**
@@ -173,9 +183,7 @@ export class AgentToolChildRunner {
    * tails from `lastSequence` (nothing doubled, nothing missed). `run` is the run's inspection (`null`: unknown run),
    * with that same `lastSequence`.
    */
-  async getConversation(
-    runId: string,
-  ): Promise<{ messages: UIMessage[]; lastSequence: number; run: AgentToolRunInspection | null }> {
+  async getConversation(runId: string): Promise<ChildConversationSnapshot> {
     const record = await this.#wake(runId);
     if (!record) return { messages: [], lastSequence: 0, run: null };
     const messages = [toInputMessage(record.input, runId, this.#definition.formatAgentToolInput)];

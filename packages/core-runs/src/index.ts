@@ -8,7 +8,7 @@ export { assembleMessage, completedSteps } from "./assemble-message.js";
 export type { AgentToolChildDefinition, AgentToolTurnContext, AgentToolTurnStream } from "./child-definition.js";
 export type { FormatAgentToolInput } from "./child-input-message.js";
 export { defaultFormatAgentToolInput, inputMessageId, toInputMessage } from "./child-input-message.js";
-export type { AgentToolChildRunnerOptions } from "./child-runner.js";
+export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child-runner.js";
 export { AgentToolChildRunner } from "./child-runner.js";
 // errors
 export type { AgentToolsErrorCode } from "./errors.js";
