@@ -20,7 +20,6 @@ const turnsFor = (count) => (count <= 100 ? 20 : 1);
 const FIELDS = [
   ["drainMsPerTurn", "drain alone, ms/turn"],
   ["drainUsPerChunk", "drain alone, µs/chunk"],
-  ["wouldWaitReadsPerTurn", "reads that would wait (≈ log appends)"],
   ["runMsPerTurn", "whole run in the object, ms/turn"],
   ["startAnsweredMsPerTurn", "agentToolStart answered after, ms"],
   ["rowsWrittenPerTurn", "SQL rows written per run"],

@@ -8,9 +8,8 @@ import type { SqlMeter } from "./sql-meter.js";
  * parent, no RPC and no client. Two figures, each the mean over `turns` back-to-back turns of C chunks (Date.now() has
  * 1 ms resolution in workerd, so short turns are timed together):
  *
- * - **drain**: the turn's stream read to its end the way `AgentToolChildRunner` reads it: each read raced against an
- *   already-settled promise. A read that loses the race "would wait", and there the runner flushes what it holds (one
- *   log append per burst), so `wouldWaitReads` ≈ the log appends a run makes. No store.
+ * - **drain**: the turn's stream read to its end the way `AgentToolChildRunner` reads it (one read after the other;
+ *   its log writes per burst of chunks, a burst ending when the event loop turns). No store.
  * - **run**: a whole run in the object through the RPC surface the parent calls, in-process: `agentToolStart` then
  *   `agentToolTail(runId, 0)` (NDJSON bytes) read to its end. Runner, store, alarm, encoding. Also when `start`
  *   answered, and the SQL rows the run wrote.
@@ -20,7 +19,6 @@ export type TurnCostSample = {
   turns: number;
   drainMsPerTurn: number;
   chunksPerTurn: number;
-  wouldWaitReadsPerTurn: number;
   runMsPerTurn: number;
   startAnsweredMsPerTurn: number;
   rowsWrittenPerTurn: number;
@@ -31,8 +29,6 @@ export type TurnCostChild = Pick<AgentToolChildRpc, "agentToolStart" | "agentToo
 
 /** The child's own turn, opened outside any run. */
 export type OpenTurn = (context: AgentToolTurnContext) => AgentToolTurnStream | Promise<AgentToolTurnStream>;
-
-const WOULD_WAIT = Symbol("would wait");
 
 /** A turn context outside any run: what a runner would hand the turn for `input`, with inert hooks. */
 export function detachedTurnContext(runId: string, input: unknown, message: UIMessage): AgentToolTurnContext {
@@ -61,21 +57,11 @@ export async function measureTurnCost(
   const prefix = `turn-cost-${crypto.randomUUID()}`;
   const message: UIMessage = { id: `${prefix}-input`, role: "user", parts: [{ type: "text", text }] };
   let chunks = 0;
-  let wouldWait = 0;
   const drainStarted = Date.now();
   for (let turn = 0; turn < turns; turn += 1) {
     const stream = await openTurn(detachedTurnContext(`${prefix}-drain-${turn}`, input, message));
     const read = reader(stream);
-    for (;;) {
-      const pending = read();
-      let result = await Promise.race([pending, Promise.resolve().then((): typeof WOULD_WAIT => WOULD_WAIT)]);
-      if (result === WOULD_WAIT) {
-        wouldWait += 1;
-        result = await pending;
-      }
-      if (result.done) break;
-      chunks += 1;
-    }
+    while (!(await read()).done) chunks += 1;
   }
   const drainMs = Date.now() - drainStarted;
 
@@ -100,7 +86,6 @@ export async function measureTurnCost(
     turns,
     drainMsPerTurn: drainMs / turns,
     chunksPerTurn: chunks / turns,
-    wouldWaitReadsPerTurn: wouldWait / turns,
     runMsPerTurn: runMs / turns,
     startAnsweredMsPerTurn: answeredMs / turns,
     rowsWrittenPerTurn: rowsWritten / turns,

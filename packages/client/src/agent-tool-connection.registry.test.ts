@@ -91,10 +91,12 @@ describe("a connection to a real parent registry", () => {
     ];
 
     run.emit(...before, ...textDeltas(0, 2));
+    await clock.advanceBy(0); // the child writes a burst when its event loop turns (here: the clock moves)
     await flushMicrotasks(100);
     const first = sockets.last();
     server.cut(first); // mid-run: the child goes on while the client is away
     run.emit(...during.slice(2));
+    await clock.advanceBy(0);
     await flushMicrotasks(100);
     expect(connection.getSnapshot().status).toBe("reconnecting");
     const heldAtDrop = connection.store.cursors()["r1"];

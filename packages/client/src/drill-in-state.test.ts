@@ -130,4 +130,33 @@ describe("applyAgentToolDrillInFrame", () => {
       messages: [],
     });
   });
+
+  it("drops what a step reset voids of the entries it applied, and goes past the voided ones it never got", () => {
+    const stepOne = log.slice(0, 7); // the log's first seven chunks (sequences 1–7); the cut entries are 8 and 9
+    const cut: UIMessageChunk[] = [
+      { type: "text-start", id: "t1" },
+      { type: "text-delta", id: "t1", delta: "Cats" },
+    ];
+    const reset = { type: "data-agent-step-reset", data: { fromSequence: 8 }, transient: true } as UIMessageChunk;
+    const redo = log.slice(7);
+    const all = [...stepOne, ...cut, reset, ...redo].map(
+      (body, index): AgentToolLogEntry => ({ sequence: index + 1, body, at: 1_000 + index }),
+    );
+    const frame = (from: number, to: number): AgentToolDrillInFrame => ({
+      type: "child-chunk",
+      runId: "r1",
+      item: { type: "entries", entries: all.slice(from, to) },
+    });
+    // Live through the cut: the partial text came, then the reset took it back.
+    expect(reduce([loaded(0), frame(0, all.length)]).messages).toEqual(wholeAnswer());
+    expect(reduce([loaded(0), frame(0, 8), frame(8, all.length)]).messages).toEqual(wholeAnswer());
+    // A tail that left the voided entries out: the reset closes the gap they leave.
+    const withoutVoided = [...all.slice(0, 7), ...all.slice(9)];
+    const state = reduce([
+      loaded(0),
+      { type: "child-chunk", runId: "r1", item: { type: "entries", entries: withoutVoided } },
+    ]);
+    expect(state.messages).toEqual(wholeAnswer());
+    expect(state.lastSequence).toBe(all.length);
+  });
 });

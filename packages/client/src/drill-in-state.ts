@@ -1,9 +1,11 @@
 import {
+  AGENT_MILESTONE_PART,
   type AgentToolDrillInFrame,
   type AgentToolLogEntry,
   type AgentToolProgressSnapshot,
   type AgentToolRunInspection,
   readProgressChunk,
+  readStepResetChunk,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessage } from "ai";
 import type { UIMessageAssembly } from "./apply-ui-message-chunk.js";
@@ -37,7 +39,17 @@ export type AgentToolDrillInState = {
   readonly assembly: UIMessageAssembly;
   /** @internal Entries past a gap, sorted by sequence, applied once the gap closes. */
   readonly pending: readonly AgentToolLogEntry[];
+  /**
+   * @internal The assembly at the last step boundary (`finish-step`) applied since the messages, or the messages'
+   * own: a step reset never voids entries before it.
+   */
+  readonly checkpoint: UIMessageAssembly;
+  /** @internal The entries applied since `checkpoint`, newest first (a step reset may take some back). */
+  readonly applied: AppliedEntries | null;
 };
+
+/** Entries applied since a checkpoint, newest first: appending shares everything before. */
+type AppliedEntries = { readonly entry: AgentToolLogEntry; readonly previous: AppliedEntries | null };
 
 /** The drill-in state of `runId` before anything arrived. */
 export function createAgentToolDrillInState(runId: string): AgentToolDrillInState {
@@ -53,6 +65,8 @@ export function createAgentToolDrillInState(runId: string): AgentToolDrillInStat
     baseAssistant: null,
     assembly: continueUIMessageAssembly("", []),
     pending: [],
+    checkpoint: continueUIMessageAssembly("", []),
+    applied: null,
   };
 }
 
@@ -81,6 +95,10 @@ function load(state: AgentToolDrillInState, messages: readonly UIMessage[], run:
   const last = messages.at(-1);
   const baseAssistant = last?.role === "assistant" ? last : null;
   const prefix = baseAssistant ? messages.slice(0, -1) : messages;
+  const assembly = continueUIMessageAssembly(
+    baseAssistant?.id ?? outputMessageId(state.runId),
+    baseAssistant?.parts ?? [],
+  );
   return withMessages({
     ...createAgentToolDrillInState(state.runId),
     isLoaded: true,
@@ -90,7 +108,8 @@ function load(state: AgentToolDrillInState, messages: readonly UIMessage[], run:
     lastSequence: run?.lastSequence ?? 0,
     prefix,
     baseAssistant,
-    assembly: continueUIMessageAssembly(baseAssistant?.id ?? outputMessageId(state.runId), baseAssistant?.parts ?? []),
+    assembly,
+    checkpoint: assembly,
   });
 }
 
@@ -103,18 +122,43 @@ function applyEntries(state: AgentToolDrillInState, entries: readonly AgentToolL
   }
   if (pending.length === state.pending.length) return state; // every entry was already held: deduped
   pending.sort((left, right) => left.sequence - right.sequence);
-  let { assembly, lastSequence, progress } = state;
-  let applied = 0;
+  let { assembly, lastSequence, progress, checkpoint, applied } = state;
+  let taken = 0;
   for (const entry of pending) {
-    if (entry.sequence !== lastSequence + 1) break;
+    const reset = readStepResetChunk(entry.body);
+    // A step reset also stands for the sequences it voids: a tail may have left them out.
+    if (entry.sequence !== lastSequence + 1 && !(reset && reset.fromSequence <= lastSequence + 1)) break;
+    if (reset && reset.fromSequence <= lastSequence) {
+      // Entries of the cut step applied since the checkpoint: assemble again without them.
+      const kept: AgentToolLogEntry[] = [];
+      for (let node = applied; node; node = node.previous) {
+        if (!isVoidedBy(node.entry, reset.fromSequence, entry.sequence)) kept.push(node.entry);
+      }
+      applied = null;
+      assembly = checkpoint;
+      for (const held of kept.reverse()) {
+        assembly = applyContinuingChunk(assembly, held.body);
+        applied = { entry: held, previous: applied };
+      }
+    }
     assembly = applyContinuingChunk(assembly, entry.body);
     progress = newerProgress(progress, readProgressChunk(entry.body, entry.at));
     lastSequence = entry.sequence;
-    applied += 1;
+    if (entry.body.type === "finish-step") {
+      checkpoint = assembly;
+      applied = null;
+    } else {
+      applied = { entry, previous: applied };
+    }
+    taken += 1;
   }
-  pending = pending.slice(applied);
-  return withMessages({ ...state, assembly, lastSequence, progress, pending });
+  pending = pending.slice(taken);
+  return withMessages({ ...state, assembly, lastSequence, progress, pending, checkpoint, applied });
 }
+
+/** True for an entry a step reset (at `until`) voids: in its range and not a milestone. */
+const isVoidedBy = (entry: AgentToolLogEntry, from: number, until: number) =>
+  entry.sequence >= from && entry.sequence < until && entry.body.type !== AGENT_MILESTONE_PART;
 
 /**
  * Apply one drill-in frame: pure (inputs are never changed), and the same state comes back when the frame changes
@@ -123,6 +167,8 @@ function applyEntries(state: AgentToolDrillInState, entries: readonly AgentToolL
  *   reopened after a drop starts over from what the child says now;
  * - log entries after the loaded messages are applied once each (deduped by sequence), in sequence order; entries
  *   past a gap wait for it to close;
+ * - a step reset (`data-agent-step-reset`) takes back the entries it voids that were applied since the messages, and
+ *   closes the gap of those a tail left out (the child's messages never hold a voided entry);
  * - progress keeps the newest report by server time; the terminal inspection replaces `run` and completes the view;
  * - frames of another run, and chunk frames before the messages, are ignored.
  */

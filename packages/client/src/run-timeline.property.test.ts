@@ -23,6 +23,8 @@ type RunSpec = {
   ending: Ending;
   bound: boolean;
   cleared: boolean;
+  /** The child was cut off once in its step and resumed: a partial step, then a step reset, then the step again. */
+  cut: boolean;
 };
 
 const runSpec: fc.Arbitrary<RunSpec> = fc.record({
@@ -32,9 +34,10 @@ const runSpec: fc.Arbitrary<RunSpec> = fc.record({
   ending: fc.constantFrom<Ending>("finished", "error", "aborted", "interrupted", "repaired", "live"),
   bound: fc.boolean(),
   cleared: fc.boolean(),
+  cut: fc.boolean(),
 });
 
-type RunLog = { runId: string; frames: Frame[]; lifecycleRevisions: number[]; cleared: boolean };
+type RunLog = { runId: string; frames: Frame[]; lifecycleRevisions: number[]; cleared: boolean; text: string };
 
 /** The frames a parent sends for one run, in order: started, chunks (with progress between), terminal(s). */
 function buildRun(index: number, spec: RunSpec): RunLog {
@@ -48,13 +51,28 @@ function buildRun(index: number, spec: RunSpec): RunLog {
       event: { kind: "started", runId, agentType: "Researcher", displayOrder: index, inputPreview: `in ${index}` },
     },
   ];
-  const bodies: UIMessageChunk[] = [
+  const bodies: UIMessageChunk[] = [];
+  if (spec.cut) {
+    // The cut turn's part of the step (with a milestone when the run has any), voided by the reset from sequence 1.
+    const half = spec.words.slice(0, Math.ceil(spec.words.length / 2));
+    bodies.push(
+      { type: "start" },
+      { type: "start-step" },
+      { type: "text-start", id: "t1" },
+      ...half.map((delta): UIMessageChunk => ({ type: "text-delta", id: "t1", delta })),
+    );
+    if (spec.milestones > 0) {
+      bodies.push({ type: "data-agent-milestone", data: { milestone: "cut", at: 1001 } } as UIMessageChunk);
+    }
+    bodies.push({ type: "data-agent-step-reset", data: { fromSequence: 1 }, transient: true } as UIMessageChunk);
+  }
+  bodies.push(
     { type: "start" },
     { type: "start-step" },
     { type: "text-start", id: "t1" },
     ...spec.words.map((delta): UIMessageChunk => ({ type: "text-delta", id: "t1", delta })),
     { type: "text-end", id: "t1" },
-  ];
+  );
   let at = 1000;
   for (let milestone = 0; milestone < spec.milestones; milestone++) {
     at += 10;
@@ -103,7 +121,7 @@ function buildRun(index: number, spec: RunSpec): RunLog {
     case "live":
       break;
   }
-  return { runId, frames, lifecycleRevisions, cleared: spec.cleared };
+  return { runId, frames, lifecycleRevisions, cleared: spec.cleared, text: spec.words.join("") };
 }
 
 /** The whole log in order: each run's frames, runs one after another, then one `cleared` for the cleared runs. */
@@ -181,6 +199,35 @@ describe("applyAgentToolEvent (properties)", () => {
         expect(new Set(actual.runOrder)).toEqual(new Set(expected.runOrder));
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it("a run resumed after a cut ends as a fresh client's replay shows it: the voided chunks left out", () => {
+    fc.assert(
+      fc.property(disorderedLog, ({ log, frames }) => {
+        const actual = reduce(frames);
+        for (const run of log.runs) {
+          const reset = run.frames.find(
+            (frame) => frame.event.kind === "chunk" && frame.event.body.type === "data-agent-step-reset",
+          );
+          if (!reset || run.cleared) continue;
+          // What a parent replays to a client with no cursor: every chunk of the cut step but its milestone left out.
+          const replayed = run.frames.filter(
+            (frame) =>
+              frame.sequence === undefined ||
+              frame.sequence >= (reset.sequence ?? 0) ||
+              (frame.event.kind === "chunk" && frame.event.body.type === "data-agent-milestone"),
+          );
+          const fresh = reduce(replayed).runsById[run.runId];
+          const state = actual.runsById[run.runId];
+          expect(state?.parts).toEqual(fresh?.parts);
+          expect(state?.lastSequence).toBe(fresh?.lastSequence);
+          expect(state?.milestones).toEqual(fresh?.milestones);
+          const texts = state?.parts.flatMap((part) => (part.type === "text" ? [part.text] : []));
+          expect(texts).toEqual([run.text]);
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 
@@ -353,6 +400,11 @@ describe("applyAgentToolEvent (properties)", () => {
           fc.jsonValue(),
           fc.record({ type: fc.string(), id: fc.string(), delta: fc.jsonValue() }),
           fc.record({ type: fc.constantFrom("data-agent-progress", "data-agent-milestone"), data: fc.jsonValue() }),
+          fc.record({
+            type: fc.constant("data-agent-step-reset"),
+            data: fc.record({ fromSequence: fc.oneof(fc.integer({ min: -2, max: 60 }), fc.jsonValue()) }),
+            transient: fc.boolean(),
+          }),
           fc.record({
             type: fc.constantFrom("text-delta", "tool-input-delta", "tool-output-available", "text-end", "error"),
             id: fc.string(),

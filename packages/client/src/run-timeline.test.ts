@@ -259,6 +259,90 @@ describe("applyAgentToolEvent", () => {
   });
 });
 
+describe("a step reset (the child resumed a step it was cut off in)", () => {
+  // The uninterrupted run: step one, then step two. The cut run: step one, part of step two (sequences 7–9, with a
+  // milestone at 9), the reset voiding from 7 (sequence 10), then the resumed turn's `start` and step two (11–17).
+  const stepOne: UIMessageChunk[] = [{ type: "start" }, { type: "start-step" }, ...textChunks("a", "Looking.")];
+  const finishStep: UIMessageChunk = { type: "finish-step" };
+  const found = { type: "data-agent-milestone", data: { milestone: "found", at: 50 } } as UIMessageChunk;
+  const cut: UIMessageChunk[] = [{ type: "start-step" }, { type: "text-start", id: "b" }, found];
+  const stepTwo: UIMessageChunk[] = [{ type: "start-step" }, ...textChunks("b", "Owls are nocturnal."), finishStep];
+  const reset = { type: "data-agent-step-reset", data: { fromSequence: 7 }, transient: true } as UIMessageChunk;
+  const live = [...stepOne, finishStep, ...cut, reset, { type: "start" }, ...stepTwo] satisfies UIMessageChunk[];
+  const liveFrames = () => [started("r1"), ...sequenced("r1", live), finished("r1", 2, "Owls are nocturnal.")];
+  /** What a parent replays to a fresh client: the voided entries (7, 8) left out, the milestone and the reset kept. */
+  const replayFrames = () => liveFrames().filter((frame) => frame.sequence !== 7 && frame.sequence !== 8);
+  const uninterrupted = assembleUIMessageParts([...stepOne, finishStep, found, ...stepTwo]);
+
+  it("drops the part of the cut step a live client holds, keeping its milestone", () => {
+    const run = reduce(liveFrames()).runsById["r1"];
+    expect(run?.parts).toEqual(uninterrupted);
+    expect(run?.parts.flatMap((part) => (part.type === "text" ? [part.text] : []))).toEqual([
+      "Looking.",
+      "Owls are nocturnal.",
+    ]);
+    expect(run).toMatchObject({ lastSequence: live.length, status: "completed" });
+    expect(run?.milestones).toEqual([{ sequence: 9, name: "found", at: 50 }]);
+  });
+
+  it("counts the voided sequences a fresh client never got as held: its cursor goes past them", () => {
+    const run = reduce(replayFrames()).runsById["r1"];
+    expect(run?.parts).toEqual(uninterrupted);
+    expect(run?.lastSequence).toBe(live.length);
+    expect(selectAgentToolCursors(reduce(replayFrames()))).toEqual({ r1: { sequence: live.length, revision: 2 } });
+  });
+
+  it("ends the same whatever order the frames come in: a voided chunk arriving late is dropped, a milestone kept", () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const frames = shuffled([...liveFrames(), ...replayFrames()], seededRandom(seed));
+      const run = reduce(frames).runsById["r1"];
+      expect(run?.parts, `seed ${seed}`).toEqual(uninterrupted);
+      expect(
+        run?.milestones.map((item) => item.name),
+        `seed ${seed}`,
+      ).toEqual(["found"]);
+      expect(run?.lastSequence, `seed ${seed}`).toBe(live.length);
+    }
+  });
+
+  it("voids the cut steps of two cuts, and one before any text", () => {
+    const twice = [
+      ...stepOne,
+      finishStep, // 6
+      { type: "start-step" }, // 7
+      { type: "text-start", id: "b" }, // 8
+      { ...reset, data: { fromSequence: 7 } }, // 9
+      { type: "start" }, // 10
+      { type: "start-step" }, // 11
+      { type: "text-start", id: "b" }, // 12
+      { type: "text-delta", id: "b", delta: "Owls " }, // 13
+      { ...reset, data: { fromSequence: 10 } }, // 14
+      { type: "start" },
+      ...stepTwo,
+    ] as UIMessageChunk[];
+    expect(reduce(sequenced("r1", twice)).runsById["r1"]?.parts).toEqual(
+      assembleUIMessageParts([...stepOne, finishStep, ...stepTwo]),
+    );
+    const early = [{ type: "start" }, { type: "start-step" }, { ...reset, data: { fromSequence: 1 } }, ...stepTwo];
+    expect(reduce(sequenced("r1", early as UIMessageChunk[])).runsById["r1"]?.parts).toEqual(
+      assembleUIMessageParts(stepTwo),
+    );
+  });
+
+  it("ignores a malformed reset, and a reset for sequences it does not hold changes only the cursor", () => {
+    const malformed = chunk("r1", 2, {
+      type: "data-agent-step-reset",
+      data: { fromSequence: "x" },
+      transient: true,
+    } as UIMessageChunk);
+    const held = reduce([started("r1"), chunk("r1", 1, { type: "start-step" })]);
+    const after = reduce([malformed], held);
+    expect(after.runsById["r1"]?.parts).toEqual(held.runsById["r1"]?.parts);
+    const far = reduce([chunk("r1", 9, { ...reset, data: { fromSequence: 2 } } as UIMessageChunk)], held);
+    expect(far.runsById["r1"]).toMatchObject({ lastSequence: 9, parts: held.runsById["r1"]?.parts });
+  });
+});
+
 describe("selectors", () => {
   it("groups runs by tool call, sorted by displayOrder then first seen, and lists unbound runs", () => {
     const state = reduce([

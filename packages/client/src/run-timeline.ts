@@ -11,6 +11,7 @@ import {
   type RunStatus,
   readMilestoneChunk,
   readProgressChunk,
+  readStepResetChunk,
   readUIMessageChunkBody,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessageChunk } from "ai";
@@ -72,15 +73,20 @@ type LogEntry = { readonly sequence: number | null; readonly body: UIMessageChun
 /** The kept chunks, newest first: appending in order (the usual case) is O(1) and shares everything before. */
 type EntryList = { readonly entry: LogEntry; readonly previous: EntryList | null };
 
+/** Sequences a step reset voided: `from` up to (not including) `until`, the reset's own sequence. */
+type VoidedRange = { readonly from: number; readonly until: number };
+
 /** A run's durable chunks and their assembly. */
 type RunLog = {
-  /** Every sequence from 1 to `contiguous` is held. */
+  /** Every sequence from 1 to `contiguous` is held (or voided by a step reset). */
   readonly contiguous: number;
   /** Held sequences past a gap (above `contiguous + 1`), sorted. Empty unless frames came out of order. */
   readonly ahead: readonly number[];
   /** The chunks that make parts, sequenced ones in sequence order. */
   readonly entries: EntryList | null;
   readonly assembly: UIMessageAssembly;
+  /** What the run's step resets voided (milestones in them aside). Empty unless a child resumed a cut step. */
+  readonly voided: readonly VoidedRange[];
 };
 
 /** Everything a client knows of the runs of one parent connection. Plain, immutable data. */
@@ -103,7 +109,13 @@ export type AgentToolTimelineOptions = {
 };
 
 const EMPTY_RECORD: Readonly<Record<string, never>> = Object.freeze({});
-const EMPTY_LOG: RunLog = { contiguous: 0, ahead: [], entries: null, assembly: createUIMessageAssembly() };
+const EMPTY_LOG: RunLog = {
+  contiguous: 0,
+  ahead: [],
+  entries: null,
+  assembly: createUIMessageAssembly(),
+  voided: [],
+};
 
 /** A timeline that knows no runs. */
 export function createAgentToolTimelineState(): AgentToolTimelineState {
@@ -160,6 +172,10 @@ function binarySearch(sorted: readonly number[], value: number): number {
   return -low - 1;
 }
 
+/** The voided range `sequence` is in, if any. */
+const voidedRangeOf = (log: RunLog, sequence: number): VoidedRange | undefined =>
+  log.voided.find((range) => sequence >= range.from && sequence < range.until);
+
 /** Record a durable sequence as held; `null` when it already was (a duplicate). */
 function holdSequence(log: RunLog, sequence: number): RunLog | null {
   if (sequence <= log.contiguous) return null;
@@ -169,14 +185,56 @@ function holdSequence(log: RunLog, sequence: number): RunLog | null {
     const at = -found - 1;
     return { ...log, ahead: [...log.ahead.slice(0, at), sequence, ...log.ahead.slice(at)] };
   }
-  // The gap closes: absorb the held sequences that now follow on.
-  let contiguous = sequence;
-  let absorbed = 0;
-  while (log.ahead[absorbed] === contiguous + 1) {
-    contiguous += 1;
-    absorbed += 1;
+  return closeGaps({ ...log, contiguous: sequence });
+}
+
+/** Move `contiguous` on over the held sequences and voided ranges that now follow on. */
+function closeGaps(log: RunLog): RunLog {
+  let contiguous = log.contiguous;
+  let ahead = log.ahead;
+  for (;;) {
+    const next = contiguous + 1;
+    const range = voidedRangeOf(log, next);
+    if (range) contiguous = range.until - 1;
+    else if (ahead[0] === next) contiguous = next;
+    else break;
+    let absorbed = 0;
+    while ((ahead[absorbed] ?? Number.POSITIVE_INFINITY) <= contiguous) absorbed += 1;
+    if (absorbed > 0) ahead = ahead.slice(absorbed);
   }
-  return { ...log, contiguous, ahead: absorbed === 0 ? log.ahead : log.ahead.slice(absorbed) };
+  return contiguous === log.contiguous && ahead === log.ahead ? log : { ...log, contiguous, ahead };
+}
+
+/**
+ * Apply a step reset (sequence `until`, already held): the run's cut step, from `from` on, is void. The chunks of
+ * it held here are dropped (milestones stay) and the parts assembled again; the voided sequences count as held, so
+ * the cursor goes past those never received; late copies of them are dropped.
+ */
+function applyStepReset(log: RunLog, from: number, until: number): RunLog {
+  if (from >= until) return log;
+  const isVoided = (entry: LogEntry) =>
+    entry.sequence !== null &&
+    entry.sequence >= from &&
+    entry.sequence < until &&
+    entry.body.type !== AGENT_MILESTONE_PART;
+  const kept: LogEntry[] = [];
+  let isChanged = false;
+  for (let node = log.entries; node; node = node.previous) {
+    if (isVoided(node.entry)) isChanged = true;
+    else kept.push(node.entry);
+  }
+  let next: RunLog = { ...log, voided: [...log.voided, { from, until }] };
+  if (isChanged) {
+    let entries: EntryList | null = null;
+    let assembly = createUIMessageAssembly();
+    for (let index = kept.length - 1; index >= 0; index--) {
+      const entry = kept[index] as LogEntry;
+      entries = { entry, previous: entries };
+      assembly = applyUIMessageChunk(assembly, entry.body);
+    }
+    next = { ...next, entries, assembly };
+  }
+  return closeGaps(next);
 }
 
 /** Put a chunk into a run's log, in sequence order, and bring its assembly up to date. */
@@ -261,9 +319,20 @@ function applyChunk(
   let log = previousLog;
   const { sequence } = frame;
   if (sequence !== undefined) {
-    const held = holdSequence(log, sequence);
-    if (held === null) return state; // a durable chunk already held: deduped by (runId, sequence)
-    log = held;
+    if (voidedRangeOf(log, sequence)) {
+      // A chunk of a step a reset voided (a late copy from a replay/live race): dropped, unless it is a milestone
+      // this run has not listed yet (milestones stay reached).
+      const isNewMilestone =
+        body.type === AGENT_MILESTONE_PART && !run.milestones.some((listed) => listed.sequence === sequence);
+      if (!isNewMilestone) return state;
+      if (sequence > log.contiguous) log = holdSequence(log, sequence) ?? log;
+    } else {
+      const held = holdSequence(log, sequence);
+      if (held === null) return state; // a durable chunk already held: deduped by (runId, sequence)
+      log = held;
+    }
+    const reset = readStepResetChunk(body);
+    if (reset) log = applyStepReset(log, reset.fromSequence, sequence);
     if (log.contiguous !== run.lastSequence) run = { ...run, lastSequence: log.contiguous };
   }
   if (run.parentToolCallId === null && frame.parentToolCallId !== undefined) {

@@ -6,7 +6,7 @@ import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { agentTool } from "./agent-tool.js";
-import type { AgentToolChildDefinition } from "./child-runner.js";
+import type { AgentToolChildDefinition } from "./child-definition.js";
 import type { AgentToolEventFrame, AgentToolLifecycleResult, AgentToolRunInfo } from "./protocol/index.js";
 import type { AgentToolHooks, AgentToolRegistryOptions } from "./registry-options.js";
 import { createRunEventHub } from "./run-event-hub.js";

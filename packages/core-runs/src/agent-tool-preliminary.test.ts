@@ -68,10 +68,15 @@ const textOf = (message: UIMessage | null) =>
 const settle = async () => {
   for (let index = 0; index < 50; index += 1) await Promise.resolve();
 };
+/** Let the child read what was emitted, then turn the event loop (the clock) so it writes the burst. */
+const flush = async (clock: ManualClock) => {
+  await settle();
+  await clock.advanceBy(0);
+};
 
 describe("agentTool with preliminaryResults: execute", () => {
   it("yields the child's message as it grows, then a final value with the result", async () => {
-    const { registry, scripted } = setup();
+    const { registry, scripted, clock } = setup();
     const tool = agentTool(registry, "Scripted", {
       description: "Research",
       inputSchema: topicSchema,
@@ -83,6 +88,7 @@ describe("agentTool with preliminaryResults: execute", () => {
     await run.context;
     const chunks = textChunks(["Cats ", "sleep."]);
     run.emit(...chunks.slice(0, 4)); // start, start-step, text-start, "Cats "
+    await flush(clock);
     // Updates until the first delta shows: each one is the latest the follower holds.
     let update = (await first).value as Output;
     while (textOf(update.message) !== "Cats ") update = (await iterator.next()).value as Output;
@@ -209,7 +215,7 @@ describe("agentTool with preliminaryResults: execute", () => {
   });
 
   it("re-attaching to a live run (the same turn run again) starts from what the child already said", async () => {
-    const { registry, scripted } = setup();
+    const { registry, scripted, clock } = setup();
     const tool = agentTool(registry, "Scripted", {
       description: "S",
       inputSchema: topicSchema,
@@ -220,7 +226,7 @@ describe("agentTool with preliminaryResults: execute", () => {
     await run.context;
     const chunks = textChunks(["Early ", "words"]);
     run.emit(...chunks.slice(0, 4));
-    await settle();
+    await flush(clock);
     const iterator = values(tool, { topic: "cats" }, "call-1");
     let update = (await iterator.next()).value as Output;
     while (textOf(update.message) !== "Early ") update = (await iterator.next()).value as Output;

@@ -1,7 +1,18 @@
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import type { AgentToolLogEntry } from "./protocol/index.js";
+import { omitVoidedEntries } from "./voided-entry-filter.js";
 
-/** Build the assistant message that a sequence of chunks describes, with the AI SDK's own assembly. */
+/**
+ * Appended to the chunks so that `readUIMessageStream`, which emits a snapshot on some chunks only (not on
+ * `start-step`, for one), emits everything the chunks made; its part is taken off again.
+ */
+const END_OF_CHUNKS = "data-agent-tools-end-of-chunks";
+
+/**
+ * Build the assistant message that a sequence of chunks describes, with the AI SDK's own assembly: every chunk
+ * counts, also those of an unfinished message after the SDK's last snapshot. `null` when the chunks make no message
+ * (none, or only chunks that make no part, such as `start` and `finish`).
+ */
 export async function assembleMessage(
   chunks: readonly UIMessageChunk[],
   fallbackId: string,
@@ -10,13 +21,22 @@ export async function assembleMessage(
   const stream = new ReadableStream<UIMessageChunk>({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(chunk);
+      controller.enqueue({ type: END_OF_CHUNKS, data: null } as UIMessageChunk);
       controller.close();
     },
   });
   let message: UIMessage | undefined;
-  for await (const state of readUIMessageStream({ stream, terminateOnError: false })) message = state;
+  let snapshots = 0;
+  for await (const state of readUIMessageStream({ stream, terminateOnError: false })) {
+    message = state;
+    snapshots += 1;
+  }
   if (!message) return null;
-  return { ...message, id: message.id || fallbackId };
+  const isEnd = message.parts.at(-1)?.type === END_OF_CHUNKS;
+  const parts = isEnd ? message.parts.slice(0, -1) : message.parts;
+  // Only the end marker made a snapshot, and the chunks made no part: they describe no message.
+  if (isEnd && snapshots === 1 && parts.length === 0) return null;
+  return { ...message, parts, id: message.id || fallbackId };
 }
 
 /** What a cut-off turn had completed: its chunks up to the last finished step, and their assistant message. */
@@ -24,15 +44,16 @@ export type CompletedSteps = { chunks: UIMessageChunk[]; message: UIMessage | nu
 
 /**
  * The steps a cut-off turn completed: the logged chunks up to the last `finish-step` (model steps with their tool
- * calls and results) and the assistant message they make. The unfinished step after it is left out, so a resumed
- * `streamText` does it again from its start.
+ * calls and results) and the assistant message they make, leaving out the entries an earlier resume voided. The
+ * unfinished step after it is left out, so a resumed `streamText` does it again from its start.
  */
 export async function completedSteps(entries: readonly AgentToolLogEntry[], runId: string): Promise<CompletedSteps> {
+  const kept = omitVoidedEntries(entries);
   let end = -1;
-  entries.forEach((entry, index) => {
+  kept.forEach((entry, index) => {
     if (entry.body.type === "finish-step") end = index;
   });
-  const chunks = entries.slice(0, end + 1).map((entry) => entry.body);
+  const chunks = kept.slice(0, end + 1).map((entry) => entry.body);
   const message = await assembleMessage(
     chunks.filter((chunk) => !chunk.type.startsWith("data-")),
     `agent-tool-${runId}-output`,

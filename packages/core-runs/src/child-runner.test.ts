@@ -2,9 +2,15 @@ import { convertToModelMessages, isStepCount, streamText, tool, toUIMessageStrea
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type AgentToolChildDefinition, AgentToolChildRunner } from "./child-runner.js";
+import type { AgentToolChildDefinition } from "./child-definition.js";
+import { AgentToolChildRunner } from "./child-runner.js";
 import type { RunStore } from "./ports/run-store.js";
-import { type AgentToolTailItem, tailItemEntries } from "./protocol/index.js";
+import {
+  type AgentToolLogEntry,
+  type AgentToolTailItem,
+  readStepResetChunk,
+  tailItemEntries,
+} from "./protocol/index.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
@@ -15,6 +21,7 @@ async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<Agent
   return items;
 }
 
+const isFinishStep = (entry: AgentToolLogEntry) => entry.body.type === "finish-step";
 const sequences = (items: AgentToolTailItem[]) => tailItemEntries(items).map((entry) => entry.sequence);
 
 function makeRunner(definition: AgentToolChildDefinition, store: RunStore = new InMemoryRunStore()) {
@@ -315,11 +322,13 @@ describe("AgentToolChildRunner", () => {
     };
     const first = makeRunner(definition, store);
     await first.runner.start("r1", "owls");
-    // Let the first turn run until the stalled step's text is in the log (bounded; yields to the event loop).
+    // Let the first turn run until the stalled step's text is in the log (bounded; yields to the event loop, and
+    // moves the runner's clock so that each burst of chunks is written).
     for (let turn = 0; turn < 500; turn += 1) {
       const logged = await store.readLog("r1");
       if (logged.some((entry) => entry.body.type === "text-delta")) break;
       await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      await first.clock.advanceBy(0);
     }
     const before = await store.readLog("r1");
     expect(before.some((entry) => entry.body.type === "text-delta")).toBe(true);
@@ -333,8 +342,19 @@ describe("AgentToolChildRunner", () => {
     expect(inspection).toMatchObject({ status: "completed", summary: "Owls are nocturnal." });
     expect(toolRuns).toBe(1);
     expect(modelCalls).toBe(3); // step 1 once, the cut-off step twice
-    expect(sequences(items)).toEqual(sequences(items).map((_, index) => index + 1));
-    expect(sequences(items).slice(0, before.length)).toEqual(before.map((entry) => entry.sequence));
+    // A fresh tail gets the completed step, then a step reset voiding the cut step (left out), then the redone step.
+    const entries = tailItemEntries(items);
+    const lastFinish = before.filter(isFinishStep).at(-1)?.sequence ?? 0;
+    const cutStep = before.filter((entry) => entry.sequence > lastFinish);
+    const reset = entries.find((entry) => readStepResetChunk(entry.body) !== null);
+    expect(readStepResetChunk(reset?.body)).toEqual({ fromSequence: cutStep[0]?.sequence });
+    expect(reset?.sequence).toBe(before.length + 1);
+    expect(sequences(items)).toEqual([
+      ...before.filter((entry) => !cutStep.includes(entry)).map((entry) => entry.sequence),
+      ...Array.from({ length: entries.length - (before.length - cutStep.length) }, (_, i) => before.length + 1 + i),
+    ]);
+    const deltas = entries.flatMap((entry) => (entry.body.type === "text-delta" ? [entry.body.delta] : []));
+    expect(deltas).toEqual(["Owls are nocturnal."]);
     expect((await store.getRun("r1"))?.recoveryAttempts).toBe(1);
   });
 

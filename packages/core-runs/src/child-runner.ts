@@ -1,74 +1,25 @@
 import type { UIMessage, UIMessageChunk } from "ai";
-import { assembleMessage, type CompletedSteps, completedSteps } from "./assemble-message.js";
-import { type FormatAgentToolInput, toInputMessage } from "./child-input-message.js";
-import { errorMessage } from "./errors.js";
+import { assembleMessage, type CompletedSteps } from "./assemble-message.js";
+import type { AgentToolChildDefinition } from "./child-definition.js";
+import { toInputMessage } from "./child-input-message.js";
+import { type ChildTailOptions, openChildTail } from "./child-tail.js";
+import { type ChildTurnHost, runChildTurn } from "./child-turn.js";
+import type { LiveRun } from "./live-run.js";
+import { LiveRunLog } from "./live-run-log.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
 import type {
-  AgentToolLogEntry,
   AgentToolMilestone,
   AgentToolProgressSnapshot,
   AgentToolRunInspection,
   AgentToolTailItem,
   ChildRunStatus,
 } from "./protocol/index.js";
-import { AGENT_PROGRESS_PART, readMilestoneChunk } from "./protocol/index.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
-import type { RunRecord, RunRecordPatch } from "./run-record.js";
-import { TurnObserver } from "./turn-observer.js";
-
-/** What a child turn receives. */
-export type AgentToolTurnContext = {
-  runId: string;
-  input: unknown;
-  /**
-   * The conversation so far: the input as a user message and, when the turn is resumed after the host was cut
-   * off, the assistant message of the steps it had completed (model steps and tool results), so that a
-   * `streamText` over these messages goes on from there instead of doing them again.
-   */
-  messages: UIMessage[];
-  /** True when this turn resumes a run whose earlier turn was cut off. */
-  resumed: boolean;
-  /** The run's milestones so far (a resumed turn can skip reporting them again). */
-  milestones: readonly AgentToolMilestone[];
-  /** Aborted when the run is cancelled: pass it to `streamText`. */
-  abortSignal: AbortSignal;
-  clock: Clock;
-  /** Record the run's structured output; `getAgentToolOutput` returns it by default. */
-  setOutput(output: unknown): void;
-  /**
-   * Append a durable chunk (e.g. a `data-agent-milestone`) to this run's log with the next sequence, in the same
-   * sequence space as the turn's own chunks; pass `milestone` to list it in the run's inspection. Returns the
-   * sequence, or `null` once the run has ended.
-   */
-  appendChunk(body: UIMessageChunk, milestone?: Omit<AgentToolMilestone, "sequence" | "at">): number | null;
-  /**
-   * Send an ephemeral chunk (e.g. `data-agent-progress`) to live tails without a sequence, and keep `snapshot`
-   * (when given) as the run's latest progress on its row. Returns false once the run has ended.
-   */
-  publishEphemeral(body: UIMessageChunk, snapshot?: AgentToolProgressSnapshot): boolean;
-};
-
-/** A turn's chunks: usually `toUIMessageStream({ stream: streamText(…).stream, tools })`. */
-export type AgentToolTurnStream = ReadableStream<UIMessageChunk> | AsyncIterable<UIMessageChunk>;
-
-/**
- * A child agent type: how it turns a run's input into one turn of `UIMessageChunk`s, and how the turn becomes a
- * result. Names keep the seed's spelling.
- */
-export type AgentToolChildDefinition = {
-  /** The agentType parents use; must survive minification (don't rely on class names). */
-  agentType: string;
-  /** Run one turn. Everything it yields goes into the run's durable log with the next sequence. */
-  turn(context: AgentToolTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
-  /** Default: a string as is, anything else as pretty JSON; message id `agent-tool-${runId}-input`. */
-  formatAgentToolInput?: FormatAgentToolInput;
-  /** Read right after the turn resolves. Default: what the turn passed to `setOutput`. */
-  getAgentToolOutput?(context: { runId: string; input: unknown; output: unknown }): unknown;
-  /** Default: the turn's assistant text (last step with text), else the output as text. */
-  getAgentToolSummary?(context: { runId: string; output: unknown; text: string }): string;
-};
+import type { RunRecord } from "./run-record.js";
+import { DEFAULT_MAX_RECOVERY_ATTEMPTS, recoverCutOffRun, type TurnRecoveryOptions } from "./turn-recovery.js";
+import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 export type AgentToolChildRunnerOptions = {
   definition: AgentToolChildDefinition;
@@ -86,43 +37,15 @@ export type AgentToolChildRunnerOptions = {
   shouldKeepRecovering?: (run: RunRecord) => boolean;
 };
 
-/** Default `maxRecoveryAttempts`. */
-export const DEFAULT_MAX_RECOVERY_ATTEMPTS = 3;
-
-/** The error a run ends with when its cut-off turn cannot be resumed. */
-export const INTERRUPTED_CHILD_ERROR = "interrupted before the child could finish";
-
-type TailListener = (item: AgentToolTailItem) => void;
-
-/** How many log entries wait in `pending` (held in a few `entries` items). */
-function pendingEntries(pending: readonly AgentToolTailItem[]): number {
-  let count = 0;
-  for (const item of pending) if (item.type === "entries") count += item.entries.length;
-  return count;
-}
-
-type LiveRun = {
-  controller: AbortController;
-  listeners: Set<TailListener>;
+/** A run's conversation as the child holds it at one point: what `getConversation` gives a drill-in. */
+export type ChildConversationSnapshot = {
+  /** The input as a user message, then the assistant message built from the log (none while it is empty). */
+  messages: UIMessage[];
+  /** The log sequence the messages hold (0 for an empty log): a tail from here misses and doubles nothing. */
   lastSequence: number;
-  /**
-   * Entries and ephemeral items not yet delivered, in order: entries wait for their write, the rest for them.
-   * Consecutive entries share one `entries` item (appended to until the next flush takes it).
-   */
-  pending: AgentToolTailItem[];
-  /** The latest progress snapshot (also persisted on the row). */
-  progress: AgentToolProgressSnapshot | undefined;
-  flushing: Promise<void> | null;
-  /** Set while the turn is mid-burst: its chunks are written when the burst ends. */
-  holdFlush?: boolean;
-  storeError: unknown;
-  milestones: AgentToolMilestone[];
-  done: Promise<void>;
+  /** The run's inspection, with that `lastSequence`; `null` for a run this child does not know. */
+  run: AgentToolRunInspection | null;
 };
-
-const MAX_TAIL_PAGE = 500;
-const MAX_BURST = 256;
-const READ_WOULD_WAIT = Symbol("read would wait");
 
 const FALLBACK_CANCEL_REASON = "Cancelled";
 
@@ -143,18 +66,23 @@ export class AgentToolChildRunner {
   readonly #starting = new Map<string, Promise<AgentToolRunInspection>>();
   readonly #recording = new Set<string>();
   readonly #waking = new Map<string, Promise<RunRecord | null>>();
-  readonly #maxRecoveryAttempts: number;
-  readonly #shouldKeepRecovering: (run: RunRecord) => boolean;
+  readonly #recovery: TurnRecoveryOptions;
 
   constructor(options: AgentToolChildRunnerOptions) {
-    this.#maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
-    this.#shouldKeepRecovering = options.shouldKeepRecovering ?? (() => true);
     this.#definition = options.definition;
     this.agentType = options.definition.agentType;
     this.#store = options.store;
     this.#clock = options.clock ?? systemClock;
     this.#sink = options.sink ?? getDefaultRunEventHub();
     this.#waitUntil = options.waitUntil;
+    this.#recovery = {
+      store: this.#store,
+      clock: this.#clock,
+      agentType: this.agentType,
+      maxRecoveryAttempts: options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS,
+      shouldKeepRecovering: options.shouldKeepRecovering ?? (() => true),
+      emit: (event) => this.#emit(event),
+    };
   }
 
   /**
@@ -197,11 +125,8 @@ export class AgentToolChildRunner {
       const raced = await this.#store.getRun(runId);
       if (raced) return this.#inspection(raced);
     }
-    const live = this.#beginLive(runId, 0, []);
     this.#recording.delete(runId);
-    const done = this.#runTurn(record, live, null);
-    live.done = done;
-    this.#waitUntil?.(done);
+    this.#beginTurn(record, { lastSequence: 0, milestones: [] }, null);
     return this.#inspection(record);
   }
 
@@ -217,91 +142,17 @@ export class AgentToolChildRunner {
    * The run's log entries after `afterSequence`, then live ones, then one `terminal` item. Stopping a tail
    * (cancelling the stream or aborting `signal`) never cancels the run. A tail of an unknown run ends at once.
    */
-  tail(
-    runId: string,
-    options: { afterSequence?: number; signal?: AbortSignal; onOpen?: () => void } = {},
-  ): ReadableStream<AgentToolTailItem> {
-    let cursor = options.afterSequence ?? 0;
-    let unsubscribe = () => {};
-    let closed = false;
-    const close = (controller: ReadableStreamDefaultController<AgentToolTailItem>) => {
-      if (closed) return;
-      closed = true;
-      unsubscribe();
-      options.signal?.removeEventListener("abort", onAbort);
-      try {
-        controller.close();
-      } catch {
-        // already closed or cancelled by the reader
-      }
-    };
-    let onAbort = () => {};
-    return new ReadableStream<AgentToolTailItem>({
-      start: async (controller) => {
-        onAbort = () => close(controller);
-        if (options.signal?.aborted) return close(controller);
-        options.signal?.addEventListener("abort", onAbort, { once: true });
-        const record = await this.#wake(runId);
-        try {
-          options.onOpen?.();
-        } catch {
-          // the caller's notification; the tail goes on
-        }
-        if (!record || closed) return close(controller);
-        // Subscribe before draining: entries written during the drain are buffered, then deduped by sequence.
-        const live = this.#live.get(runId);
-        const buffered: AgentToolTailItem[] = [];
-        let draining = true;
-        const deliver = (item: AgentToolTailItem) => {
-          if (closed) return;
-          if (item.type === "entries") {
-            const after = cursor;
-            const fresh = item.entries.filter((entry) => entry.sequence > after);
-            const last = fresh.at(-1);
-            if (!last) return;
-            cursor = last.sequence;
-            controller.enqueue(fresh.length === item.entries.length ? item : { type: "entries", entries: fresh });
-            return;
-          }
-          controller.enqueue(item);
-          if (item.type === "terminal") close(controller);
-        };
-        if (live) {
-          const listener: TailListener = (item) => (draining ? buffered.push(item) : deliver(item));
-          live.listeners.add(listener);
-          unsubscribe = () => live.listeners.delete(listener);
-        }
-        try {
-          for (;;) {
-            const page = await this.#store.readLog(runId, { afterSequence: cursor, limit: MAX_TAIL_PAGE });
-            if (page.length > 0) deliver({ type: "entries", entries: page });
-            if (page.length < MAX_TAIL_PAGE || closed) break;
-          }
-        } catch (error) {
-          if (!closed) controller.error(error);
-          closed = true;
-          unsubscribe();
-          return;
-        }
-        draining = false;
-        // A tail that attaches mid-run starts from the latest progress (ephemeral frames sent before it are gone).
-        const progress = live?.progress;
-        if (live && progress && !closed) {
-          const body = { type: AGENT_PROGRESS_PART, data: progress, transient: true } as unknown as UIMessageChunk;
-          deliver({ type: "progress", body, at: progress.at, catchUp: true });
-        }
-        for (const item of buffered.splice(0)) deliver(item);
-        if (!live && !closed) {
-          const final = (await this.#store.getRun(runId)) ?? record;
-          deliver({ type: "terminal", inspection: this.#inspection(final) });
-        }
+  tail(runId: string, options: ChildTailOptions = {}): ReadableStream<AgentToolTailItem> {
+    return openChildTail(
+      {
+        store: this.#store,
+        wake: (id) => this.#wake(id),
+        live: (id) => this.#live.get(id),
+        inspection: (record) => this.#inspection(record),
       },
-      cancel: () => {
-        closed = true;
-        unsubscribe();
-        options.signal?.removeEventListener("abort", onAbort);
-      },
-    });
+      runId,
+      options,
+    );
   }
 
   /** Cancel a live run (→ `aborted`); idempotent, and a no-op on a finished or unknown run. */
@@ -319,18 +170,33 @@ export class AgentToolChildRunner {
     await this.#store.deleteRuns([runId]);
   }
 
-  /** The run's conversation, for drill-in: the input message and the assistant message built from the log. */
+  /**
+   * The run's conversation, for drill-in: the input message and the assistant message built from the log (without
+   * the entries a step reset voids). Wakes a cut-off run first, as `inspect` does, so its cut step is voided.
+   */
   async getMessages(runId: string): Promise<UIMessage[]> {
-    const record = await this.#store.getRun(runId);
-    if (!record) return [];
+    return (await this.getConversation(runId)).messages;
+  }
+
+  /**
+   * The run's conversation and the log sequence it holds, from one read of the log: a drill-in sends `messages`, then
+   * tails from `lastSequence` (nothing doubled, nothing missed). `run` is the run's inspection (`null`: unknown run),
+   * with that same `lastSequence`.
+   */
+  async getConversation(runId: string): Promise<ChildConversationSnapshot> {
+    const record = await this.#wake(runId);
+    if (!record) return { messages: [], lastSequence: 0, run: null };
     const messages = [toInputMessage(record.input, runId, this.#definition.formatAgentToolInput)];
     const entries = await this.#store.readLog(runId);
+    const lastSequence = entries.at(-1)?.sequence ?? 0;
     const assistant = await assembleMessage(
-      entries.map((entry) => entry.body),
+      omitVoidedEntries(entries).map((entry) => entry.body),
       `agent-tool-${runId}-output`,
     );
     if (assistant) messages.push(assistant);
-    return messages;
+    const current = (await this.#store.getRun(runId)) ?? record;
+    const run = { ...this.#inspection(current, this.#live.get(runId)), lastSequence };
+    return { messages, lastSequence, run };
   }
 
   /**
@@ -344,7 +210,7 @@ export class AgentToolChildRunner {
   ): number | null {
     const live = this.#live.get(runId);
     if (!live) return null;
-    const entry = this.#enqueue(runId, live, body);
+    const entry = live.log.append(body);
     if (milestone) {
       live.milestones.push({ ...milestone, sequence: entry.sequence, at: entry.at });
       // A milestone moves the latest snapshot on, keeping what it does not bring itself (the bar's fraction and
@@ -364,17 +230,8 @@ export class AgentToolChildRunner {
     const live = this.#live.get(runId);
     if (!live) return false;
     if (snapshot) this.#recordProgress(runId, live, snapshot);
-    this.#deliverEphemeral(live, { type: "progress", body, at: this.#clock.now() });
+    live.log.publish({ type: "progress", body, at: this.#clock.now() });
     return true;
-  }
-
-  /** Deliver an ephemeral item now, or after the entries still being written (so it never overtakes them). */
-  #deliverEphemeral(live: LiveRun, item: AgentToolTailItem & { type: "progress" }): void {
-    if (live.flushing || live.pending.length > 0) {
-      live.pending.push(item);
-      return;
-    }
-    for (const listener of live.listeners) listener(item);
   }
 
   #recordProgress(runId: string, live: LiveRun, snapshot: AgentToolProgressSnapshot): void {
@@ -410,232 +267,49 @@ export class AgentToolChildRunner {
     const record = await this.#store.getRun(runId);
     // A run being recorded right now (between insert and the start of its turn) is not cut off.
     if (record?.status !== "running" || this.#live.has(runId) || this.#recording.has(runId)) return record;
-    const attempts = (record.recoveryAttempts ?? 0) + 1;
-    let keepGoing = attempts <= this.#maxRecoveryAttempts;
-    if (keepGoing) {
-      try {
-        keepGoing = this.#shouldKeepRecovering(record);
-      } catch {
-        keepGoing = false;
-      }
-    }
-    const now = this.#clock.now();
-    this.#emit({
-      type: "agent_tool:child:recover",
-      runId,
-      agentType: this.agentType,
-      attempt: attempts,
-      outcome: keepGoing ? "resumed" : "gave-up",
-      at: now,
-    });
-    if (!keepGoing) {
-      const ended = await this.#store.updateRun(
-        runId,
-        {
-          status: "error",
-          error: INTERRUPTED_CHILD_ERROR,
-          revision: record.revision + 1,
-          completedAt: now,
-          updatedAt: now,
-          recoveryAttempts: attempts,
-        },
-        { expectedRevision: record.revision },
-      );
-      return ended ?? (await this.#store.getRun(runId));
-    }
-    const claimed = await this.#store.updateRun(
-      runId,
-      { recoveryAttempts: attempts, updatedAt: now },
-      { expectedRevision: record.revision },
+    return recoverCutOffRun(
+      this.#recovery,
+      record,
+      (claimed, plan) => this.#beginTurn(claimed, plan, plan.completed),
+      () => this.#live.has(runId),
     );
-    if (!claimed) return this.#store.getRun(runId);
-    if (this.#live.has(runId)) return claimed;
-    const entries = await this.#store.readLog(runId);
-    const lastSequence = entries.at(-1)?.sequence ?? 0;
-    const milestones = entries.flatMap((entry) => {
-      const milestone = readMilestoneChunk(entry.body, entry.sequence, entry.at);
-      return milestone ? [milestone] : [];
-    });
-    const live = this.#beginLive(runId, lastSequence, milestones);
-    const done = this.#runTurn(claimed, live, await completedSteps(entries, runId));
-    live.done = done;
-    this.#waitUntil?.(done);
-    return claimed;
   }
 
-  #beginLive(runId: string, lastSequence: number, milestones: AgentToolMilestone[]): LiveRun {
+  /** Make the run live here and start its turn in the background (a resumed one when `completed` is given). */
+  #beginTurn(
+    record: RunRecord,
+    log: { lastSequence: number; milestones: AgentToolMilestone[] },
+    completed: CompletedSteps | null,
+  ): void {
+    const { runId } = record;
     const live: LiveRun = {
       controller: new AbortController(),
-      listeners: new Set(),
-      lastSequence,
-      pending: [],
+      log: new LiveRunLog({
+        store: this.#store,
+        clock: this.#clock,
+        runId,
+        lastSequence: log.lastSequence,
+        onStoreError: () => live.controller.abort("store failed"),
+      }),
       progress: undefined,
-      flushing: null,
-      storeError: undefined,
-      milestones,
+      milestones: log.milestones,
       done: Promise.resolve(),
     };
     this.#live.set(runId, live);
-    return live;
-  }
-
-  #enqueue(runId: string, live: LiveRun, body: UIMessageChunk): AgentToolLogEntry {
-    live.lastSequence += 1;
-    const entry: AgentToolLogEntry = { sequence: live.lastSequence, body, at: this.#clock.now() };
-    const last = live.pending.at(-1);
-    if (last?.type === "entries") last.entries.push(entry);
-    else live.pending.push({ type: "entries", entries: [entry] });
-    // Group commit: everything enqueued while a write is in flight goes out in the next single append.
-    if (!live.holdFlush) live.flushing ??= this.#flush(runId, live);
-    return entry;
-  }
-
-  async #flush(runId: string, live: LiveRun): Promise<void> {
-    try {
-      while (live.pending.length > 0) {
-        const batch = live.pending.splice(0);
-        const entries = batch.flatMap((item) => (item.type === "entries" ? item.entries : []));
-        if (entries.length > 0) await this.#store.appendLog(runId, entries);
-        for (const item of batch) {
-          for (const listener of live.listeners) listener(item);
-        }
-      }
-    } catch (error) {
-      live.storeError = error;
-      live.pending.length = 0;
-      live.controller.abort("store failed");
-    } finally {
-      live.flushing = null;
-    }
-  }
-
-  async #runTurn(record: RunRecord, live: LiveRun, resume: CompletedSteps | null): Promise<void> {
-    const { runId } = record;
-    const observer = new TurnObserver();
-    // A resumed turn's summary and tool bookkeeping start from the steps it had completed.
-    for (const chunk of resume?.chunks ?? []) observer.observe(chunk);
-    const signal = live.controller.signal;
-    let output: unknown;
-    let thrown: unknown;
-    let entries = 0;
-    this.#emit({
-      type: "agent_tool:child:turn:start",
-      runId,
+    const host: ChildTurnHost = {
+      definition: this.#definition,
+      store: this.#store,
+      clock: this.#clock,
       agentType: this.agentType,
-      resumed: resume !== null,
-      at: this.#clock.now(),
-    });
-    try {
-      const messages = [toInputMessage(record.input, runId, this.#definition.formatAgentToolInput)];
-      if (resume?.message) messages.push(resume.message);
-      const stream = await this.#definition.turn({
-        runId,
-        input: record.input,
-        messages,
-        resumed: resume !== null,
-        milestones: live.milestones,
-        abortSignal: signal,
-        clock: this.#clock,
-        setOutput: (value) => {
-          output = value;
-        },
-        appendChunk: (body, milestone) => this.appendChunk(runId, body, milestone),
-        publishEphemeral: (body, snapshot) => this.publishEphemeral(runId, body, snapshot),
-      });
-      const reader = toReader(stream);
-      const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
-      signal.addEventListener("abort", onAbort, { once: true });
-      try {
-        while (!signal.aborted) {
-          const pending = reader.read();
-          let result = await Promise.race([
-            pending,
-            Promise.resolve().then((): typeof READ_WOULD_WAIT => READ_WOULD_WAIT),
-          ]);
-          if (result === READ_WOULD_WAIT) {
-            // The turn has nothing more ready: write what it produced so far (one append per burst).
-            live.holdFlush = false;
-            if (live.pending.length > 0) live.flushing ??= this.#flush(runId, live);
-            result = await pending;
-          }
-          live.holdFlush = pendingEntries(live.pending) < MAX_BURST;
-          const { done, value } = result;
-          if (done || signal.aborted) break;
-          if (isTransient(value)) {
-            this.#deliverEphemeral(live, { type: "progress", body: value, at: this.#clock.now() });
-            continue;
-          }
-          observer.observe(value);
-          this.#enqueue(runId, live, value);
-          entries += 1;
-        }
-      } finally {
-        live.holdFlush = false;
-        if (live.pending.length > 0) live.flushing ??= this.#flush(runId, live);
-        signal.removeEventListener("abort", onAbort);
-        reader.releaseLock?.();
-      }
-    } catch (error) {
-      thrown = error;
-    }
-    while (live.flushing !== null) await live.flushing;
-
-    let status: ChildRunStatus;
-    let error: string | undefined;
-    let summary: string | undefined;
-    if (live.storeError !== undefined) {
-      status = "error";
-      error = `The child could not store its log: ${errorMessage(live.storeError)}`;
-    } else if (signal.aborted) {
-      status = "aborted";
-      error = typeof signal.reason === "string" ? signal.reason : errorMessage(signal.reason);
-    } else if (thrown !== undefined) {
-      status = "error";
-      error = errorMessage(thrown);
-    } else if (observer.error !== undefined) {
-      status = "error";
-      error = observer.error;
-    } else if (observer.unexecutedTools.length > 0) {
-      status = "error";
-      error = `The child called ${observer.unexecutedTools.map((name) => `"${name}"`).join(", ")}, which has no server-side execution; client-side tools are not available in an agent-tool run`;
-    } else {
-      status = "completed";
-      try {
-        const definition = this.#definition;
-        if (definition.getAgentToolOutput)
-          output = await definition.getAgentToolOutput({ runId, input: record.input, output });
-        summary = definition.getAgentToolSummary
-          ? definition.getAgentToolSummary({ runId, output, text: observer.text })
-          : observer.text || outputAsText(output);
-      } catch (hookError) {
-        status = "error";
-        error = `Reading the child's output failed: ${errorMessage(hookError)}`;
-        output = undefined;
-      }
-    }
-
-    const now = this.#clock.now();
-    const patch: RunRecordPatch = {
-      status,
-      revision: record.revision + 1,
-      completedAt: now,
-      updatedAt: now,
-      lastSequence: live.lastSequence,
-      milestones: live.milestones,
-      ...(summary !== undefined ? { summary } : {}),
-      ...(error !== undefined ? { error } : {}),
-      ...(status === "completed" && output !== undefined ? { output } : {}),
+      emit: (event) => this.#emit(event),
+      appendChunk: (body, milestone) => this.appendChunk(runId, body, milestone),
+      publishEphemeral: (body, snapshot) => this.publishEphemeral(runId, body, snapshot),
+      inspection: (final) => this.#inspection(final),
+      ended: () => this.#live.delete(runId),
     };
-    let final = { ...record, ...patch } as RunRecord;
-    try {
-      final = (await this.#store.updateRun(runId, patch)) ?? final;
-    } catch {
-      // The terminal is still delivered to live tails; a later wake repairs the stored row.
-    }
-    this.#live.delete(runId);
-    this.#emit({ type: "agent_tool:child:turn:finish", runId, agentType: this.agentType, status, entries, at: now });
-    const terminal: AgentToolTailItem = { type: "terminal", inspection: this.#inspection(final) };
-    for (const listener of [...live.listeners]) listener(terminal);
+    const done = runChildTurn(host, record, live, completed);
+    live.done = done;
+    this.#waitUntil?.(done);
   }
 
   #inspection(record: RunRecord, live?: LiveRun): AgentToolRunInspection {
@@ -645,7 +319,7 @@ export class AgentToolChildRunner {
       runId: record.runId,
       status,
       milestones: [...(live?.milestones ?? record.milestones ?? [])],
-      lastSequence: live?.lastSequence ?? record.lastSequence,
+      lastSequence: live?.log.lastSequence ?? record.lastSequence,
       startedAt: record.startedAt,
       ...(record.summary !== undefined ? { summary: record.summary } : {}),
       ...(record.output !== undefined ? { output: record.output } : {}),
@@ -662,33 +336,4 @@ export class AgentToolChildRunner {
       // observability never breaks a run
     }
   }
-}
-
-function isTransient(chunk: UIMessageChunk): boolean {
-  return (chunk as { transient?: unknown }).transient === true;
-}
-
-function outputAsText(output: unknown): string {
-  if (output === undefined || output === null) return "";
-  if (typeof output === "string") return output;
-  try {
-    return JSON.stringify(output) ?? "";
-  } catch {
-    return String(output);
-  }
-}
-
-function toReader(stream: AgentToolTurnStream): ReadableStreamDefaultReader<UIMessageChunk> {
-  if (stream instanceof ReadableStream) return stream.getReader();
-  const iterator = stream[Symbol.asyncIterator]();
-  return new ReadableStream<UIMessageChunk>({
-    async pull(controller) {
-      const { done, value } = await iterator.next();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    async cancel(reason) {
-      await iterator.return?.(reason);
-    },
-  }).getReader();
 }

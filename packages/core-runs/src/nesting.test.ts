@@ -2,7 +2,7 @@ import { isStepCount, streamText, toUIMessageStream, type UIMessageChunk } from 
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { agentTool } from "./agent-tool.js";
-import type { AgentToolChildDefinition } from "./child-runner.js";
+import type { AgentToolChildDefinition } from "./child-definition.js";
 import type { Clock } from "./ports/clock.js";
 import type { AgentToolEventFrame } from "./protocol/index.js";
 import { createRunEventHub } from "./run-event-hub.js";

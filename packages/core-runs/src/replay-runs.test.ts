@@ -1,7 +1,14 @@
 // Replay to one connection (SPEC §6): what a client that reconnects gets, with and without cursors.
-import type { UIMessageChunk } from "ai";
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
+import { convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { AGENT_PROGRESS_PART, type AgentToolEventFrame, type AgentToolProgressSnapshot } from "./protocol/index.js";
+import {
+  AGENT_PROGRESS_PART,
+  AGENT_STEP_RESET_PART,
+  type AgentToolEventFrame,
+  type AgentToolProgressSnapshot,
+  stepResetChunk,
+} from "./protocol/index.js";
 import { AgentToolRegistry } from "./run-registry.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
@@ -12,12 +19,29 @@ const settle = async () => {
   for (let turn = 0; turn < 10; turn += 1) await flushMicrotasks(50);
 };
 
-function world() {
+function world(broadcast?: (frame: AgentToolEventFrame) => void) {
   const clock = new ManualClock(1_000);
   const scripted = new ScriptedChild("Scripted");
   const transport = new InProcessChildTransport({ children: [scripted.definition], clock });
-  const registry = new AgentToolRegistry({ store: new InMemoryRunStore(), transport, clock });
-  return { clock, scripted, registry };
+  const registry = new AgentToolRegistry({
+    store: new InMemoryRunStore(),
+    transport,
+    clock,
+    ...(broadcast ? { broadcast } : {}),
+  });
+  return { clock, scripted, registry, transport };
+}
+
+// A chunk that makes `readUIMessageStream` emit what it holds without changing a part.
+const FLUSH: UIMessageChunk = { type: "message-metadata", messageMetadata: { flush: true } };
+
+/** The parts the AI SDK's own assembly makes of `chunks`. */
+async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessage["parts"]> {
+  let parts: UIMessage["parts"] = [];
+  for await (const message of readUIMessageStream({ stream: convertArrayToReadableStream([...chunks, FLUSH]) })) {
+    parts = message.parts;
+  }
+  return parts;
 }
 
 const progress = (snapshot: AgentToolProgressSnapshot) =>
@@ -67,5 +91,74 @@ describe("replay: progress", () => {
     const missedEnd = await replay(registry, { r1: { sequence: 7, revision: 2 } });
     expect(missedEnd.map((frame) => frame.event.kind)).toEqual(["chunk", "finished"]);
     expect(await replay(registry, { r1: { sequence: 7, revision: 3 } })).toEqual([]);
+  });
+});
+
+describe("replay: a run whose child was cut off in the middle of a step", () => {
+  const stepOne: UIMessageChunk[] = [
+    { type: "start" },
+    { type: "start-step" },
+    { type: "text-start", id: "a" },
+    { type: "text-delta", id: "a", delta: "Looking up owls." },
+    { type: "text-end", id: "a" },
+    { type: "finish-step" },
+  ];
+  const cutStep: UIMessageChunk[] = [
+    { type: "start-step" },
+    { type: "text-start", id: "b" },
+    { type: "text-delta", id: "b", delta: "Owls " },
+  ];
+  const stepTwo: UIMessageChunk[] = [
+    { type: "start-step" },
+    { type: "text-start", id: "b" },
+    { type: "text-delta", id: "b", delta: "Owls are nocturnal." },
+    { type: "text-end", id: "b" },
+    { type: "finish-step" },
+    { type: "finish" },
+  ];
+
+  /** A run that streamed step one and part of step two, lost its child, and was finished by the resumed turn. */
+  async function cutRun() {
+    const live: AgentToolEventFrame[] = [];
+    const { registry, scripted, transport, clock } = world((frame) => live.push(frame));
+    const running = registry.runAgentTool("Scripted", { input: "owls", runId: "r1" });
+    const first = scripted.run("r1");
+    await first.context;
+    first.emit(...stepOne, ...cutStep);
+    await clock.advanceBy(0); // the burst is written when the event loop turns (here: the clock moves)
+    await settle();
+    transport.evict({ agentType: "Scripted", runId: "r1" });
+    await settle(); // the parent's tail broke: it inspects, which wakes the child again, and tails on
+    const second = scripted.run("r1");
+    expect(second).not.toBe(first);
+    second.emit({ type: "start" }, ...stepTwo);
+    second.complete();
+    await expect(running).resolves.toMatchObject({ ok: true, summary: "Owls are nocturnal." });
+    return { registry, live };
+  }
+
+  const bodies = (frames: readonly AgentToolEventFrame[]) =>
+    frames.flatMap((frame) => (frame.event.kind === "chunk" ? [frame.event.body] : []));
+
+  it("replays the uninterrupted run to a client with no cursor: the cut step is left out, its reset kept", async () => {
+    const { registry, live } = await cutRun();
+    // Live, the parent forwarded the cut step, then the reset.
+    expect(bodies(live).map((body) => body.type)).toContain(AGENT_STEP_RESET_PART);
+    const frames = await replay(registry);
+    const replayed = bodies(frames);
+    expect(await sdkParts(replayed)).toEqual(await sdkParts([...stepOne, ...stepTwo]));
+    expect(frames.flatMap((frame) => (frame.event.kind === "chunk" ? [frame.sequence] : []))).toEqual([
+      1, 2, 3, 4, 5, 6, 10, 11, 12, 13, 14, 15, 16, 17,
+    ]);
+    expect(replayed[6]).toEqual(stepResetChunk(7));
+  });
+
+  it("sends a client that holds part of the cut step the reset and what follows, never the voided rest", async () => {
+    const { registry } = await cutRun();
+    const frames = await replay(registry, { r1: { sequence: 8, revision: 2 } });
+    expect(frames.filter((frame) => frame.event.kind === "chunk").map((frame) => frame.sequence)).toEqual([
+      10, 11, 12, 13, 14, 15, 16, 17,
+    ]);
+    expect(bodies(frames)[0]).toEqual(stepResetChunk(7));
   });
 });

@@ -11,11 +11,12 @@ import {
 import type { LiveRunView } from "./run-driver.js";
 import { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
 import type { RunRecord } from "./run-record.js";
+import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 /**
  * What one run's replay sends a client that holds `cursor` (none: a full replay), as a pure decision:
  * - `started` unless the client knows the run's start (cursor revision ≥ 1);
- * - log entries after the client's sequence;
+ * - log entries after the client's sequence (without those a step reset voids);
  * - the latest progress: always for a live run (progress is ephemeral: the client may have missed it, and it cannot
  *   say which it holds), and for a finished run together with its terminal frame;
  * - the terminal frame when the client's revision is older.
@@ -108,8 +109,10 @@ export async function replayRun(options: {
 }
 
 /**
- * The stored copy after `afterSequence`, then the entries a live driver holds beyond it (`null`: no driver here).
- * A run nobody follows here has nothing stored past its row's `lastSequence`, so a client at or past it costs no read.
+ * The stored copy after `afterSequence`, then the entries a live driver holds beyond it (`null`: no driver here),
+ * without the entries a step reset voids (the client either never had them, or drops them on the reset, which is
+ * sent). A run nobody follows here has nothing stored past its row's `lastSequence`, so a client at or past it costs
+ * no read.
  */
 async function entriesAfter(
   store: RunStore,
@@ -119,7 +122,7 @@ async function entriesAfter(
 ): Promise<AgentToolLogEntry[]> {
   if (liveEntries === null && afterSequence >= record.lastSequence) return [];
   const stored = await store.readLog(record.runId, { afterSequence });
-  if (liveEntries === null) return stored;
+  if (liveEntries === null) return omitVoidedEntries(stored);
   const storedUpTo = stored.at(-1)?.sequence ?? afterSequence;
-  return [...stored, ...liveEntries.filter((entry) => entry.sequence > storedUpTo)];
+  return omitVoidedEntries([...stored, ...liveEntries.filter((entry) => entry.sequence > storedUpTo)]);
 }

@@ -1,6 +1,6 @@
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
-import { AGENT_TOOL_EVENT_TYPE, type AgentToolEventFrame } from "./protocol/index.js";
+import { AGENT_TOOL_EVENT_TYPE, type AgentToolEventFrame, stepResetChunk } from "./protocol/index.js";
 import { RunMessageFollower } from "./run-message-follower.js";
 import { textChunks } from "./testing/scripted-child.js";
 
@@ -38,6 +38,36 @@ describe("RunMessageFollower", () => {
     for (const [index, body] of chunks.entries()) follower.push(chunkFrame("r1", index + 1, body));
     expect(follower.version).toBe(version);
     expect(await textOf(follower)).toBe("one two three");
+  });
+
+  it("drops a cut step on a step reset, live or replayed without the voided chunks: the text is the uninterrupted one", async () => {
+    // Live: the cut step's "Hal" came, then the reset (sequence 6 voids 3–5), then the step again.
+    const cut: UIMessageChunk[] = [
+      { type: "start" },
+      { type: "start-step" },
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Hal" },
+      { type: "data-agent-milestone", data: { name: "read" } } as UIMessageChunk,
+    ];
+    const redo: UIMessageChunk[] = [
+      stepResetChunk(2),
+      { type: "start-step" },
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Half done" },
+      { type: "text-end", id: "t" },
+      { type: "finish-step" },
+    ];
+    const live = new RunMessageFollower("r1");
+    for (const [index, body] of [...cut, ...redo].entries()) live.push(chunkFrame("r1", index + 1, body));
+    expect(await textOf(live)).toBe("Half done");
+    expect((await live.read()).message?.parts.filter((part) => part.type === "step-start")).toHaveLength(1);
+    // Replayed: the voided chunks never come (the milestone does); the reset stands for them.
+    const replayed = new RunMessageFollower("r1");
+    replayed.push(chunkFrame("r1", 1, { type: "start" }, true));
+    replayed.push(chunkFrame("r1", 5, cut[4] as UIMessageChunk, true));
+    for (const [index, body] of redo.entries()) replayed.push(chunkFrame("r1", cut.length + 1 + index, body, true));
+    expect(await textOf(replayed)).toBe("Half done");
+    expect((await replayed.read()).message?.parts).toEqual((await live.read()).message?.parts);
   });
 
   it("keeps the newest lifecycle by revision, and ignores other runs", async () => {

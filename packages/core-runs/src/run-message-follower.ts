@@ -1,10 +1,12 @@
 import type { UIMessage, UIMessageChunk } from "ai";
 import { assembleMessage } from "./assemble-message.js";
 import {
+  AGENT_MILESTONE_PART,
   type AgentToolEventFrame,
   type AgentToolProgressSnapshot,
   type RunStatus,
   readProgressChunk,
+  readStepResetChunk,
 } from "./protocol/index.js";
 
 const TERMINAL_STATUS = {
@@ -28,13 +30,18 @@ export type FollowedRun = {
 
 /**
  * Follows one run's frames, as a client would: durable chunks are kept once each by sequence and used only while
- * gap-free from 1 (a replayed frame and its live twin count once), lifecycle frames by revision.
+ * gap-free from 1 (a replayed frame and its live twin count once), lifecycle frames by revision. A step reset drops
+ * the cut step's chunks it holds and stands for the sequences it voids (a replay leaves them out).
  * @internal
  */
 export class RunMessageFollower {
   readonly #runId: string;
-  readonly #held = new Map<number, UIMessageChunk>();
-  readonly #chunks: UIMessageChunk[] = [];
+  /** Kept chunks by sequence, held or ahead of a gap. */
+  readonly #entries = new Map<number, UIMessageChunk>();
+  /** Sequences a step reset voided: they count as held. */
+  readonly #voided = new Set<number>();
+  /** Every sequence from 1 to here is held or voided. */
+  #contiguous = 0;
   #status: RunStatus = "starting";
   #revision = 0;
   #progress: AgentToolProgressSnapshot | null = null;
@@ -58,15 +65,19 @@ export class RunMessageFollower {
         this.#progress = progress;
         this.#changed();
       }
-      if (frame.sequence === undefined) return;
-      if (frame.sequence <= this.#chunks.length || this.#held.has(frame.sequence)) return;
-      this.#held.set(frame.sequence, event.body);
-      let next = this.#held.get(this.#chunks.length + 1);
-      while (next !== undefined) {
-        this.#held.delete(this.#chunks.length + 1);
-        this.#chunks.push(next);
-        next = this.#held.get(this.#chunks.length + 1);
+      const sequence = frame.sequence;
+      if (sequence === undefined) return;
+      if (sequence <= this.#contiguous || this.#entries.has(sequence) || this.#voided.has(sequence)) return;
+      const reset = readStepResetChunk(event.body);
+      if (reset) {
+        for (let voided = reset.fromSequence; voided < sequence; voided += 1) {
+          if (this.#entries.get(voided)?.type === AGENT_MILESTONE_PART) continue;
+          this.#entries.delete(voided);
+          this.#voided.add(voided);
+        }
       }
+      this.#entries.set(sequence, event.body);
+      while (this.#entries.has(this.#contiguous + 1) || this.#voided.has(this.#contiguous + 1)) this.#contiguous += 1;
       if (this.#status === "starting") this.#status = "running";
       this.#changed();
       return;
@@ -99,7 +110,11 @@ export class RunMessageFollower {
   async read(): Promise<FollowedRun> {
     const version = this.#version;
     if (this.#assembled?.version !== version) {
-      const chunks = this.#chunks.filter((chunk) => !isProtocolPart(chunk));
+      const chunks: UIMessageChunk[] = [];
+      for (let sequence = 1; sequence <= this.#contiguous; sequence += 1) {
+        const chunk = this.#entries.get(sequence);
+        if (chunk !== undefined && !isProtocolPart(chunk)) chunks.push(chunk);
+      }
       this.#assembled = { version, message: assembleMessage(chunks, `agent-tool-${this.#runId}-output`) };
     }
     const message = await this.#assembled.message;

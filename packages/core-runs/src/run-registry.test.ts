@@ -505,11 +505,13 @@ describe("AgentToolRegistry: replay, clear, access", () => {
   });
 
   it("replays a live run's chunks seen so far", async () => {
-    const { registry, scripted } = setup();
+    const { registry, scripted, clock } = setup();
     const running = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
     const run = scripted.run("r1");
     await run.context;
     run.emit({ type: "start" }, { type: "text-start", id: "t" });
+    // The child writes a burst's first chunk at once, the rest when the event loop turns (here: the clock moves).
+    await clock.advanceBy(0);
     await settle();
     const replayed: AgentToolEventFrame[] = [];
     await registry.replayAgentToolRuns((frame) => replayed.push(frame));

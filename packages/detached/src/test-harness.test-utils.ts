@@ -242,6 +242,8 @@ export function createWorld(options: { chatHost?: FakeChatHost; detached?: Proce
         } as never,
         { name, ...(message ? { message } : {}) },
       );
+      // The child writes its log per burst: this one ends when its event loop turns (here: when the clock moves).
+      await clock.advanceBy(0);
       await flushMicrotasks(50);
     },
     /** Finish the child's turn with some text. */

@@ -474,9 +474,10 @@ describe("createProgressReporter in a real child run", () => {
     const items: AgentToolTailItem[] = [];
     const tailed = collectInto(runner.tail("r1", { afterSequence: 0 }), items);
     await flushMicrotasks();
+    await clock.advanceBy(0); // the burst of `start` ends (the log's own 0 ms timer), before any progress is reported
     ready.open();
     await flushMicrotasks();
-    expect(clock.pendingTimers).toBe(1);
+    expect(clock.pendingTimers).toBe(1); // the progress window's
     released.open();
     await tailed;
     // The turn ended inside the window, and the held value still went out while the run was live.
@@ -636,6 +637,8 @@ describe("createProgressReporter through a parent registry", () => {
     await flushMicrotasks();
     await reportProgress({ milestone: "schema-checked" });
     await reportProgress({ fraction: 0.4, message: "batch 2 of 5", data: { rows: 200 } });
+    // The child writes its log per burst: the milestone goes when its event loop turns (here: when the clock moves).
+    await clock.advanceBy(0);
     await flushMicrotasks(50);
     const replayed: AgentToolEventFrame[] = [];
     await registry.replayAgentToolRuns((frame) => replayed.push(frame));

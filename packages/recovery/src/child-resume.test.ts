@@ -4,6 +4,7 @@ import {
   AgentToolRegistry,
   createRunEventHub,
   type RunEvent,
+  readStepResetChunk,
 } from "@agent-tools/core-runs";
 import { InMemoryRunStore, InProcessChildTransport, ManualClock, makeRunRecord } from "@agent-tools/core-runs/testing";
 import { convertToModelMessages, isStepCount, jsonSchema, streamText, tool, toUIMessageStream } from "ai";
@@ -88,11 +89,16 @@ function researcher() {
   return { state, definition };
 }
 
-/** Yield to the event loop until `condition` holds (the AI SDK's stream plumbing is not all microtasks). */
-async function until(condition: () => Promise<boolean>): Promise<void> {
+/**
+ * Yield to the event loop until `condition` holds (the AI SDK's stream plumbing is not all microtasks), moving the
+ * manual clock too: the child writes each burst of chunks when its event loop turns, which on this clock is when time
+ * moves.
+ */
+async function until(clock: ManualClock, condition: () => Promise<boolean>): Promise<void> {
   for (let turn = 0; turn < 500; turn += 1) {
     if (await condition()) return;
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    await clock.advanceBy(0);
   }
   throw new Error("condition not met");
 }
@@ -107,7 +113,9 @@ describe("the child's side of recovery", () => {
 
     // Before the restart: the child ran its tool step and was cut off in the middle of its text step.
     await children.start(ref, "Tell me about owls");
-    await until(async () => (await childStore.readLog("owls")).some((entry) => entry.body.type === "text-delta"));
+    await until(clock, async () =>
+      (await childStore.readLog("owls")).some((entry) => entry.body.type === "text-delta"),
+    );
     expect(state.lookups).toBe(1);
     children.evict(ref);
     state.stall = false;
@@ -148,15 +156,26 @@ describe("the child's side of recovery", () => {
     expect(finished).toEqual(["owls:completed"]);
     expect(children.calls.filter((call) => call.method === "start")).toHaveLength(1);
 
-    // Clients got the whole log once, in order: the tool result once, then the resumed step.
+    // Clients got the log once, in order: the tool result once, then a step reset in place of the cut step (its
+    // partial text left out: this parent re-attached from before it), then the resumed step.
     const chunks = frames.filter((frame) => frame.event.kind === "chunk");
-    const sequences = chunks.map((frame) => frame.sequence);
-    expect(sequences).toEqual(sequences.map((_, index) => index + 1));
+    const sequences = chunks.map((frame) => frame.sequence ?? 0);
     const bodies = chunks.map((frame) => (frame.event.kind === "chunk" ? frame.event.body : null));
+    const resetAt = bodies.findIndex((body) => readStepResetChunk(body) !== null);
+    const reset = readStepResetChunk(bodies[resetAt]);
+    expect(reset).not.toBeNull();
+    // Gap-free: the sequences the reset voids are the ones missing before it.
+    const voided = Array.from(
+      { length: (sequences[resetAt] ?? 0) - (reset?.fromSequence ?? 0) },
+      (_, index) => (reset?.fromSequence ?? 0) + index,
+    );
+    expect([...sequences, ...voided].sort((left, right) => left - right)).toEqual(
+      Array.from({ length: sequences.length + voided.length }, (_, index) => index + 1),
+    );
     expect(bodies.filter((body) => body?.type === "tool-output-available")).toHaveLength(1);
     expect(
       bodies.filter((body) => body?.type === "text-delta").map((body) => body && "delta" in body && body.delta),
-    ).toEqual(["Owls are", "Owls are nocturnal."]);
+    ).toEqual(["Owls are nocturnal."]);
     expect(frames.at(-1)).toMatchObject({ event: { kind: "finished", summary: "Owls are nocturnal." } });
     expect(rowEvents).toEqual([expect.objectContaining({ runId: "owls", outcome: "reattached" })]);
   });

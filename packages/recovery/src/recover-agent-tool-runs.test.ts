@@ -234,6 +234,7 @@ describe("recoverAgentToolRuns: a live child", () => {
     await leftBehind(world, "live", { row: { lastSequence: 3 } });
     const run = world.scripted.run("live");
     run.emit(...textChunks(["one ", "two ", "three"]).slice(0, 5));
+    await world.clock.advanceBy(0); // the child writes the burst when its event loop turns (here: the clock moves)
     await settle();
     const childLog = await childLogOf(world, "live");
     await world.store.appendLog("live", childLog.slice(0, 3));
@@ -286,6 +287,7 @@ describe("recoverAgentToolRuns: a live child", () => {
     const run = world.scripted.run("carry");
     await run.context;
     run.emit({ type: "start" }, { type: "start-step" }, { type: "text-start", id: "t" });
+    await world.clock.advanceBy(0); // the child writes the burst when its event loop turns (here: the clock moves)
     await settle();
     crash(world.store);
     run.emit({ type: "text-delta", id: "t", delta: "late" });

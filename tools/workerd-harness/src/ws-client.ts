@@ -10,6 +10,7 @@ export class RecordingSocket {
   readonly #socket: WebSocket;
   readonly #waiters = new Set<() => void>();
   #closed = false;
+  #closeEvent: { code: number; reason: string } | null = null;
 
   private constructor(socket: WebSocket) {
     this.#socket = socket;
@@ -17,8 +18,9 @@ export class RecordingSocket {
       this.messages.push(JSON.parse(String(data)));
       for (const waiter of [...this.#waiters]) waiter();
     });
-    socket.on("close", () => {
+    socket.on("close", (code, reason) => {
       this.#closed = true;
+      this.#closeEvent = { code, reason: String(reason) };
       for (const waiter of [...this.#waiters]) waiter();
     });
   }
@@ -73,6 +75,27 @@ export class RecordingSocket {
         this.#waiters.delete(check);
       };
       this.#waiters.add(check);
+    });
+  }
+
+  /** Resolve with the close code and reason once the server closes the socket; reject after `timeoutMs`. */
+  waitForClose(timeoutMs = 30_000): Promise<{ code: number; reason: string }> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (this.#closeEvent === null) return;
+        cleanup();
+        resolve(this.#closeEvent);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`socket not closed within ${timeoutMs} ms; got ${this.messages.length} messages`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.#waiters.delete(check);
+      };
+      this.#waiters.add(check);
+      check();
     });
   }
 

@@ -7,7 +7,15 @@ import {
 } from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentFrames, chatSendRequest, demoWsUrl, framesOfRun, runIdOf, startDemoHost } from "../harness/demo.js";
+import {
+  agentFrames,
+  chatSendRequest,
+  demoWsUrl,
+  framesOfRun,
+  runIdOf,
+  startDemoHost,
+  voidedSequences,
+} from "../harness/demo.js";
 
 // The fault matrix (issue 10): the runtime is stopped (Miniflare disposed, then started again on the same persistence
 // folder) at points of a run's life, for an awaited Importer run (the chat's `importData` tool) and a detached one
@@ -49,7 +57,8 @@ const hasTerminal = (messages: unknown[], runId: string, kinds = HARD_TERMINAL) 
   framesOfRun(messages, runId).some((frame) => kinds.includes(frame.event.kind));
 
 /**
- * What a client holds of a run after dedupe: the durable log must be 1..N with no gap and one body per sequence;
+ * What a client holds of a run after dedupe: the durable log must be 1..N with no gap and one body per sequence (the
+ * sequences a step reset voids count as held: a replay leaves out a step cut by the restart and sends its reset);
  * lifecycle frames must agree per revision, and the highest revision must be exactly one (hard) terminal.
  */
 function analyse(seen: Frame[]) {
@@ -63,7 +72,7 @@ function analyse(seen: Frame[]) {
     if (known !== undefined && known !== text) conflicts += 1;
     log.set(frame.sequence, text);
   }
-  const sequences = [...log.keys()].sort((a, b) => a - b);
+  const sequences = [...new Set([...log.keys(), ...voidedSequences(seen)])].sort((a, b) => a - b);
   const contiguous = sequences.every((sequence, index) => sequence === index + 1);
   const lifecycle = new Map<number, Set<string>>();
   for (const frame of seen) {

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
+import { AGENT_MILESTONE_PART, type AgentToolEventFrame, readStepResetChunk } from "@agent-tools/core-runs/protocol";
 import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
 import { MiniflareHost, type PersistDirectory } from "@agent-tools/workerd-harness/miniflare-host";
 import { inject } from "vitest";
@@ -101,6 +101,26 @@ export const framesOfRun = (messages: unknown[], runId: string) =>
 
 /** True for an event kind that ends a run (including `interrupted`). */
 export const isTerminalKind = (kind: string) => ["finished", "error", "aborted", "interrupted"].includes(kind);
+
+/**
+ * The sequences a step reset among `frames` voids: the cut step of a turn that was resumed (milestones aside). A
+ * replay leaves them out for a client that never held them; the reset stands for them.
+ */
+export function voidedSequences(frames: readonly AgentToolEventFrame[]): Set<number> {
+  const voided = new Set<number>();
+  for (const frame of frames) {
+    const reset = frame.event.kind === "chunk" ? readStepResetChunk(frame.event.body) : null;
+    if (!reset || frame.sequence === undefined) continue;
+    for (let sequence = reset.fromSequence; sequence < frame.sequence; sequence += 1) voided.add(sequence);
+  }
+  return voided;
+}
+
+/** True when the durable chunk frame `frame` is voided by a step reset among `frames` (a milestone never is). */
+export const isVoidedIn = (frame: AgentToolEventFrame, frames: readonly AgentToolEventFrame[]) =>
+  frame.sequence !== undefined &&
+  !(frame.event.kind === "chunk" && frame.event.body.type === AGENT_MILESTONE_PART) &&
+  voidedSequences(frames).has(frame.sequence);
 
 /** A frame without its `replay` flag, to compare a replayed frame with the live one. */
 export const withoutReplay = ({ replay: _replay, ...frame }: AgentToolEventFrame) => frame;

@@ -14,6 +14,7 @@ import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
 import { toNdjson } from "../adapters/ndjson.js";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
 import { ChildChatStore, childChatRunId, isChildChatInput } from "./child-chat-store.js";
+import { serveDrillIn } from "./drill-in-socket.js";
 
 /** Default `agentToolWakeIntervalMs`: while a run is live, the child's alarm wakes it at least this often (5 s). */
 export const DEFAULT_CHILD_WAKE_INTERVAL_MS = 5_000;
@@ -197,30 +198,15 @@ export abstract class AgentToolChild<TEnv = unknown>
     }
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     server.accept();
-    const inspection = await this.runner.inspect(runId);
-    const messages = await this.runner.getMessages(runId);
-    server.send(JSON.stringify({ type: "child-messages", runId, messages, run: inspection }));
-    const reader = this.runner.tail(runId, { afterSequence: inspection?.lastSequence ?? 0 }).getReader();
-    server.addEventListener("close", () => void reader.cancel().catch(() => undefined));
-    this.ctx.waitUntil(
-      (async () => {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          server.send(JSON.stringify({ type: "child-chunk", runId, item: value }));
-        }
-      })().catch(() => undefined),
-    );
+    const { delivery } = await serveDrillIn(this.runner, runId, server);
+    this.ctx.waitUntil(delivery);
     return webSocketUpgrade(client);
   }
 
   /** What the drill-in JSON route answers; subclasses may add fields. */
   protected async drillInSnapshot(runId: string): Promise<Record<string, unknown>> {
-    return {
-      runId,
-      messages: await this.runner.getMessages(runId),
-      run: await this.runner.inspect(runId),
-    };
+    const { messages, run } = await this.runner.getConversation(runId);
+    return { runId, messages, run };
   }
 
   #runStore(): DurableObjectRunStore {

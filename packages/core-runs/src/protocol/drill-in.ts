@@ -12,16 +12,17 @@ import type {
  * Drill-in: a WebSocket to one child run, reached through its parent's route (by default `sub/<agentType>/<runId>`
  * under the parent agent's URL). The child sends one {@link AgentToolChildMessagesFrame} with its conversation so
  * far, then one {@link AgentToolChildChunkFrame} per tail item, in order: durable log entries after the snapshot,
- * ephemeral progress, and last (when the run ends) its terminal inspection. A client that loses the socket opens a
- * new one and gets the conversation again: no cursor is needed.
+ * ephemeral progress, and last (when the run ends) its terminal inspection, after which the child closes the socket
+ * (code 1000). A client that loses the socket opens a new one and gets the conversation again: no cursor is needed.
  */
 export const AGENT_TOOL_CHILD_MESSAGES_TYPE = "child-messages";
 export const AGENT_TOOL_CHILD_CHUNK_TYPE = "child-chunk";
 
 /**
  * The child's conversation when the drill-in socket opened: its input as a user message and the assistant message
- * assembled from its log, and the run's inspection (`null` for a run the child does not know). The assistant
- * message holds the log up to at least `run.lastSequence`; the chunk frames that follow carry the entries after it.
+ * assembled from its log (without the entries a step reset voids), and the run's inspection (`null` for a run the
+ * child does not know). The assistant message holds the log up to `run.lastSequence` (both come from one read of the
+ * log); the chunk frames that follow carry the entries after it.
  */
 export type AgentToolChildMessagesFrame = {
   type: typeof AGENT_TOOL_CHILD_MESSAGES_TYPE;

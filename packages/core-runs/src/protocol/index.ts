@@ -49,4 +49,6 @@ export type {
 } from "./run-types.js";
 export type { HardTerminalRunStatus, LiveRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_STATUSES } from "./status.js";
+export type { AgentToolStepReset } from "./step-reset.js";
+export { AGENT_STEP_RESET_PART, readStepResetChunk, stepResetChunk } from "./step-reset.js";
 export { tailItemEntries } from "./tail-items.js";

@@ -1,4 +1,5 @@
-import { type AgentToolChildDefinition, AgentToolChildRunner } from "../child-runner.js";
+import type { AgentToolChildDefinition } from "../child-definition.js";
+import { AgentToolChildRunner } from "../child-runner.js";
 import { AgentToolsError } from "../errors.js";
 import type { ChildRef, ChildTransport, TailOptions } from "../ports/child-transport.js";
 import { type Clock, systemClock } from "../ports/clock.js";
@@ -16,7 +17,7 @@ export type InProcessChildTransportOptions = {
   createStore?: (ref: ChildRef) => RunStore;
 };
 
-type ChildInstance = { runner: AgentToolChildRunner; store: RunStore };
+type ChildInstance = { runner: AgentToolChildRunner; store: RunStore; evicted: AbortController };
 
 /**
  * A `ChildTransport` whose children live in this process: one child instance (a runner with its own store) per
@@ -55,7 +56,11 @@ export class InProcessChildTransport implements ChildTransport {
     this.calls.push({ method: "tail", ref });
     const instance = this.#instance(ref, false);
     if (!instance) return new ReadableStream({ start: (controller) => controller.close() });
-    return instance.runner.tail(ref.runId, options);
+    // An eviction ends the tails this instance serves, without a terminal (as a broken RPC stream would).
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, instance.evicted.signal])
+      : instance.evicted.signal;
+    return instance.runner.tail(ref.runId, { ...options, signal });
   }
 
   async cancel(ref: ChildRef, reason?: string): Promise<void> {
@@ -86,8 +91,13 @@ export class InProcessChildTransport implements ChildTransport {
     return this.#stores.size;
   }
 
-  /** Drop the instance's memory (live turns are lost), keeping its storage, as an eviction would. */
+  /**
+   * Drop the instance's memory (live turns are lost), keeping its storage, as an eviction would: the tails it
+   * serves end without a terminal, and the next call makes a new instance, which resumes a cut-off run from its log.
+   * (A turn still running in the dropped instance is the test's to stop: it is not cancelled.)
+   */
   evict(ref: ChildRef): void {
+    this.#instances.get(key(ref))?.evicted.abort();
     this.#instances.delete(key(ref));
   }
 
@@ -113,7 +123,7 @@ export class InProcessChildTransport implements ChildTransport {
       clock: this.#clock,
       ...(this.#sink ? { sink: this.#sink } : {}),
     });
-    const instance = { runner, store };
+    const instance = { runner, store, evicted: new AbortController() };
     this.#instances.set(id, instance);
     return instance;
   }

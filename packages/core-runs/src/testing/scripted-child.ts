@@ -1,5 +1,5 @@
 import type { UIMessageChunk } from "ai";
-import type { AgentToolChildDefinition, AgentToolTurnContext } from "../child-runner.js";
+import type { AgentToolChildDefinition, AgentToolTurnContext } from "../child-definition.js";
 
 /** The chunks of one text answer: start, a step with one text part made of `deltas`, finish. */
 export function textChunks(deltas: readonly string[], id = "text-1"): UIMessageChunk[] {
@@ -53,7 +53,8 @@ export type ScriptedRunControl = {
 
 /**
  * A child whose turns are driven step by step by the test, with no timers: `script.run(runId)` returns the run's
- * controls (created on first use, by the test or by the turn, whichever comes first).
+ * controls (created on first use, by the test or by the turn, whichever comes first). A run resumed after its host
+ * was cut off has a turn again: that turn gets new controls, which `run(runId)` returns from then on.
  */
 export class ScriptedChild {
   readonly agentType: string;
@@ -66,6 +67,7 @@ export class ScriptedChild {
       stream: ReadableStream<UIMessageChunk>;
       resolveContext: (context: AgentToolTurnContext) => void;
       output: { value?: unknown; isSet: boolean };
+      isTaken: boolean;
     }
   >();
 
@@ -75,7 +77,13 @@ export class ScriptedChild {
       agentType,
       turn: (context) => {
         this.turns.push(context.runId);
-        const run = this.#control(context.runId);
+        let run = this.#control(context.runId);
+        if (run.isTaken) {
+          // A second turn of the run (a resume): new controls, replacing the old ones.
+          this.#runs.delete(context.runId);
+          run = this.#control(context.runId);
+        }
+        run.isTaken = true;
         run.resolveContext(context);
         return run.stream;
       },
@@ -112,6 +120,7 @@ export class ScriptedChild {
       stream,
       resolveContext,
       output,
+      isTaken: false,
       emit: (...chunks: UIMessageChunk[]) => {
         if (ended) throw new Error(`run ${runId} already ended`);
         for (const chunk of chunks) controller.enqueue(chunk);

@@ -1,0 +1,109 @@
+// A child killed in the middle of a step, in workerd (issue 17, point 2): the runtime is restarted on the same
+// persistence folder while the child streams its text; the resumed turn redoes the step. Every reader then sees the
+// uninterrupted answer once: a fresh client's replay (read with the AI SDK's own `readUIMessageStream`), the drill-in
+// (JSON and socket), and a client that reconnects from inside the cut step is told to drop what it held.
+import { fileURLToPath } from "node:url";
+import {
+  AGENT_TOOL_CURSORS_PARAM,
+  type AgentToolDrillInFrame,
+  type AgentToolEventFrame,
+  encodeAgentToolCursors,
+  readStepResetChunk,
+} from "@agent-tools/core-runs/protocol";
+import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
+import {
+  createPersistDirectory,
+  MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
+import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
+import { afterEach, describe, expect, it } from "vitest";
+
+const HOST_WORKER = fileURLToPath(new URL("./workers/host-worker.ts", import.meta.url));
+const TEXT = "one two three four five six";
+const ANSWER = `#1 ${TEXT}`;
+
+let persist: PersistDirectory | undefined;
+let host: MiniflareHost | undefined;
+
+afterEach(async () => {
+  await host?.dispose();
+  await persist?.remove();
+  host = undefined;
+  persist = undefined;
+});
+
+const wsUrl = (running: MiniflareHost, path: string) =>
+  new URL(path, running.url.toString().replace(/^http/, "ws")).toString();
+const agentFrames = (messages: unknown[]) =>
+  (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
+const chunkFrames = (messages: unknown[]) => agentFrames(messages).filter((frame) => frame.event.kind === "chunk");
+const bodyOf = (frame: AgentToolEventFrame) => (frame.event.kind === "chunk" ? frame.event.body : null);
+const isFinished = (messages: unknown[]) => agentFrames(messages).some((frame) => frame.event.kind === "finished");
+const texts = (parts: UIMessage["parts"] | undefined) =>
+  (parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : []));
+
+/** The message the AI SDK assembles from `chunks` (with a last chunk that makes it emit everything). */
+async function sdkMessage(chunks: readonly UIMessageChunk[]): Promise<UIMessage | undefined> {
+  const flush: UIMessageChunk = { type: "message-metadata", messageMetadata: { flush: true } };
+  const stream = new ReadableStream<UIMessageChunk>({
+    start(controller) {
+      for (const chunk of [...chunks, flush]) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  let message: UIMessage | undefined;
+  for await (const state of readUIMessageStream({ stream })) message = state;
+  return message;
+}
+
+describe("a child restarted in the middle of a step", () => {
+  it("shows every reader the answer once, and tells a client that held part of the cut step to drop it", async () => {
+    persist = await createPersistDirectory("agent-tools-resumed-step-");
+    host = await MiniflareHost.start({
+      scriptPath: await bundleWorker(HOST_WORKER),
+      durableObjects: { PARENT: "Parent", ECHO: "Echo" },
+      persistDirectory: persist.path,
+      bindings: { AGENT_TOOLS_RUN_TOKEN_SECRET: "test-secret-of-at-least-16-characters", ECHO_PACE_MS: "60" },
+    });
+    const base = "/agents/parent/p1";
+    const before = await RecordingSocket.open(wsUrl(host, base));
+    await host.fetchJson(`${base}/test/start?runId=cut&text=${encodeURIComponent(TEXT)}`, { method: "POST" });
+    // The child has logged (and the parent forwarded) text of its step: restart now, long before the step ends.
+    await before.waitFor((messages) => chunkFrames(messages).some((frame) => bodyOf(frame)?.type === "text-delta"));
+    const held = Math.max(...chunkFrames(before.messages).map((frame) => frame.sequence ?? 0));
+    before.close();
+    await host.restart();
+
+    // A client that held the log up to `held` reconnects with its cursor.
+    const cursors = encodeAgentToolCursors({ cut: { sequence: held, revision: 1 } });
+    const reconnected = await RecordingSocket.open(
+      wsUrl(host, `${base}?${AGENT_TOOL_CURSORS_PARAM}=${encodeURIComponent(cursors)}`),
+    );
+    await reconnected.waitFor(isFinished);
+    reconnected.close();
+    const after = chunkFrames(reconnected.messages);
+    const reset = after.map((frame) => readStepResetChunk(bodyOf(frame))).find((found) => found !== null);
+    expect(reset?.fromSequence).toBeLessThanOrEqual(held);
+    expect(after.every((frame) => (frame.sequence ?? 0) > held)).toBe(true);
+
+    // A fresh client: its replay is the uninterrupted answer, as the AI SDK assembles it.
+    const fresh = await RecordingSocket.open(wsUrl(host, base));
+    await fresh.waitFor(isFinished);
+    fresh.close();
+    const replayed = chunkFrames(fresh.messages).flatMap((frame) => bodyOf(frame) ?? []);
+    const message = await sdkMessage(replayed);
+    expect(texts(message?.parts)).toEqual([ANSWER]);
+    expect(message?.parts.filter((part) => part.type === "step-start")).toHaveLength(1);
+
+    // The drill-in, as JSON and on its socket (which closes: the run has ended).
+    const drill = await host.fetchJson<{ messages: UIMessage[] }>(`${base}/sub/Echo/cut`);
+    expect(texts(drill.messages.at(-1)?.parts)).toEqual([ANSWER]);
+    expect(drill.messages.at(-1)?.parts).toEqual(message?.parts);
+    const socket = await RecordingSocket.open(wsUrl(host, `${base}/sub/Echo/cut`));
+    expect(await socket.waitForClose()).toEqual({ code: 1000, reason: "run ended" });
+    const [first] = socket.messages as AgentToolDrillInFrame[];
+    expect(first?.type === "child-messages" ? texts(first.messages.at(-1)?.parts) : null).toEqual([ANSWER]);
+  });
+});

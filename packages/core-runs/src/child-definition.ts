@@ -1,0 +1,56 @@
+import type { UIMessage, UIMessageChunk } from "ai";
+import type { FormatAgentToolInput } from "./child-input-message.js";
+import type { Clock } from "./ports/clock.js";
+import type { AgentToolMilestone, AgentToolProgressSnapshot } from "./protocol/index.js";
+
+/** What a child turn receives. */
+export type AgentToolTurnContext = {
+  runId: string;
+  input: unknown;
+  /**
+   * The conversation so far: the input as a user message and, when the turn is resumed after the host was cut
+   * off, the assistant message of the steps it had completed (model steps and tool results), so that a
+   * `streamText` over these messages goes on from there instead of doing them again.
+   */
+  messages: UIMessage[];
+  /** True when this turn resumes a run whose earlier turn was cut off. */
+  resumed: boolean;
+  /** The run's milestones so far (a resumed turn can skip reporting them again). */
+  milestones: readonly AgentToolMilestone[];
+  /** Aborted when the run is cancelled: pass it to `streamText`. */
+  abortSignal: AbortSignal;
+  clock: Clock;
+  /** Record the run's structured output; `getAgentToolOutput` returns it by default. */
+  setOutput(output: unknown): void;
+  /**
+   * Append a durable chunk (e.g. a `data-agent-milestone`) to this run's log with the next sequence, in the same
+   * sequence space as the turn's own chunks; pass `milestone` to list it in the run's inspection. Returns the
+   * sequence, or `null` once the run has ended.
+   */
+  appendChunk(body: UIMessageChunk, milestone?: Omit<AgentToolMilestone, "sequence" | "at">): number | null;
+  /**
+   * Send an ephemeral chunk (e.g. `data-agent-progress`) to live tails without a sequence, and keep `snapshot`
+   * (when given) as the run's latest progress on its row. Returns false once the run has ended.
+   */
+  publishEphemeral(body: UIMessageChunk, snapshot?: AgentToolProgressSnapshot): boolean;
+};
+
+/** A turn's chunks: usually `toUIMessageStream({ stream: streamText(…).stream, tools })`. */
+export type AgentToolTurnStream = ReadableStream<UIMessageChunk> | AsyncIterable<UIMessageChunk>;
+
+/**
+ * A child agent type: how it turns a run's input into one turn of `UIMessageChunk`s, and how the turn becomes a
+ * result. Names keep the seed's spelling.
+ */
+export type AgentToolChildDefinition = {
+  /** The agentType parents use; must survive minification (don't rely on class names). */
+  agentType: string;
+  /** Run one turn. Everything it yields goes into the run's durable log with the next sequence. */
+  turn(context: AgentToolTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
+  /** Default: a string as is, anything else as pretty JSON; message id `agent-tool-${runId}-input`. */
+  formatAgentToolInput?: FormatAgentToolInput;
+  /** Read right after the turn resolves. Default: what the turn passed to `setOutput`. */
+  getAgentToolOutput?(context: { runId: string; input: unknown; output: unknown }): unknown;
+  /** Default: the turn's assistant text (last step with text), else the output as text. */
+  getAgentToolSummary?(context: { runId: string; output: unknown; text: string }): string;
+};

@@ -1,0 +1,207 @@
+import type { UIMessageChunk } from "ai";
+import type { CompletedSteps } from "./assemble-message.js";
+import type { AgentToolChildDefinition, AgentToolTurnContext, AgentToolTurnStream } from "./child-definition.js";
+import { toInputMessage } from "./child-input-message.js";
+import { errorMessage } from "./errors.js";
+import type { LiveRun } from "./live-run.js";
+import type { Clock } from "./ports/clock.js";
+import type { RunEventSink } from "./ports/run-event-sink.js";
+import type { RunStore } from "./ports/run-store.js";
+import type { AgentToolRunInspection, ChildRunStatus } from "./protocol/index.js";
+import type { RunRecord, RunRecordPatch } from "./run-record.js";
+import { TurnObserver } from "./turn-observer.js";
+
+/** What executing a turn needs from its runner. */
+export type ChildTurnHost = {
+  readonly definition: AgentToolChildDefinition;
+  readonly store: RunStore;
+  readonly clock: Clock;
+  readonly agentType: string;
+  emit: RunEventSink["emit"];
+  appendChunk: AgentToolTurnContext["appendChunk"];
+  publishEphemeral: AgentToolTurnContext["publishEphemeral"];
+  inspection(record: RunRecord): AgentToolRunInspection;
+  /** The turn is over and its terminal recorded: the run is no longer live here. */
+  ended(): void;
+};
+
+/**
+ * Execute one turn of a run: call the definition's `turn`, append every durable chunk it yields to the live log
+ * (written per burst), publish transient ones, and when the stream ends record the run's terminal
+ * (`completed` with its output and summary, or `error` / `aborted` with why) and deliver it to live tails. A resumed
+ * turn (`resume` set) is given the steps its cut-off turn completed, and its summary counts them.
+ * @internal
+ */
+export async function runChildTurn(
+  host: ChildTurnHost,
+  record: RunRecord,
+  live: LiveRun,
+  resume: CompletedSteps | null,
+): Promise<void> {
+  const { runId } = record;
+  const { clock, definition } = host;
+  const observer = new TurnObserver();
+  // A resumed turn's summary and tool bookkeeping start from the steps it had completed.
+  for (const chunk of resume?.chunks ?? []) observer.observe(chunk);
+  const signal = live.controller.signal;
+  const log = live.log;
+  let output: unknown;
+  let thrown: unknown;
+  let entries = 0;
+  host.emit({
+    type: "agent_tool:child:turn:start",
+    runId,
+    agentType: host.agentType,
+    resumed: resume !== null,
+    at: clock.now(),
+  });
+  try {
+    const messages = [toInputMessage(record.input, runId, definition.formatAgentToolInput)];
+    if (resume?.message) messages.push(resume.message);
+    const stream = await definition.turn({
+      runId,
+      input: record.input,
+      messages,
+      resumed: resume !== null,
+      milestones: live.milestones,
+      abortSignal: signal,
+      clock,
+      setOutput: (value) => {
+        output = value;
+      },
+      appendChunk: host.appendChunk,
+      publishEphemeral: host.publishEphemeral,
+    });
+    const reader = toReader(stream);
+    const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      while (!signal.aborted) {
+        // The log writes per burst (see LiveRunLog): one append for what the turn yields between two turns of the
+        // event loop, however many microtasks each chunk takes.
+        const { done, value } = await reader.read();
+        if (done || signal.aborted) break;
+        if (isTransient(value)) {
+          log.publish({ type: "progress", body: value, at: clock.now() });
+          continue;
+        }
+        observer.observe(value);
+        log.append(value);
+        entries += 1;
+      }
+    } finally {
+      log.finish();
+      signal.removeEventListener("abort", onAbort);
+      reader.releaseLock?.();
+    }
+  } catch (error) {
+    thrown = error;
+  }
+  log.finish(); // also when the turn threw before its stream was read
+  await log.settled();
+
+  const ending = await turnEnding({ host, record, signal, storeError: log.storeError, thrown, observer, output });
+  const now = clock.now();
+  const patch: RunRecordPatch = {
+    status: ending.status,
+    revision: record.revision + 1,
+    completedAt: now,
+    updatedAt: now,
+    lastSequence: log.lastSequence,
+    milestones: live.milestones,
+    ...(ending.summary !== undefined ? { summary: ending.summary } : {}),
+    ...(ending.error !== undefined ? { error: ending.error } : {}),
+    ...(ending.status === "completed" && ending.output !== undefined ? { output: ending.output } : {}),
+  };
+  let final = { ...record, ...patch } as RunRecord;
+  try {
+    final = (await host.store.updateRun(runId, patch)) ?? final;
+  } catch {
+    // The terminal is still delivered to live tails; a later wake repairs the stored row.
+  }
+  host.ended();
+  host.emit({
+    type: "agent_tool:child:turn:finish",
+    runId,
+    agentType: host.agentType,
+    status: ending.status,
+    entries,
+    at: now,
+  });
+  log.deliverFinal({ type: "terminal", inspection: host.inspection(final) });
+}
+
+type TurnEnding = { status: ChildRunStatus; error?: string; summary?: string; output?: unknown };
+
+/** How a turn ended: the store's failure, a cancel, a throw, an in-band error, a headless tool call, or its result. */
+async function turnEnding(context: {
+  host: ChildTurnHost;
+  record: RunRecord;
+  signal: AbortSignal;
+  storeError: unknown;
+  thrown: unknown;
+  observer: TurnObserver;
+  output: unknown;
+}): Promise<TurnEnding> {
+  const { host, record, signal, storeError, thrown, observer } = context;
+  if (storeError !== undefined) {
+    return { status: "error", error: `The child could not store its log: ${errorMessage(storeError)}` };
+  }
+  if (signal.aborted) {
+    return {
+      status: "aborted",
+      error: typeof signal.reason === "string" ? signal.reason : errorMessage(signal.reason),
+    };
+  }
+  if (thrown !== undefined) return { status: "error", error: errorMessage(thrown) };
+  if (observer.error !== undefined) return { status: "error", error: observer.error };
+  if (observer.unexecutedTools.length > 0) {
+    return {
+      status: "error",
+      error: `The child called ${observer.unexecutedTools.map((name) => `"${name}"`).join(", ")}, which has no server-side execution; client-side tools are not available in an agent-tool run`,
+    };
+  }
+  const { definition } = host;
+  const { runId } = record;
+  let output = context.output;
+  try {
+    if (definition.getAgentToolOutput) {
+      output = await definition.getAgentToolOutput({ runId, input: record.input, output });
+    }
+    const summary = definition.getAgentToolSummary
+      ? definition.getAgentToolSummary({ runId, output, text: observer.text })
+      : observer.text || outputAsText(output);
+    return { status: "completed", summary, output };
+  } catch (hookError) {
+    return { status: "error", error: `Reading the child's output failed: ${errorMessage(hookError)}` };
+  }
+}
+
+function isTransient(chunk: UIMessageChunk): boolean {
+  return (chunk as { transient?: unknown }).transient === true;
+}
+
+function outputAsText(output: unknown): string {
+  if (output === undefined || output === null) return "";
+  if (typeof output === "string") return output;
+  try {
+    return JSON.stringify(output) ?? "";
+  } catch {
+    return String(output);
+  }
+}
+
+function toReader(stream: AgentToolTurnStream): ReadableStreamDefaultReader<UIMessageChunk> {
+  if (stream instanceof ReadableStream) return stream.getReader();
+  const iterator = stream[Symbol.asyncIterator]();
+  return new ReadableStream<UIMessageChunk>({
+    async pull(controller) {
+      const { done, value } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel(reason) {
+      await iterator.return?.(reason);
+    },
+  }).getReader();
+}

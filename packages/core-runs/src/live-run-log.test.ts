@@ -1,0 +1,153 @@
+import type { UIMessageChunk } from "ai";
+import { describe, expect, it } from "vitest";
+import { AgentToolChildRunner } from "./child-runner.js";
+import { LiveRunLog, MAX_BURST_ENTRIES } from "./live-run-log.js";
+import type { AgentToolTailItem } from "./protocol/index.js";
+import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
+import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
+import { textChunks } from "./testing/scripted-child.js";
+
+const delta = (text: string): UIMessageChunk => ({ type: "text-delta", id: "t", delta: text });
+
+/** A log over a store that counts its appends (entries per append), and what a live tail receives. */
+function world(store = new InMemoryRunStore()) {
+  const clock = new ManualClock(1_000);
+  const appends: number[] = [];
+  const appendLog = store.appendLog.bind(store);
+  store.appendLog = (runId, entries) => {
+    appends.push(entries.length);
+    return appendLog(runId, entries);
+  };
+  const errors: unknown[] = [];
+  const log = new LiveRunLog({ store, clock, runId: "r1", lastSequence: 0, onStoreError: (e) => errors.push(e) });
+  const received: AgentToolTailItem[] = [];
+  log.subscribe((item) => received.push(item));
+  const delivered = (): Array<number | string> =>
+    received.flatMap(
+      (item): Array<number | string> =>
+        item.type === "entries" ? item.entries.map((entry) => entry.sequence) : [item.type],
+    );
+  return { clock, store, log, appends, errors, delivered };
+}
+
+describe("LiveRunLog", () => {
+  it("writes a burst's first entry at once and the rest in one append when the clock's 0 ms timer fires", async () => {
+    const { clock, log, appends, delivered } = world();
+    for (const word of ["a", "b", "c", "d", "e"]) log.append(delta(word));
+    await flushMicrotasks();
+    expect(appends).toEqual([1]);
+    expect(delivered()).toEqual([1]);
+    await clock.advanceBy(0); // the event loop turns: the burst has ended
+    expect(appends).toEqual([1, 4]);
+    expect(delivered()).toEqual([1, 2, 3, 4, 5]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("writes each chunk of a stream paced by the event loop at once (no latency added)", async () => {
+    const { clock, log, appends, delivered } = world();
+    for (const word of ["a", "b", "c"]) {
+      log.append(delta(word));
+      await flushMicrotasks();
+      expect(delivered().at(-1)).toBe(log.lastSequence);
+      await clock.advanceBy(0);
+    }
+    expect(appends).toEqual([1, 1, 1]);
+  });
+
+  it("keeps a burst bounded: at most MAX_BURST_ENTRIES wait, then they are written without waiting for its end", async () => {
+    const { log, appends } = world();
+    for (let index = 0; index < 2 * MAX_BURST_ENTRIES + 10; index += 1) log.append(delta("x"));
+    await flushMicrotasks();
+    expect(appends).toEqual([1, MAX_BURST_ENTRIES, MAX_BURST_ENTRIES]);
+    log.finish();
+    await log.settled();
+    expect(appends).toEqual([1, MAX_BURST_ENTRIES, MAX_BURST_ENTRIES, 9]);
+  });
+
+  it("delivers an ephemeral item after the entries before it, and at once when none wait", async () => {
+    const { clock, log, delivered } = world();
+    const progress = {
+      type: "progress" as const,
+      body: { type: "data-agent-progress", data: {}, transient: true } as UIMessageChunk,
+      at: 1,
+    };
+    log.publish(progress);
+    expect(delivered()).toEqual(["progress"]);
+    log.append(delta("a"));
+    log.append(delta("b"));
+    log.publish(progress);
+    await flushMicrotasks();
+    expect(delivered()).toEqual(["progress", 1]);
+    await clock.advanceBy(0);
+    expect(delivered()).toEqual(["progress", 1, 2, "progress"]);
+  });
+
+  it("writes what waits when the turn finishes, and everything after that at once", async () => {
+    const { clock, log, appends, delivered } = world();
+    log.append(delta("a"));
+    log.append(delta("b"));
+    log.finish();
+    await log.settled();
+    expect(delivered()).toEqual([1, 2]);
+    expect(clock.pendingTimers).toBe(0);
+    log.append(delta("late")); // a milestone appended after the stream ended
+    await log.settled();
+    expect(delivered()).toEqual([1, 2, 3]);
+    expect(appends).toEqual([1, 1, 1]);
+  });
+
+  it("on a store failure drops what waits, ends the burst and reports the error once", async () => {
+    const store = new InMemoryRunStore();
+    const { clock, log, errors, delivered } = world(store);
+    log.append(delta("a"));
+    await flushMicrotasks();
+    store.appendLog = () => Promise.reject(new Error("disk full"));
+    log.append(delta("b"));
+    log.append(delta("c"));
+    await clock.advanceBy(0);
+    expect(errors).toEqual([new Error("disk full")]);
+    expect(log.storeError).toEqual(new Error("disk full"));
+    expect(delivered()).toEqual([1]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe("a turn whose chunks each take several microtasks (as the AI SDK's streams do)", () => {
+  it("is written in a few appends, not one per chunk", async () => {
+    const store = new InMemoryRunStore();
+    const appends: number[] = [];
+    const appendLog = store.appendLog.bind(store);
+    store.appendLog = (runId, entries) => {
+      appends.push(entries.length);
+      return appendLog(runId, entries);
+    };
+    const chunks = textChunks(Array.from({ length: 100 }, (_, index) => `w${index} `));
+    const clock = new ManualClock(1_000);
+    const runner = new AgentToolChildRunner({
+      store,
+      clock,
+      definition: {
+        agentType: "Slow",
+        turn: () => {
+          let index = 0;
+          return new ReadableStream<UIMessageChunk>({
+            async pull(controller) {
+              await flushMicrotasks(5); // each chunk passes through a chain of transforms
+              const chunk = chunks[index++];
+              if (chunk) controller.enqueue(chunk);
+              else controller.close();
+            },
+          });
+        },
+      },
+    });
+    await runner.start("r1", "x");
+    const tail = runner.tail("r1", { afterSequence: 0 });
+    const items: AgentToolTailItem[] = [];
+    for await (const item of tail as unknown as AsyncIterable<AgentToolTailItem>) items.push(item);
+    expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
+    expect((await store.readLog("r1")).length).toBe(chunks.length);
+    // The first chunk at once, the other 105 when the turn ended (the clock never moved: one burst).
+    expect(appends).toEqual([1, chunks.length - 1]);
+  });
+});

@@ -1,0 +1,13 @@
+import type { LiveRunLog } from "./live-run-log.js";
+import type { AgentToolMilestone, AgentToolProgressSnapshot } from "./protocol/index.js";
+
+/** A run whose turn is executing in this runner. @internal */
+export type LiveRun = {
+  readonly controller: AbortController;
+  readonly log: LiveRunLog;
+  /** The latest progress snapshot (also persisted on the row). */
+  progress: AgentToolProgressSnapshot | undefined;
+  readonly milestones: AgentToolMilestone[];
+  /** Settles when the turn has ended and its terminal is recorded. */
+  done: Promise<void>;
+};
