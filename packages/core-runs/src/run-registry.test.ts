@@ -408,11 +408,13 @@ describe("AgentToolRegistry: onFrame (a caller following its own run)", () => {
   });
 
   it("replays what the parent holds of a run that existed, then goes on live; stops when the call returns", async () => {
-    const { registry, scripted } = setup();
+    const { registry, scripted, clock } = setup();
     const first = registry.runAgentTool("Scripted", { input: 1, runId: "r1" });
     const run = scripted.run("r1");
     await run.context;
     run.emit(...textChunks(["a"]).slice(0, 3));
+    await settle();
+    await clock.advanceBy(0); // the child writes the burst when the event loop turns
     await settle();
     const seen: AgentToolEventFrame[] = [];
     const second = registry.runAgentTool("Scripted", { input: 1, runId: "r1", onFrame: (frame) => seen.push(frame) });
