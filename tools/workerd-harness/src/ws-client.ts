@@ -10,6 +10,7 @@ export class RecordingSocket {
   readonly #socket: WebSocket;
   readonly #waiters = new Set<() => void>();
   #closed = false;
+  readonly #closedWith: Promise<number>;
 
   private constructor(socket: WebSocket) {
     this.#socket = socket;
@@ -17,8 +18,13 @@ export class RecordingSocket {
       this.messages.push(JSON.parse(String(data)));
       for (const waiter of [...this.#waiters]) waiter();
     });
-    socket.on("close", () => {
+    let closedWith: (code: number) => void = () => undefined;
+    this.#closedWith = new Promise((resolve) => {
+      closedWith = resolve;
+    });
+    socket.on("close", (code) => {
       this.#closed = true;
+      closedWith(code);
       for (const waiter of [...this.#waiters]) waiter();
     });
   }
@@ -44,6 +50,14 @@ export class RecordingSocket {
   /** The extensions the server agreed to in the handshake ("" for none), e.g. "permessage-deflate". */
   get extensions(): string {
     return this.#socket.extensions;
+  }
+
+  /**
+   * Resolves with the close code once the socket is closed: the code of the server's close frame, or 1006 when the
+   * connection ended without one (the server process died).
+   */
+  closed(): Promise<number> {
+    return this.#closedWith;
   }
 
   /** Whether the socket is still open. */
