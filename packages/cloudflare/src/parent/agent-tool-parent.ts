@@ -462,6 +462,9 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
       scheduler: new DurableObjectWakeupScheduler(ctx.storage),
       chatHost: new ParentChatHost(turns),
       waitUntil,
+      // A Durable Object runs as one instance at a time: a delivery claim left by an earlier incarnation (killed,
+      // evicted or redeployed inside a handler) is taken back at start-up instead of a lease later.
+      singleInstance: true,
       ...(this.formatDetachedCompletion ? { formatDetachedCompletion: this.formatDetachedCompletion.bind(this) } : {}),
       ...(this.formatDetachedMilestone ? { formatDetachedMilestone: this.formatDetachedMilestone.bind(this) } : {}),
       ...this.detachedOptions(),
