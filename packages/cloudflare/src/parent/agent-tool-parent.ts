@@ -187,12 +187,25 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
     return this.#ready;
   }
 
-  /** A child as an AI SDK tool of this parent's model (runId `agent-tool:<toolCallId>`). */
+  /**
+   * A child as an AI SDK tool of this parent's model (runId `agent-tool:<toolCallId>`). Used in a turn of the
+   * conversation, it starts its child only once the tool call is stored, so a crash cannot leave a child running for
+   * a call the resumed turn does not know (it would decide a new call, and start a second child).
+   */
   agentTool<TInput, TOutput = never>(
     child: AgentToolChildReference,
     options: AgentToolOptions<TInput, TOutput>,
   ): Tool<TInput, AgentToolOutput<TOutput>> {
-    return agentTool(this.registry, child, options) as Tool<TInput, AgentToolOutput<TOutput>>;
+    const tool = agentTool(this.registry, child, options) as Tool<TInput, AgentToolOutput<TOutput>>;
+    const execute = tool.execute;
+    if (execute === undefined) return tool;
+    return {
+      ...tool,
+      execute: async (input, callOptions) => {
+        await this.#parts().turns.whenToolCallStored(callOptions.toolCallId);
+        return execute(input, callOptions);
+      },
+    } as Tool<TInput, AgentToolOutput<TOutput>>;
   }
 
   /**
