@@ -153,7 +153,7 @@ export type ConversationView = {
 /** Read the stored conversation for the turn the user message `userText` started. */
 export function viewConversation(messages: readonly UIMessage[], userText: string): ConversationView {
   const users = messages.filter((message) => message.role === "user" && textOfMessage(message) === userText);
-  const at = messages.findIndex((message) => message === users[0]);
+  const at = users[0] === undefined ? -1 : messages.indexOf(users[0]);
   const answer = at === -1 ? undefined : messages.slice(at + 1).find((message) => message.role === "assistant");
   const toolCalls = messages
     .filter((message) => message.role === "assistant")
