@@ -49,6 +49,22 @@ describe("mergeChatSend", () => {
     ).toBe("refuse");
   });
 
+  it("takes a retry (regenerate) of a user message the server never stored as that message's send", () => {
+    // The send was cut off (a crash before the message was stored); the AI SDK's retry regenerates from it.
+    const unsent = message("u3", "user", "cut off");
+    expect(
+      mergeChatSend(stored, { trigger: "regenerate-message", messageId: undefined, messages: [...stored, unsent] }),
+    ).toEqual({ kind: "append", userMessage: unsent });
+    expect(mergeChatSend([], { trigger: "regenerate-message", messageId: undefined, messages: [unsent] })).toEqual({
+      kind: "append",
+      userMessage: unsent,
+    });
+    // Only from a client that holds everything stored: a stale tab's would skip what it has not seen.
+    expect(
+      mergeChatSend(stored, { trigger: "regenerate-message", messageId: undefined, messages: [u1, a1, unsent] }).kind,
+    ).toBe("refuse");
+  });
+
   it("edits only the last user message, for a client that holds the history before it", () => {
     const edited = message("ignored", "user", "u2, edited");
     expect(

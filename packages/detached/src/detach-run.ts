@@ -80,6 +80,13 @@ export type DetachedRunsOptions<THost extends object> = {
   maxDeliveryAttempts?: number;
   /** A claim's lease: how long before a crashed or failed delivery is tried again. Default 60 s. */
   deliveryLeaseMs?: number;
+  /**
+   * True when this host is the only instance that can ever hold its runs' delivery claims (a Durable Object is, by
+   * construction). A claim an earlier incarnation left in flight (it crashed, was evicted or redeployed inside a
+   * handler) is then orphaned: `start()` takes it back at once instead of waiting for its lease. Never set it for a
+   * store that two live processes share. Default false.
+   */
+  singleInstance?: boolean;
   /** Default absolute budget. Default 24 h. */
   detachedMaxBudgetMs?: number;
   /** Default no-progress budget. Default 1 h. */
@@ -183,6 +190,8 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
     formatDetachedMilestone: options.formatDetachedMilestone ?? defaultFormatDetachedMilestone,
     maxDeliveryAttempts: Math.max(1, options.maxDeliveryAttempts ?? DEFAULT_MAX_DELIVERY_ATTEMPTS),
     deliveryLeaseMs: options.deliveryLeaseMs ?? DEFAULT_DELIVERY_LEASE_MS,
+    incarnation: crypto.randomUUID(),
+    singleInstance: options.singleInstance === true,
     watchAfterGiveUpMs: options.watchAfterGiveUpMs ?? DEFAULT_WATCH_AFTER_GIVE_UP_MS,
     watchIntervalMs: options.watchIntervalMs ?? DEFAULT_WATCH_INTERVAL_MS,
     waitUntil: options.waitUntil,

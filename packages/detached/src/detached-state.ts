@@ -7,6 +7,9 @@ export const DETACHED_META_KEY = "detached";
 /** How a named milestone reaches the chat. */
 export type DetachedMilestoneMode = "narrate" | "react";
 
+/** A claim on one terminal revision's delivery (see `DeliveryLedger.claim`). */
+export type DeliveryClaim = { revision: number; attempts: number; notBefore: number; holder?: string };
+
 /**
  * The delivery ledger of one run: which terminal revision was settled, and the claim on the one being delivered.
  * A revision is settled when its handler resolved, when it was skipped (nothing new to tell), or when delivery
@@ -17,8 +20,12 @@ export type DeliveryLedger = {
   settledRevision: number;
   /** The status last handed to the handler. */
   deliveredStatus?: TerminalRunStatus;
-  /** The revision being delivered: attempts so far, and no new attempt before `notBefore` (lease or backoff). */
-  claim?: { revision: number; attempts: number; notBefore: number };
+  /**
+   * The revision being delivered: attempts so far, and no new attempt before `notBefore` (lease or backoff).
+   * `holder` names the host incarnation whose handler call is in flight (absent while the claim only holds off a
+   * retry after a failure): a single-instance host takes a claim held by an earlier incarnation back at once.
+   */
+  claim?: DeliveryClaim;
   /** A revision whose delivery failed every attempt. */
   failedRevision?: number;
 };

@@ -1,5 +1,5 @@
 import { isTerminalStatus, type RunRecord, type TerminalRunStatus } from "@agent-tools/core-runs";
-import type { DetachedExtension, DetachedRunState } from "./detached-state.js";
+import type { DeliveryClaim, DetachedExtension, DetachedRunState } from "./detached-state.js";
 import type { DetachedDeliveryTarget, DetachedEventEmitter } from "./events.js";
 
 /** Default `maxDeliveryAttempts`. */
@@ -26,12 +26,26 @@ export type DeliveryStep =
   /** Claim it now: this is attempt number `attempt` for the revision. */
   | { kind: "claim"; attempt: number };
 
+/** How `nextDeliveryStep` treats claims. */
+export type DeliveryStepOptions = {
+  /**
+   * True for a claim nobody can be delivering any more (its holder is an earlier incarnation of a single-instance
+   * host): it is taken at once instead of after its lease. Default: no claim is orphaned.
+   */
+  isOrphaned?: (claim: DeliveryClaim) => boolean;
+};
+
 /**
  * The ledger's decision for a run, as a pure function of its row, its state and `now`. Exactly one terminal
  * revision is pending at a time: the row's latest (a newer transition, such as a repair from `interrupted`,
  * supersedes an undelivered older one).
  */
-export function nextDeliveryStep(record: RunRecord, state: DetachedRunState, now: number): DeliveryStep {
+export function nextDeliveryStep(
+  record: RunRecord,
+  state: DetachedRunState,
+  now: number,
+  options: DeliveryStepOptions = {},
+): DeliveryStep {
   if (!isTerminalStatus(record.status) || deliveryTarget(state) === "none") return { kind: "none" };
   const ledger = state.delivery;
   if (record.revision <= ledger.settledRevision || record.revision === ledger.failedRevision) return { kind: "none" };
@@ -40,7 +54,8 @@ export function nextDeliveryStep(record: RunRecord, state: DetachedRunState, now
   if (status === "aborted" && state.tornDown === true) return { kind: "skip" };
   if (status === "interrupted" && ledger.deliveredStatus === "interrupted") return { kind: "skip" };
   const claim = ledger.claim?.revision === record.revision ? ledger.claim : undefined;
-  if (claim && claim.notBefore > now) return { kind: "wait", until: claim.notBefore };
+  const isHeld = claim !== undefined && claim.notBefore > now && options.isOrphaned?.(claim) !== true;
+  if (isHeld) return { kind: "wait", until: claim.notBefore };
   return { kind: "claim", attempt: (claim?.attempts ?? 0) + 1 };
 }
 
@@ -54,6 +69,10 @@ export type FinishDeliveryOptions = {
   emit: DetachedEventEmitter;
   maxDeliveryAttempts: number;
   deliveryLeaseMs: number;
+  /** This host incarnation's id, written as the `holder` of the claims it delivers. */
+  incarnation: string;
+  /** No other instance can hold claims: a claim held by another incarnation is orphaned (taken back at once). */
+  singleInstance: boolean;
   /** Call the run's handler (the `onFinish` method, or the chat notification). */
   handle(record: RunRecord & { status: TerminalRunStatus }, state: DetachedRunState): Promise<void>;
   /** Serialize with the run's other work (the caller's per-run lock). */
@@ -72,15 +91,26 @@ export type DeliveryStepResult = { next: number | null; work: Promise<void> | nu
  *
  * Exactly once while the host stays up: every path (the live fast path, the tick) goes through `step` under the
  * run's lock, and a claim in flight in this process is never taken again, however long the handler takes.
- * At least once across a crash: a claim left by a dead process expires with its lease and is taken again.
+ * At least once across a crash: a claim left by a dead process expires with its lease and is taken again — at once
+ * when a single-instance host starts again, since its earlier incarnations cannot be delivering any more.
  */
 export class FinishDelivery {
   readonly #options: FinishDeliveryOptions;
   readonly #inFlight = new Set<string>();
+  readonly #stepOptions: DeliveryStepOptions;
   #claimed = 0;
 
   constructor(options: FinishDeliveryOptions) {
     this.#options = options;
+    const { incarnation } = options;
+    this.#stepOptions = options.singleInstance
+      ? { isOrphaned: (claim) => claim.holder !== undefined && claim.holder !== incarnation }
+      : {};
+  }
+
+  /** The ledger's decision for a run at `now`, with this host's rule for orphaned claims. */
+  nextStep(record: RunRecord, state: DetachedRunState, now: number): DeliveryStep {
+    return nextDeliveryStep(record, state, now, this.#stepOptions);
   }
 
   /** How many deliveries were claimed (handler calls started) since construction. */
@@ -100,7 +130,7 @@ export class FinishDelivery {
     const { runId } = record;
     if (this.#inFlight.has(runId)) return { next: null, work: null };
     const now = clock.now();
-    const step = nextDeliveryStep(record, state, now);
+    const step = this.nextStep(record, state, now);
     switch (step.kind) {
       case "none":
         return { next: null, work: null };
@@ -130,7 +160,10 @@ export class FinishDelivery {
           ? null
           : {
               ...latest,
-              delivery: { ...latest.delivery, claim: { revision, attempts: step.attempt, notBefore: leaseUntil } },
+              delivery: {
+                ...latest.delivery,
+                claim: { revision, attempts: step.attempt, notBefore: leaseUntil, holder: this.#options.incarnation },
+              },
             },
       record,
     );

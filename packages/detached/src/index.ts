@@ -19,10 +19,10 @@ export type {
 } from "./detach-run.js";
 export { createDetachedRuns, DEFAULT_WATCH_AFTER_GIVE_UP_MS, DEFAULT_WATCH_INTERVAL_MS } from "./detach-run.js";
 // stored state and the delivery ledger
-export type { DeliveryLedger, DetachedMilestoneMode, DetachedRunState } from "./detached-state.js";
+export type { DeliveryClaim, DeliveryLedger, DetachedMilestoneMode, DetachedRunState } from "./detached-state.js";
 export { DETACHED_META_KEY, readDetachedState } from "./detached-state.js";
 export type { DetachedDeliveryTarget, DetachedRunEvent } from "./events.js";
-export type { DeliveryStep } from "./finish-delivery.js";
+export type { DeliveryStep, DeliveryStepOptions } from "./finish-delivery.js";
 export {
   DEFAULT_DELIVERY_LEASE_MS,
   DEFAULT_MAX_DELIVERY_ATTEMPTS,

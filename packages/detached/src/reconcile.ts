@@ -13,7 +13,7 @@ import { type BudgetSnapshot, evaluateBudget, watchDeadline } from "./budget.js"
 import { type DetachedExtension, type DetachedRunState, readDetachedState } from "./detached-state.js";
 import { DueIndex } from "./due-index.js";
 import type { DetachedEventEmitter } from "./events.js";
-import { FinishDelivery, nextDeliveryStep } from "./finish-delivery.js";
+import { FinishDelivery } from "./finish-delivery.js";
 import { endWatch, type GiveUpDependencies, giveUp, recordOutcome } from "./give-up.js";
 import { KeyedLock } from "./keyed-lock.js";
 import { type FormatDetachedMilestone, hasUntoldMilestones, MilestoneTeller } from "./milestones.js";
@@ -44,6 +44,10 @@ export type ReconcilerOptions = {
   formatDetachedMilestone: FormatDetachedMilestone;
   maxDeliveryAttempts: number;
   deliveryLeaseMs: number;
+  /** This host incarnation's id (the holder of the delivery claims it makes). */
+  incarnation: string;
+  /** Only this host can hold claims: claims of earlier incarnations are taken back at start-up. */
+  singleInstance: boolean;
   watchAfterGiveUpMs: number;
   watchIntervalMs: number;
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
@@ -100,6 +104,8 @@ export class Reconciler {
       emit,
       maxDeliveryAttempts: options.maxDeliveryAttempts,
       deliveryLeaseMs: options.deliveryLeaseMs,
+      incarnation: options.incarnation,
+      singleInstance: options.singleInstance,
       handle: options.handle,
       withLock: (runId, work) => this.withLock(runId, work),
       schedule: (runId, at) => this.schedule(runId, at),
@@ -188,7 +194,7 @@ export class Reconciler {
         continue;
       }
       if (this.#isWatchable(record, state)) this.#index.schedule(runId, now);
-      const step = nextDeliveryStep(record, state, now);
+      const step = this.#delivery.nextStep(record, state, now);
       if (step.kind === "wait") this.#index.schedule(runId, step.until);
       else if (step.kind !== "none") this.#index.schedule(runId, now);
     }

@@ -10,6 +10,7 @@ import {
   type Response as MiniflareResponse,
   type WorkerOptions as MiniflareWorkerOptions,
 } from "miniflare";
+import { findWorkerdProcess, isProcessRunning } from "./workerd-process.js";
 
 /** A Durable Object binding: the exported class name, or the class name and whether it uses SQLite (default). */
 export type DurableObjectBinding = string | { className: string; useSQLite?: boolean };
@@ -37,10 +38,15 @@ export type MiniflareHostOptions = {
 export const DEFAULT_COMPATIBILITY_DATE = "2026-04-20";
 export const DEFAULT_COMPATIBILITY_FLAGS: readonly string[] = ["nodejs_compat"];
 
+/** What `kill()` did: the workerd process it killed. */
+export type KillReport = { pid: number };
+
 /**
  * One Worker running in real workerd through Miniflare, with Durable Object storage persisted in a folder, and
  * restartable: `restart()` disposes the instance and starts a new one on the same folder, as an eviction or a
- * deploy would (every object starts cold; storage and alarms survive).
+ * deploy would (every object starts cold; storage and alarms survive). `kill()` stops it as a crash would: workerd
+ * gets SIGKILL at once, with no step of Miniflare's shutdown before it; `killAndRestart()` then starts it again on
+ * the same folder.
  *
  * @example
  * const persist = await createPersistDirectory();
@@ -54,6 +60,7 @@ export class MiniflareHost {
   #options: MiniflareOptions;
   #miniflare: Miniflare;
   #url: URL;
+  #killed = false;
 
   private constructor(options: MiniflareOptions, miniflare: Miniflare, url: URL) {
     this.#options = options;
@@ -112,15 +119,51 @@ export class MiniflareHost {
    * plain bindings from then on (e.g. to turn a test knob off across the restart).
    */
   async restart(bindings?: Record<string, unknown>): Promise<void> {
-    await this.#miniflare.dispose();
+    if (!this.#killed) await this.#miniflare.dispose();
     if (bindings !== undefined) this.#options = { ...this.#options, bindings };
     const { miniflare, url } = await boot(this.#options);
     this.#miniflare = miniflare;
     this.#url = url;
+    this.#killed = false;
+  }
+
+  /** The pid of the workerd process serving the Worker now (a child of this process). */
+  workerdPid(): number {
+    return findWorkerdProcess(Number(this.#url.port));
+  }
+
+  /**
+   * Stop the runtime as a crash would: SIGKILL the workerd process now, before anything else. workerd runs no
+   * shutdown, finishes no request, runs no timer or `waitUntil` task, flushes nothing that it had not committed to
+   * its SQLite files already, and sends no WebSocket close frame (clients see an abnormal close, 1006).
+   *
+   * `dispose()` also ends in a SIGKILL of workerd, but only after steps of its own (poisoning proxies, waiting for
+   * readiness, closing the proxy client), turns of this process's event loop during which workerd goes on running.
+   * Here the signal is sent first, at the moment the test chose; Miniflare is then disposed in the same tick so that
+   * it does not restart the crashed workerd by itself. Resolves once the process is gone; `restart()` (or
+   * `killAndRestart()`) starts a new one on the same persistence folder.
+   */
+  async kill(): Promise<KillReport> {
+    if (this.#killed) throw new Error("The runtime was killed already; restart() it first");
+    const pid = this.workerdPid();
+    process.kill(pid, "SIGKILL");
+    this.#killed = true;
+    // Synchronously after the signal: Miniflare would otherwise see the crash and start workerd again.
+    await this.#miniflare.dispose();
+    if (isProcessRunning(pid)) throw new Error(`workerd (pid ${pid}) still runs after SIGKILL`);
+    return { pid };
+  }
+
+  /** `kill()`, then start again on the same folder (with `bindings`, if given, as `restart` takes them). */
+  async killAndRestart(bindings?: Record<string, unknown>): Promise<KillReport> {
+    const report = await this.kill();
+    await this.restart(bindings);
+    return report;
   }
 
   /** Stop workerd. Storage stays in the persistence folder. */
   async dispose(): Promise<void> {
+    if (this.#killed) return;
     await this.#miniflare.dispose();
   }
 }

@@ -11,6 +11,7 @@ export class RecordingSocket {
   readonly #waiters = new Set<() => void>();
   #closed = false;
   #closeEvent: { code: number; reason: string } | null = null;
+  readonly #closedWith: Promise<number>;
 
   private constructor(socket: WebSocket) {
     this.#socket = socket;
@@ -18,9 +19,14 @@ export class RecordingSocket {
       this.messages.push(JSON.parse(String(data)));
       for (const waiter of [...this.#waiters]) waiter();
     });
+    let closedWith: (code: number) => void = () => undefined;
+    this.#closedWith = new Promise((resolve) => {
+      closedWith = resolve;
+    });
     socket.on("close", (code, reason) => {
       this.#closed = true;
       this.#closeEvent = { code, reason: String(reason) };
+      closedWith(code);
       for (const waiter of [...this.#waiters]) waiter();
     });
   }
@@ -46,6 +52,14 @@ export class RecordingSocket {
   /** The extensions the server agreed to in the handshake ("" for none), e.g. "permessage-deflate". */
   get extensions(): string {
     return this.#socket.extensions;
+  }
+
+  /**
+   * Resolves with the close code once the socket is closed: the code of the server's close frame, or 1006 when the
+   * connection ended without one (the server process died).
+   */
+  closed(): Promise<number> {
+    return this.#closedWith;
   }
 
   /** Whether the socket is still open. */

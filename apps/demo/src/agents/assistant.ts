@@ -3,6 +3,7 @@ import {
   type AgentToolParentRoute,
   type ChatTurnContext,
   type ChildNamespace,
+  DurableObjectChatStore,
   DurableObjectRunStore,
 } from "@agent-tools/cloudflare";
 import type { AgentToolLifecycleResult, AgentToolRunInfo } from "@agent-tools/core-runs";
@@ -22,6 +23,7 @@ import { z } from "zod";
 import { lastToolResults, lastUserText } from "../model/scripted-model.js";
 import { selectModel } from "../model/select-model.js";
 import type { Env } from "./env.js";
+import { afterTextDeltas, FaultHold, faultTextDeltas, holdStreamAfter } from "./fault-points.js";
 import { HookJournal } from "./hook-journal.js";
 import { Importer } from "./importer.js";
 import { Researcher } from "./researcher.js";
@@ -49,9 +51,12 @@ const RECOVERY_KNOBS = {
  */
 export class Assistant extends AgentToolParent<Env> {
   #journal: HookJournal | undefined;
+  /** Test-only: where a turn is held for a kill test (`DEMO_FAULT_POINT`, off by default; see fault-points.ts). */
+  readonly #faults: FaultHold;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.#faults = new FaultHold(env);
     if (env.DEBUG) enableDebugLog();
   }
 
@@ -96,7 +101,18 @@ export class Assistant extends AgentToolParent<Env> {
     } as ToolSet;
   }
 
-  protected async onChatMessage({ messages, abortSignal, origin }: ChatTurnContext) {
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    // Fault point: a chat `send` arrived and nothing of it is stored yet.
+    const sent = this.#faults.is("before-user-message") ? sentMessageId(message) : undefined;
+    if (sent !== undefined) return this.#faults.hold({ messageId: sent });
+    return super.webSocketMessage(ws, message);
+  }
+
+  protected async onChatMessage(context: ChatTurnContext) {
+    return this.#withFaultPoint(await this.#answer(context), context);
+  }
+
+  async #answer({ messages, abortSignal, origin }: ChatTurnContext) {
     // Test knob (fault tests): a turn the server starts for a background completion hangs before the model answers,
     // as if the process stopped in the middle of that delivery.
     if (origin === "server" && this.env.DEMO_HOLD_DELIVERIES === "1") {
@@ -116,6 +132,37 @@ export class Assistant extends AgentToolParent<Env> {
       tools,
       ...(origin === "server" ? { messageMetadata: () => ({ source: SERVER_TURN_SOURCE }) } : {}),
     });
+  }
+
+  /** The turn's stream, held at the armed fault point (test-only; the stream as is when no point is armed). */
+  #withFaultPoint(stream: ReadableStream<UIMessageChunk>, { origin, turnId }: ChatTurnContext) {
+    const faults = this.#faults;
+    const deltas = faultTextDeltas(this.env);
+    const holdHere = (storedType?: string) => () => this.#holdOnceStored(turnId, storedType);
+    if (origin === "client" && faults.is("parent-streaming")) {
+      return holdStreamAfter(stream, afterTextDeltas(deltas), holdHere());
+    }
+    if (origin === "client" && faults.is("after-tool-result")) {
+      const isResult = (chunk: UIMessageChunk) => chunk.type === "tool-output-available";
+      return holdStreamAfter(stream, isResult, holdHere("tool-output-available"));
+    }
+    if (origin === "server" && faults.is("delivery-answer")) {
+      return holdStreamAfter(stream, afterTextDeltas(deltas), holdHere());
+    }
+    return stream;
+  }
+
+  /**
+   * Hold the turn at the fault point, once its stored log holds a chunk of `storedType` (if given): the host writes
+   * a streaming turn at most every `DEFAULT_CHAT_WRITE_INTERVAL_MS`, so the write that stores it may follow.
+   */
+  async #holdOnceStored(turnId: string, storedType?: string): Promise<never> {
+    const store = new DurableObjectChatStore(this.ctx.storage);
+    const stored = (): string[] => store.turnChunks(turnId).map((chunk) => chunk.type);
+    for (let attempt = 0; storedType !== undefined && attempt < 400 && !stored().includes(storedType); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return this.#faults.hold({ turnId, stored: stored() });
   }
 
   override onAgentToolStart(run: AgentToolRunInfo): void {
@@ -150,8 +197,43 @@ export class Assistant extends AgentToolParent<Env> {
     if (route.kind === "other" && request.method === "GET") {
       if (route.path === "/hooks") return Response.json(this.#hooks().list());
       if (route.path === "/background") return Response.json(await this.#backgroundRuns());
+      if (route.path === "/background/settled") {
+        return Response.json(await this.#whenDeliverySettled(new URL(request.url).searchParams.get("runId") ?? ""));
+      }
+      // Test-only: answers once the armed fault point is reached (404 when none is armed).
+      if (route.path === "/fault") {
+        if (this.#faults.point === null) return Response.json({ point: null }, { status: 404 });
+        return Response.json(await this.#faults.whenReached());
+      }
     }
     return super.onRequest(request, route);
+  }
+
+  /**
+   * A background run once its latest result's delivery is settled (answers when it is, woken by the delivery's
+   * `agent_tool:detached:delivered` or `:delivery_failed` event): for tests, which thus wait without polling.
+   */
+  async #whenDeliverySettled(runId: string) {
+    let settle: () => void = () => undefined;
+    const delivered = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const unsubscribe = subscribe("agentTool", (event) => {
+      const isDeliveryEnd =
+        event.type === "agent_tool:detached:delivered" || event.type === "agent_tool:detached:delivery_failed";
+      if (isDeliveryEnd && "runId" in event && event.runId === runId) settle();
+    });
+    try {
+      const read = async () => (await this.#backgroundRuns()).find((run) => run.runId === runId);
+      const run = await read();
+      if (run && run.revision > run.delivery.settledRevision && run.revision !== run.delivery.failedRevision) {
+        await delivered;
+        return read();
+      }
+      return run;
+    } finally {
+      unsubscribe();
+    }
   }
 
   /** Background runs with where their delivery stands (`settledRevision`, and a `claim` while one is in flight). */
@@ -228,6 +310,19 @@ export class Assistant extends AgentToolParent<Env> {
       if (imported !== undefined) lines.push(`Import: ${describe(imported)}`);
       return { kind: "text", text: `Here is what I found. ${lines.join(" ")}` };
     });
+  }
+}
+
+/** The id of the user message a chat socket's `send` frame carries (null without one); undefined for another frame. */
+function sentMessageId(message: string | ArrayBuffer): string | null | undefined {
+  if (typeof message !== "string") return undefined;
+  try {
+    const request = JSON.parse(message) as { type?: unknown; messages?: Array<{ id?: unknown }> };
+    if (request.type !== "send") return undefined;
+    const id = request.messages?.at(-1)?.id;
+    return typeof id === "string" ? id : null;
+  } catch {
+    return undefined;
   }
 }
 

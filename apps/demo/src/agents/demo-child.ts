@@ -1,11 +1,12 @@
 import { AgentToolChild } from "@agent-tools/cloudflare";
 import type { AgentToolChildDefinition, AgentToolRunInspection } from "@agent-tools/core-runs";
+import { afterTextDeltas, type FaultEnv, FaultHold, faultTextDeltas, holdStreamAfter } from "./fault-points.js";
 
 const TURNS_KEY = "agentToolTurns";
 const RESUMED_TURNS_KEY = "agentToolResumedTurns";
 
 /** The demo's test knobs for its children (fault tests). */
-type DemoChildEnv = {
+type DemoChildEnv = FaultEnv & {
   /** "1": a child's `agentToolStart` never answers nor records the run ("before the child starts"). */
   DEMO_HOLD_CHILD_START?: string;
   /** "1": a child's `agentToolDestroy` cancels the run, then never answers ("during clear"). */
@@ -18,6 +19,9 @@ type DemoChildEnv = {
  * the fault tests' hold knobs.
  */
 export abstract class DemoChild<TEnv extends DemoChildEnv> extends AgentToolChild<TEnv> {
+  /** Test-only: the `child-streaming` fault point (`DEMO_FAULT_POINT`, off by default; see fault-points.ts). */
+  #faults: FaultHold | undefined;
+
   protected override definition(): AgentToolChildDefinition {
     const definition = super.definition();
     return {
@@ -25,7 +29,12 @@ export abstract class DemoChild<TEnv extends DemoChildEnv> extends AgentToolChil
       turn: async (context) => {
         const key = context.resumed ? RESUMED_TURNS_KEY : TURNS_KEY;
         await this.ctx.storage.put(key, ((await this.ctx.storage.get<number>(key)) ?? 0) + 1);
-        return definition.turn(context);
+        const stream = await definition.turn(context);
+        this.#faults ??= new FaultHold(this.env);
+        if (!this.#faults.is("child-streaming")) return stream;
+        // Held once the runner has logged this many text deltas (it asks for the next chunk only after that).
+        const faults = this.#faults;
+        return holdStreamAfter(stream, afterTextDeltas(faultTextDeltas(this.env)), () => faults.hold({}));
       },
     };
   }

@@ -1,24 +1,26 @@
 import type { ModelEnv } from "../model/select-model.js";
+import type { FaultEnv } from "./fault-points.js";
 
 /** The demo Worker's bindings. */
-export type Env = ModelEnv & {
-  ASSISTANT: DurableObjectNamespace;
-  RESEARCHER: DurableObjectNamespace;
-  SUMMARIZER: DurableObjectNamespace;
-  IMPORTER: DurableObjectNamespace;
-  /** The built page (wrangler.jsonc's `assets`). */
-  ASSETS: Fetcher;
-  /** Signs run read tokens (a secret); read by `AgentToolParent`. */
-  AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
-  DEBUG?: string;
-  /** Test knobs (fault tests). How often a background run is re-followed after a restart, in ms. */
-  DETACHED_WATCH_INTERVAL_MS?: string;
-  /** How long a background delivery's claim holds before it may be retried, in ms (default 60 s). */
-  DEMO_DELIVERY_LEASE_MS?: string;
-  /** "1": a child's `agentToolStart` never answers nor records the run (fault tests: "before the child starts"). */
-  /** "1": a child's `agentToolDestroy` cancels the run, then never answers (fault tests: "during clear"). */
-  DEMO_HOLD_CHILD_DESTROY?: string;
-  DEMO_HOLD_CHILD_START?: string;
-  /** "1": a background completion hangs once appended to the chat, before the model's answer (fault tests). */
-  DEMO_HOLD_DELIVERIES?: string;
-};
+export type Env = ModelEnv &
+  FaultEnv & {
+    ASSISTANT: DurableObjectNamespace;
+    RESEARCHER: DurableObjectNamespace;
+    SUMMARIZER: DurableObjectNamespace;
+    IMPORTER: DurableObjectNamespace;
+    /** The built page (wrangler.jsonc's `assets`). */
+    ASSETS: Fetcher;
+    /** Signs run read tokens (a secret); read by `AgentToolParent`. */
+    AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
+    DEBUG?: string;
+    /** Test knobs (fault tests). How often a background run is re-followed after a restart, in ms. */
+    DETACHED_WATCH_INTERVAL_MS?: string;
+    /** How long a background delivery's claim holds before it may be retried, in ms (default 60 s). */
+    DEMO_DELIVERY_LEASE_MS?: string;
+    /** "1": a child's `agentToolStart` never answers nor records the run (fault tests: "before the child starts"). */
+    /** "1": a child's `agentToolDestroy` cancels the run, then never answers (fault tests: "during clear"). */
+    DEMO_HOLD_CHILD_DESTROY?: string;
+    DEMO_HOLD_CHILD_START?: string;
+    /** "1": a background completion hangs once appended to the chat, before the model's answer (fault tests). */
+    DEMO_HOLD_DELIVERIES?: string;
+  };

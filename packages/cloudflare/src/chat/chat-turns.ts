@@ -63,6 +63,10 @@ type ActiveTurn = {
   readonly controller: AbortController;
   readonly writer: TurnLogWriter;
   hasStart: boolean;
+  /** True while the turn reads its model's stream (the tool calls it decides come through it). */
+  consuming: boolean;
+  /** Tool executions waiting for their call to be stored (`whenToolCallStored`), by toolCallId. */
+  readonly toolCallWaiters: Map<string, Array<() => void>>;
 };
 
 /** A turn to run: a new one (with the user message that starts it) or a cut one to resume. */
@@ -136,6 +140,26 @@ export class ChatTurns {
       following.next += 1;
     }
     active.followers.set(follower.socket, following);
+  }
+
+  /**
+   * Resolves once the turn in flight has stored the tool call `toolCallId` (the chunk in which the model decided it
+   * is written at once when it comes), so that a tool with effects outside this object (an agent tool starts a
+   * child) runs only once a crash can no longer lose the call: the turn resumed after a crash then runs the same
+   * call again, with its id, instead of deciding a new one. Resolves at once when no turn is reading its model's
+   * stream (a call from elsewhere), and when the turn ends without that call.
+   */
+  whenToolCallStored(toolCallId: string): Promise<void> {
+    const active = this.#active;
+    if (!active) return Promise.resolve();
+    if (active.chunks.some((chunk) => isDecidedToolCall(chunk) && chunk.toolCallId === toolCallId)) {
+      active.writer.flush();
+      return Promise.resolve();
+    }
+    if (!active.consuming) return Promise.resolve();
+    return new Promise((resolve) => {
+      active.toolCallWaiters.set(toolCallId, [...(active.toolCallWaiters.get(toolCallId) ?? []), resolve]);
+    });
   }
 
   /** Stop the turn a socket follows, if that is the request it names. */
@@ -238,6 +262,8 @@ export class ChatTurns {
         written: chunks.length,
       }),
       hasStart: false,
+      consuming: false,
+      toolCallWaiters: new Map(),
     };
     for (const chunk of chunks) this.#push(active, chunk, { write: false });
     this.#active = active;
@@ -259,10 +285,12 @@ export class ChatTurns {
         turnId: stored.turnId,
         origin: stored.origin,
       });
+      active.consuming = true;
       for await (const chunk of toAsyncIterable(stream)) {
         if (active.controller.signal.aborted) break;
         this.#push(active, chunk);
       }
+      active.consuming = false;
       if (active.controller.signal.aborted) status = "aborted";
     } catch (error) {
       status = active.controller.signal.aborted ? "aborted" : "error";
@@ -316,7 +344,15 @@ export class ChatTurns {
     } else {
       if (isToolOutcome(chunk)) active.preliminary.delete(chunk.toolCallId);
       active.chunks.push(chunk);
-      if (options.write !== false) active.writer.add(chunk);
+      if (options.write !== false) {
+        active.writer.add(chunk);
+        // A tool call the model decided is stored at once, before its tool runs (see `whenToolCallStored`).
+        if (isDecidedToolCall(chunk)) {
+          active.writer.flush();
+          for (const resolve of active.toolCallWaiters.get(chunk.toolCallId) ?? []) resolve();
+          active.toolCallWaiters.delete(chunk.toolCallId);
+        }
+      }
     }
     for (const [socket, following] of active.followers) {
       this.#options.send(socket, { type: "chunk", requestId: following.requestId, sequence: following.next, chunk });
@@ -332,6 +368,9 @@ export class ChatTurns {
   ): Promise<UIMessage | null> {
     const { store, send, announce } = this.#options;
     active.writer.dispose();
+    active.consuming = false;
+    for (const waiters of active.toolCallWaiters.values()) for (const resolve of waiters) resolve();
+    active.toolCallWaiters.clear();
     const assembled = await assembleMessage(active.chunks, active.stored.assistantMessageId);
     const answer = assembled && assembled.parts.length > 0 ? assembled : null;
     store.finishTurn(active.stored.turnId, answer);
@@ -357,6 +396,11 @@ export class ChatTurns {
     announce({ kind: "turn-ended", turnId: stored.turnId, status: "interrupted", message: answer });
     return answer;
   }
+}
+
+/** A tool call the model decided (its input is complete) that this host, not the provider, executes. */
+function isDecidedToolCall(chunk: UIMessageChunk): chunk is Extract<UIMessageChunk, { type: "tool-input-available" }> {
+  return chunk.type === "tool-input-available" && chunk.providerExecuted !== true;
 }
 
 function withKeepUntil(keepUntil: string | undefined): { keepUntil?: string } {

@@ -13,7 +13,8 @@ export type ChatSendRequest = {
  * How a `send` meets the stored conversation. The server's conversation is the truth: a client's copy may be stale
  * (another tab added messages, a background run's completion was told to the chat), and nothing already stored may
  * be lost because of it.
- * - `append`: a new user message; the stored history is kept as it is, whatever the client held;
+ * - `append`: a new user message; the stored history is kept as it is, whatever the client held (also a regenerate
+ *   from a client that holds everything stored plus a user message the server never got: its send was cut off);
  * - `duplicate`: the user message is stored already (a resend): no second turn;
  * - `replace`: an edit or a regenerate the client may make, since it knows everything it drops: keep `keep`, then
  *   (for an edit) add `userMessage`;
@@ -33,8 +34,13 @@ export function mergeChatSend(stored: readonly UIMessage[], request: ChatSendReq
   const last = request.messages.at(-1);
   const storedIds = stored.map((message) => message.id);
   if (request.trigger === "regenerate-message") {
-    // The client dropped the answer(s) to regenerate: what it holds must be the stored conversation up to them.
     const clientIds = request.messages.map((message) => message.id);
+    // A retry of a message whose send was cut off before it was stored (the AI SDK retries by regenerating): the
+    // client holds everything stored, then that message. It is the message's send.
+    if (last?.role === "user" && !storedIds.includes(last.id) && sameIds(clientIds.slice(0, -1), storedIds)) {
+      return { kind: "append", userMessage: last };
+    }
+    // The client dropped the answer(s) to regenerate: what it holds must be the stored conversation up to them.
     if (!isPrefix(clientIds, storedIds)) return { kind: "refuse", error: STALE };
     const dropped = stored.slice(clientIds.length);
     if (dropped.some((message) => message.role !== "assistant")) return { kind: "refuse", error: STALE };

@@ -38,7 +38,7 @@ import {
   type DetachedRunsOptions,
 } from "@agent-tools/detached";
 import { type RecoverAgentToolRunsOptions, recoverAgentToolRuns } from "@agent-tools/recovery";
-import type { Tool, ToolSet, UIMessage, UIMessageChunk } from "ai";
+import type { Tool, ToolExecutionOptions, ToolSet, UIMessage, UIMessageChunk } from "ai";
 import { type ChildNamespace, DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
 import { DurableObjectWakeupScheduler } from "../adapters/durable-object-wakeup-scheduler.js";
@@ -191,6 +191,9 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
   /**
    * A child as an AI SDK tool of this parent's model (runId `agent-tool:<toolCallId>`). With `preliminaryResults`,
    * the child's answer streams into the tool call's part of the conversation (a page with plain `useChat` shows it).
+   * Used in a turn of the conversation, it starts its child only once the tool call is stored, so a crash cannot
+   * leave a child running for a call the resumed turn does not know (it would decide a new call, and start a second
+   * child).
    */
   agentTool<TInput, TOutput = never>(
     child: AgentToolChildReference,
@@ -204,9 +207,30 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
     child: AgentToolChildReference,
     options: AgentToolOptions<TInput, TOutput>,
   ): Tool<TInput, AgentToolOutput<TOutput>> | Tool<TInput, AgentToolPreliminaryOutput<TOutput>> {
-    return options.preliminaryResults === true
-      ? agentTool(this.registry, child, { ...options, preliminaryResults: true })
-      : agentTool(this.registry, child, { ...options, preliminaryResults: false });
+    const whenStored = (toolCallId: string) => this.#parts().turns.whenToolCallStored(toolCallId);
+    type Execute = (input: TInput, callOptions: ToolExecutionOptions<unknown>) => unknown;
+    if (options.preliminaryResults === true) {
+      const tool = agentTool(this.registry, child, { ...options, preliminaryResults: true });
+      const execute = tool.execute as Execute | undefined;
+      if (execute === undefined) return tool;
+      return {
+        ...tool,
+        execute: async function* (input: TInput, callOptions: ToolExecutionOptions<unknown>) {
+          await whenStored(callOptions.toolCallId);
+          yield* execute(input, callOptions) as AsyncIterable<AgentToolPreliminaryOutput<TOutput>>;
+        },
+      } as unknown as Tool<TInput, AgentToolPreliminaryOutput<TOutput>>;
+    }
+    const tool = agentTool(this.registry, child, { ...options, preliminaryResults: false });
+    const execute = tool.execute as Execute | undefined;
+    if (execute === undefined) return tool;
+    return {
+      ...tool,
+      execute: async (input: TInput, callOptions: ToolExecutionOptions<unknown>) => {
+        await whenStored(callOptions.toolCallId);
+        return execute(input, callOptions);
+      },
+    } as unknown as Tool<TInput, AgentToolOutput<TOutput>>;
   }
 
   /**
@@ -476,6 +500,9 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
       scheduler: new DurableObjectWakeupScheduler(ctx.storage),
       chatHost: new ParentChatHost(turns),
       waitUntil,
+      // A Durable Object runs as one instance at a time: a delivery claim left by an earlier incarnation (killed,
+      // evicted or redeployed inside a handler) is taken back at start-up instead of a lease later.
+      singleInstance: true,
       ...(this.formatDetachedCompletion ? { formatDetachedCompletion: this.formatDetachedCompletion.bind(this) } : {}),
       ...(this.formatDetachedMilestone ? { formatDetachedMilestone: this.formatDetachedMilestone.bind(this) } : {}),
       ...this.detachedOptions(),

@@ -7,7 +7,9 @@
  *   apart, and says how many user messages its conversation holds.
  * - `Parent` answers a chat message by calling its `echo` tool once, then saying what the echo said. It asks for
  *   `authorization: Bearer <PARENT_KEY>` (or `?key=`) when `PARENT_KEY` is set. With `PRELIMINARY=1` its tool streams
- *   the child's answer as preliminary results.
+ *   the child's answer as preliminary results. With `PARENT_HOLD_TURN=1` (a kill
+ *   test's fault point) its tool call ids are random, as a real model's are, and the host never gets a chunk of the
+ *   turn: the model and its tools run on, the host holds; `GET /test/held` answers once a turn is held so.
  * - Test routes (after `authorize`): `POST /test/start?runId=&text=` starts a run without waiting; `GET /test/hooks`
  *   the finish hook calls counted in storage; `POST /test/direct?name=&text=` one direct chat message to `Echo`,
  *   answered as text; `GET /test/direct-messages?name=` that conversation; `POST /test/send?text=` a chat message
@@ -44,6 +46,7 @@ type Env = {
   ECHO_PACE_MS?: string;
   /** "1": the parent's `echo` tool streams the child's answer as preliminary results. */
   PRELIMINARY?: string;
+  PARENT_HOLD_TURN?: string;
 };
 
 const constructed = { echo: 0 };
@@ -86,6 +89,11 @@ export class Echo extends AgentToolChild<Env> {
 }
 
 export class Parent extends AgentToolParent<Env> {
+  #held: () => void = () => undefined;
+  readonly #isHeld = new Promise<void>((resolve) => {
+    this.#held = resolve;
+  });
+
   protected children(): Record<string, ChildNamespace> {
     return { Echo: this.env.ECHO };
   }
@@ -106,7 +114,8 @@ export class Parent extends AgentToolParent<Env> {
   protected async onChatMessage({ messages, abortSignal }: ChatTurnContext) {
     const tools = this.getTools();
     const asked = textOf(messages.filter((message) => message.role === "user").at(-1));
-    const callId = `call-${messages.length}`;
+    const isHeld = this.env.PARENT_HOLD_TURN === "1";
+    const callId = isHeld ? `call-${crypto.randomUUID()}` : `call-${messages.length}`;
     const model = scriptedModel([
       toolCallsStep("echo", [[callId, { text: asked }]]),
       textStep((call) => {
@@ -121,7 +130,15 @@ export class Parent extends AgentToolParent<Env> {
       stopWhen: isStepCount(3),
       abortSignal,
     });
-    return toUIMessageStream({ stream: result.stream, tools });
+    const stream = toUIMessageStream({ stream: result.stream, tools });
+    if (!isHeld) return stream;
+    // The turn's stream is never read: what the model and its tools do meanwhile is not seen by the host.
+    return new ReadableStream<UIMessageChunk>({
+      pull: () => {
+        this.#held();
+        return new Promise<void>(() => {});
+      },
+    });
   }
 
   protected override authorize(request: Request): Response | undefined {
@@ -170,6 +187,9 @@ export class Parent extends AgentToolParent<Env> {
         return Response.json(await this.subAgent(Echo, params.get("name") ?? "notes").messages());
       case "/test/send":
         return Response.json(await this.sendChatMessage(text));
+      case "/test/held":
+        await this.#isHeld;
+        return Response.json({ held: true });
       default:
         return super.onRequest(request, route);
     }
