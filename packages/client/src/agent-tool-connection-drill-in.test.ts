@@ -1,7 +1,7 @@
 import { ManualClock } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import { type AgentToolConnectionOptions, createAgentToolConnection } from "./agent-tool-connection.js";
-import { chunk, fakeWebSockets, started } from "./test-support.js";
+import { chunk, fakeWebSockets, started } from "./test-support.test-utils.js";
 
 const PARENT_URL = "wss://example.com/agents/assistant/default";
 const RUN_URL = `${PARENT_URL}/sub/Researcher/r1`;

@@ -1,7 +1,7 @@
 import { ManualClock } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import { createAgentToolConnectionPool } from "./agent-tool-connection-pool.js";
-import { fakeWebSockets, started } from "./test-support.js";
+import { fakeWebSockets, started } from "./test-support.test-utils.js";
 
 const A = "wss://example.com/agents/assistant/a";
 const B = "wss://example.com/agents/assistant/b";

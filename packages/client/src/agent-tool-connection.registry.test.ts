@@ -18,7 +18,7 @@ import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { createAgentToolConnection } from "./agent-tool-connection.js";
 import { assembleUIMessageParts } from "./apply-ui-message-chunk.js";
-import { type FakeWebSocket, fakeWebSockets } from "./test-support.js";
+import { type FakeWebSocket, fakeWebSockets } from "./test-support.test-utils.js";
 
 const PARENT_URL = "wss://example.com/agents/assistant/default";
 

@@ -13,7 +13,7 @@ import {
   sequenced,
   started,
   textChunks,
-} from "./test-support.js";
+} from "./test-support.test-utils.js";
 
 const URL_ = "wss://example.com/agents/assistant/default";
 const answer: UIMessageChunk[] = [{ type: "start-step" }, ...textChunks("t1", "Cats sleep sixteen hours a day.")];

@@ -4,7 +4,7 @@ import type { UIMessage, UIMessageChunk } from "ai";
 import { describe, expect, it, vi } from "vitest";
 import { type AgentToolDrillInOptions, createAgentToolDrillIn } from "./agent-tool-drill-in.js";
 import { assembleUIMessageParts } from "./apply-ui-message-chunk.js";
-import { fakeWebSockets, textChunks } from "./test-support.js";
+import { fakeWebSockets, textChunks } from "./test-support.test-utils.js";
 
 const DRILL_IN_URL = "wss://example.com/agents/assistant/default/sub/Researcher/r1";
 const log: UIMessageChunk[] = [{ type: "start-step" }, ...textChunks("t", "Cats sleep sixteen hours a day.")];

@@ -2,7 +2,7 @@ import { encodeAgentToolFrame } from "@agent-tools/core-runs/protocol";
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it, vi } from "vitest";
 import { createAgentToolStore } from "./agent-tool-store.js";
-import { chunk, cleared, sequenced, started, textChunks } from "./test-support.js";
+import { chunk, cleared, sequenced, started, textChunks } from "./test-support.test-utils.js";
 
 const TYPE = "agent-tool-event" as const;
 const answer = [

@@ -17,7 +17,7 @@ import {
   type UIMessageParts,
 } from "./apply-ui-message-chunk.js";
 import { fixJson, parsePartialJson } from "./parse-partial-json.js";
-import { randomInt, seededRandom, textChunks, toolChunks } from "./test-support.js";
+import { randomInt, seededRandom, textChunks, toolChunks } from "./test-support.test-utils.js";
 
 // A chunk that makes `readUIMessageStream` emit a snapshot of everything so far without changing any part: the SDK
 // emits only on some chunks (not on `start-step`, for one), so each comparison ends with it.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resolveDrillInUrl, withAgentToolCursors } from "./connect-url.js";
-import { cursorsOf } from "./test-support.js";
+import { cursorsOf } from "./test-support.test-utils.js";
 
 const cursors = { r1: { sequence: 4, revision: 2 }, "run/2?&": { sequence: 0, revision: 1 } };
 

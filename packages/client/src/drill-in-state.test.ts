@@ -7,7 +7,7 @@ import {
   applyAgentToolDrillInFrame,
   createAgentToolDrillInState,
 } from "./drill-in-state.js";
-import { randomInt, seededRandom, shuffled, textChunks, toolChunks } from "./test-support.js";
+import { randomInt, seededRandom, shuffled, textChunks, toolChunks } from "./test-support.test-utils.js";
 
 const input: UIMessage = {
   id: "agent-tool-r1-input",

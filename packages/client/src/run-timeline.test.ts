@@ -20,7 +20,7 @@ import {
   started,
   textChunks,
   toolChunks,
-} from "./test-support.js";
+} from "./test-support.test-utils.js";
 import { selectAgentToolCursors, selectRunsForToolCall, selectUnboundRuns } from "./timeline-selectors.js";
 
 const reduce = (frames: readonly Frame[], state = createAgentToolTimelineState()) =>

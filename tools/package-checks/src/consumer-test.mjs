@@ -215,6 +215,8 @@ export async function tarballProblems({ files, manifest, readme, readmeFile, pac
   }
   for (const file of packed) {
     if (file.endsWith(".tsbuildinfo")) problems.push(`${file}: TypeScript build info in the tarball`);
+    // Tests and their helpers (`x.test.ts`, `x.test-utils.ts`, and what they compile to) stay in the repository.
+    if (/\.test[.-]/.test(path.posix.basename(file))) problems.push(`${file}: test code in the tarball`);
   }
   for (const target of exportTargets(manifest["exports"])) {
     const file = target.replace(/^\.\//, "");

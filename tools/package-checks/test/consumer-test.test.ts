@@ -41,11 +41,13 @@ describe("tarball checks", () => {
     expect(problems).toEqual([]);
   });
 
-  it("reports a missing LICENSE, build info, a missing export target", async () => {
+  it("reports a missing LICENSE, build info, test code, a missing export target", async () => {
     const problems = await tarballProblems({
       files: [
         ...files.filter((file) => !file.endsWith("LICENSE") && !file.endsWith("index.js")),
         "package/dist/.tsbuildinfo",
+        "package/src/test-harness.test-utils.ts",
+        "package/dist/run.test.js",
       ],
       manifest,
       readme: "# pkg\n",
@@ -55,6 +57,8 @@ describe("tarball checks", () => {
     expect(problems).toEqual([
       "LICENSE is not in the tarball",
       "dist/.tsbuildinfo: TypeScript build info in the tarball",
+      "src/test-harness.test-utils.ts: test code in the tarball",
+      "dist/run.test.js: test code in the tarball",
       "exports target ./dist/index.js is not in the tarball",
     ]);
   });
