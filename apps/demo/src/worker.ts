@@ -3,6 +3,7 @@ import type { Env } from "./agents/env.js";
 
 export { Assistant } from "./agents/assistant.js";
 export { Importer } from "./agents/importer.js";
+export { PlainChatAssistant } from "./agents/plain-chat-assistant.js";
 export { Researcher } from "./agents/researcher.js";
 export { Summarizer } from "./agents/summarizer.js";
 
@@ -13,13 +14,16 @@ const PAGE_NOT_BUILT =
 
 /**
  * Routes (wrangler.jsonc): `/agents/assistant/<name>/…` goes to the Assistant object named `<name>` (its event and
- * chat sockets, messages, runs, drill-in, …); anything else is the page, from the static assets (the ASSETS
+ * chat sockets, messages, runs, drill-in, …), `/agents/plain/<name>/…` to the PlainChatAssistant (the stock-`useChat`
+ * page's); anything else is the page, from the static assets (the ASSETS
  * binding). Requests for a file of the page are answered by the assets before they reach this Worker; the others
  * get the assets' 404 here.
  */
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
-    const routed = await routeAgentToolRequest(request, env, { parents: { assistant: "ASSISTANT" } });
+    const routed = await routeAgentToolRequest(request, env, {
+      parents: { assistant: "ASSISTANT", plain: "PLAIN_ASSISTANT" },
+    });
     if (routed) return routed;
     const asset = await env.ASSETS.fetch(request);
     if (asset.status === 404 && new URL(request.url).pathname === "/") {

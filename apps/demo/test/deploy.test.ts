@@ -89,14 +89,15 @@ describe("wrangler deploy --dry-run", () => {
     const bundle = await readFile(join(folder, "out", "worker.js"), "utf8");
     const config = await demoConfig();
     const classes = Object.values(config.durableObjects).map(({ className }) => className);
-    expect(classes.sort()).toEqual(["Assistant", "Importer", "Researcher", "Summarizer"]);
+    expect(classes.sort()).toEqual(["Assistant", "Importer", "PlainChatAssistant", "Researcher", "Summarizer"]);
     expect(exportedNames(bundle).sort()).toEqual([...classes, "default"].sort());
     expect(Object.values(config.durableObjects).every(({ useSQLite }) => useSQLite)).toBe(true);
   });
 
-  it("lists the bindings it would deploy: the four agents, the assets, the model variable", () => {
+  it("lists the bindings it would deploy: the agents, the assets, the model variable", () => {
     for (const [binding, className] of [
       ["ASSISTANT", "Assistant"],
+      ["PLAIN_ASSISTANT", "PlainChatAssistant"],
       ["RESEARCHER", "Researcher"],
       ["SUMMARIZER", "Summarizer"],
       ["IMPORTER", "Importer"],

@@ -6,7 +6,7 @@ import {
   DurableObjectChatStore,
   DurableObjectRunStore,
 } from "@agent-tools/cloudflare";
-import type { AgentToolLifecycleResult, AgentToolRunInfo } from "@agent-tools/core-runs";
+import type { AgentToolLifecycleResult, AgentToolOptions, AgentToolRunInfo } from "@agent-tools/core-runs";
 import { readDetachedState } from "@agent-tools/detached";
 import { formatRunEvent, subscribe } from "@agent-tools/observability";
 import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
@@ -64,20 +64,34 @@ export class Assistant extends AgentToolParent<Env> {
     return { Researcher: this.env.RESEARCHER, Summarizer: this.env.SUMMARIZER, Importer: this.env.IMPORTER };
   }
 
+  /**
+   * Whether the agent tools stream their child's answer into the tool call's part (`preliminaryResults`): off here,
+   * where the page follows child runs on the event socket; on in `PlainChatAssistant`, whose page is stock `useChat`.
+   */
+  protected readonly preliminaryResults: boolean = false;
+
   protected override getTools(): ToolSet {
+    const preliminaryResults = this.preliminaryResults;
+    const childTool = <TInput, TOutput = never>(
+      child: Parameters<typeof this.agentTool>[0],
+      options: Omit<AgentToolOptions<TInput, TOutput>, "preliminaryResults">,
+    ) =>
+      preliminaryResults
+        ? this.agentTool(child, { ...options, preliminaryResults: true })
+        : this.agentTool(child, { ...options, preliminaryResults: false });
     return {
-      research: this.agentTool(Researcher, {
+      research: childTool(Researcher, {
         description: "Ask the Researcher agent to look up a topic and report findings",
         inputSchema: z.object({ topic: z.string().min(1) }),
         displayName: "Researcher",
       }),
-      summarize: this.agentTool(Summarizer, {
+      summarize: childTool(Summarizer, {
         description: "Ask the Summarizer agent for a structured summary of a text",
         inputSchema: z.object({ text: z.string().min(1) }),
         outputSchema: summarySchema,
         displayName: "Summarizer",
       }),
-      importData: this.agentTool(Importer, {
+      importData: childTool(Importer, {
         description: "Import a data set in batches",
         inputSchema: z.object({ batches: z.number().int().min(1).max(20) }),
         displayName: "Importer",

@@ -5,6 +5,8 @@ import type { FaultEnv } from "./fault-points.js";
 export type Env = ModelEnv &
   FaultEnv & {
     ASSISTANT: DurableObjectNamespace;
+    /** The Assistant whose tools stream children as preliminary results (the stock-`useChat` page's). */
+    PLAIN_ASSISTANT: DurableObjectNamespace;
     RESEARCHER: DurableObjectNamespace;
     SUMMARIZER: DurableObjectNamespace;
     IMPORTER: DurableObjectNamespace;

@@ -4,8 +4,8 @@ import {
   type PersistDirectory,
 } from "@agent-tools/workerd-harness/miniflare-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AiSdkChat } from "../harness/ai-sdk-chat.js";
 import { demoWsUrl, startDemoHost } from "../harness/demo.js";
-import { AiSdkChat } from "./ai-sdk-chat.js";
 import { base, listMessages, waitForFault } from "./kill-observe.js";
 import {
   armFault,

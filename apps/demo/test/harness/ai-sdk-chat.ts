@@ -14,7 +14,21 @@ import {
 class MemoryChatState implements ChatState<UIMessage> {
   status: ChatStatus = "ready";
   error: Error | undefined = undefined;
-  messages: UIMessage[] = [];
+  #messages: UIMessage[] = [];
+  readonly #onChange: ((messages: UIMessage[]) => void) | undefined;
+
+  constructor(onChange?: (messages: UIMessage[]) => void) {
+    this.#onChange = onChange;
+  }
+
+  get messages(): UIMessage[] {
+    return this.#messages;
+  }
+
+  set messages(messages: UIMessage[]) {
+    this.#messages = messages;
+    this.#onChange?.(messages);
+  }
 
   pushMessage = (message: UIMessage) => {
     this.messages = [...this.messages, message];
@@ -38,7 +52,8 @@ class MemoryChatState implements ChatState<UIMessage> {
 export class AiSdkChat extends AbstractChat<UIMessage> {
   readonly #transport: WebSocketChatTransport<UIMessage>;
 
-  constructor(url: () => string, chatId: string) {
+  /** `onChange` sees every state of the messages, as a page would render them. */
+  constructor(url: () => string, chatId: string, options: { onChange?: (messages: UIMessage[]) => void } = {}) {
     class CurrentAddressWebSocket extends WebSocket {
       constructor(_url: string | URL, protocols?: string | string[]) {
         super(url(), protocols);
@@ -50,7 +65,7 @@ export class AiSdkChat extends AbstractChat<UIMessage> {
         WebSocketChatTransportInitOptions<UIMessage>["webSocket"]
       >,
     });
-    super({ id: chatId, transport, state: new MemoryChatState() });
+    super({ id: chatId, transport, state: new MemoryChatState(options.onChange) });
     this.#transport = transport;
   }
 

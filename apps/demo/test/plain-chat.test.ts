@@ -1,0 +1,79 @@
+import {
+  createPersistDirectory,
+  type MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
+import type { UIMessage } from "ai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AiSdkChat } from "./harness/ai-sdk-chat.js";
+import { demoWsUrl, startDemoHost } from "./harness/demo.js";
+
+// The PlainChatAssistant (`/agents/plain/<name>`): its agent tools stream each child's answer into the tool call's
+// part as preliminary results, so the AI SDK's own chat — what stock `useChat` runs — shows the children working
+// with no event socket, and the stored conversation (a reload) shows the same. The page built on it is checked in
+// Chromium (browser-plain.test.ts).
+
+type ChildOutput = { status: string; message: UIMessage | null; result?: unknown };
+type ToolPart = { type: string; state: string; preliminary?: boolean; output?: ChildOutput };
+
+let persist: PersistDirectory;
+let host: MiniflareHost;
+
+beforeAll(async () => {
+  persist = await createPersistDirectory("agent-tools-plain-");
+  host = await startDemoHost(persist, { DEMO_PACE_MS: "5" });
+});
+
+afterAll(async () => {
+  await host?.dispose();
+  await persist?.remove();
+});
+
+const toolParts = (message: UIMessage | undefined) =>
+  (message?.parts ?? []).filter((part) => part.type.startsWith("tool-")) as unknown as ToolPart[];
+const textOf = (message: UIMessage | null | undefined) =>
+  (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+
+describe("a chat with the PlainChatAssistant, as stock useChat sees it", () => {
+  it("shows each child's answer growing inside its tool part, then its whole answer, also after a reload", async () => {
+    const chatId = "plain-1";
+    const url = () => demoWsUrl(host, `/agents/plain/${chatId}/chat`);
+    /** What the page would have rendered of the Researcher's tool part, state by state. */
+    const researcherTexts: string[] = [];
+    const chat = new AiSdkChat(url, chatId, {
+      onChange: (messages) => {
+        const part = toolParts(messages.at(-1)).find((candidate) => candidate.type === "tool-research");
+        if (part?.preliminary === true) researcherTexts.push(textOf(part.output?.message));
+      },
+    });
+    await chat.sendMessage({ text: "research cats" });
+    expect(chat.status).toBe("ready");
+
+    const answer = chat.messages.at(-1);
+    const parts = toolParts(answer);
+    expect(parts.map((part) => part.type).sort()).toEqual(["tool-research", "tool-summarize"]);
+    for (const part of parts) {
+      expect(part.state).toBe("output-available");
+      expect(part.preliminary).not.toBe(true);
+      expect(part.output?.status).toBe("completed");
+      expect(textOf(part.output?.message)).not.toBe("");
+    }
+    const research = parts.find((part) => part.type === "tool-research");
+    // The model got the summary (the answer quotes it); the part keeps the child's own message too.
+    expect(typeof research?.output?.result).toBe("string");
+    expect(textOf(answer)).toContain(String(research?.output?.result).slice(0, 20));
+    // It grew while the child worked: several partial texts, each a prefix of the whole answer.
+    const whole = textOf(research?.output?.message);
+    const partial = [...new Set(researcherTexts)].filter((text) => text !== "" && text !== whole);
+    expect(partial.length).toBeGreaterThan(1);
+    for (const text of partial) expect(whole.startsWith(text.trimEnd())).toBe(true);
+    chat.close();
+
+    // A reload: the stored conversation holds the same parts, with the children's whole answers.
+    const stored = await host.fetchJson<UIMessage[]>(`/agents/plain/${chatId}/messages`);
+    expect(stored.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(toolParts(stored.at(-1)).map((part) => [part.type, textOf(part.output?.message)])).toEqual(
+      parts.map((part) => [part.type, textOf(part.output?.message)]),
+    );
+  });
+});
