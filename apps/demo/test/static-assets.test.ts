@@ -27,10 +27,11 @@ async function writeFiles(folder: string, files: Record<string, string>): Promis
 }
 
 describe("the demo's settings, from wrangler.jsonc", () => {
-  it("bind the four agents as SQLite-backed Durable Objects, and the page built where web/build.mjs puts it", async () => {
+  it("bind the agents as SQLite-backed Durable Objects, and the page built where web/build.mjs puts it", async () => {
     const config = await demoConfig();
     expect(config.durableObjects).toEqual({
       ASSISTANT: { className: "Assistant", useSQLite: true },
+      PLAIN_ASSISTANT: { className: "PlainChatAssistant", useSQLite: true },
       RESEARCHER: { className: "Researcher", useSQLite: true },
       SUMMARIZER: { className: "Summarizer", useSQLite: true },
       IMPORTER: { className: "Importer", useSQLite: true },
