@@ -1,5 +1,8 @@
 // @agent-tools/react: thin React bindings over @agent-tools/client (useSyncExternalStore wrappers).
 export type {
+  AgentChatLike,
+  AgentChatSyncSnapshot,
+  AgentChatTurn,
   AgentToolConnection,
   AgentToolConnectionPool,
   AgentToolConnectionStatus,
@@ -12,6 +15,8 @@ export type {
   AgentToolMessageEvent,
   AgentToolMessageListener,
 } from "./agent-tool-event-source.js";
+export type { UseAgentChatSyncOptions, UseAgentChatSyncResult } from "./use-agent-chat-sync.js";
+export { useAgentChatSync } from "./use-agent-chat-sync.js";
 export type { UseAgentToolEventsResult } from "./use-agent-tool-events.js";
 export { useAgentToolEvents } from "./use-agent-tool-events.js";
 export type { UseAgentToolRunOptions, UseAgentToolRunResult } from "./use-agent-tool-run.js";
