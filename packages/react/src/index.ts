@@ -3,6 +3,7 @@ export type {
   AgentChatLike,
   AgentChatSyncSnapshot,
   AgentChatTurn,
+  AgentChatTurnStatus,
   AgentToolConnection,
   AgentToolConnectionPool,
   AgentToolConnectionStatus,
@@ -10,6 +11,7 @@ export type {
   AgentToolRunState,
   AgentToolTimelineState,
 } from "@agent-tools/client";
+export { isAgentChatDisconnect } from "@agent-tools/client";
 export type {
   AgentToolEventSource,
   AgentToolMessageEvent,
