@@ -42,11 +42,15 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
   const replyEnded = (page: Page) => page.getByRole("button", { name: "Send" }).waitFor();
   /** Nothing on screen says something failed. */
   const errorsShown = (page: Page) =>
-    page.evaluate(() => ({
-      alerts: [...document.querySelectorAll('[role="alert"]')].map((element) => element.textContent),
-      chatError: document.body.innerText.includes("Chat error"),
-      closeCode: document.body.innerText.includes("1006"),
-    }));
+    page.evaluate(() => {
+      // biome-ignore lint/performance/useDomNodeTextContent: what is on screen, not what the DOM holds
+      const shown = document.body.innerText;
+      return {
+        alerts: [...document.querySelectorAll('[role="alert"]')].map((element) => element.textContent),
+        chatError: shown.includes("Chat error"),
+        closeCode: shown.includes("1006"),
+      };
+    });
   const noErrors = { alerts: [], chatError: false, closeCode: false };
 
   beforeAll(async () => {
@@ -97,30 +101,50 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
     const chat = "two-tabs";
     const [first] = context.pages();
     if (!first) throw new Error("no first tab");
-    // A third tab whose conversation events are held back: it misses what the first tab does next.
-    let isHoldingBack = false;
+    // A third tab that goes stale: while it is "away", what it hears of the conversation — the conversation events on
+    // its event socket, the stored conversation it reads, the answers to its resumes — stops at the moment it left.
+    const base = `/agents/assistant/${chat}`;
+    let heldConversation: StoredMessage[] | null = null;
     const stale = await context.newPage();
     await stale.routeWebSocket(
-      (url) => url.pathname === `/agents/assistant/${chat}`,
+      (url) => url.pathname === base,
       (socket) => {
         const server = socket.connectToServer();
         server.onMessage((message) => {
-          if (isHoldingBack && String(message).includes('"agent-chat-event"')) return;
+          if (heldConversation !== null && String(message).includes('"agent-chat-event"')) return;
           socket.send(message);
         });
         socket.onMessage((message) => server.send(message));
       },
     );
+    await stale.routeWebSocket(
+      (url) => url.pathname === `${base}/chat`,
+      (socket) => {
+        const server = socket.connectToServer();
+        socket.onMessage((message) => {
+          const frame = JSON.parse(String(message)) as { type?: string; requestId?: string };
+          if (heldConversation !== null && frame.type === "resume") {
+            socket.send(JSON.stringify({ type: "no-active", requestId: frame.requestId }));
+            return;
+          }
+          server.send(message);
+        });
+      },
+    );
+    await stale.route(
+      (url) => url.pathname === `${base}/messages`,
+      (route) => (heldConversation === null ? route.continue() : route.fulfill({ json: heldConversation })),
+    );
     await open(chat, stale);
     await stale.locator("li.msg.assistant").getByText("Here is what I found").waitFor();
-    isHoldingBack = true;
+    heldConversation = await storedOf(chat);
 
     await send(first, "research rust");
     await first.locator("li.msg.user").getByText("research rust").waitFor();
     await expect.poll(async () => (await storedOf(chat)).length, { timeout: WAIT_MS }).toBe(4);
     await replyEnded(first);
     expect(await stale.locator("li.msg").count()).toBe(2); // it saw nothing of that turn
-    isHoldingBack = false;
+    heldConversation = null; // back: it hears everything again, but nothing replays what it missed
 
     await send(stale, "import data");
     await stale.locator("li.msg.user").getByText("import data").waitFor();

@@ -24,8 +24,9 @@ describe("README", () => {
   it("has a first example that runs as written and prints what the README says", async () => {
     const fs = (await import(/* @vite-ignore */ NODE_FS)) as Fs;
     const readme = await fs.readFile(new URL("../README.md", import.meta.url), "utf8");
+    // One line installs the packages; `npm i -D …` lines (types for TypeScript users) may follow it.
     expect(readme).toMatch(
-      /^## Install\n\n```sh\nnpm i @agent-tools\/react @agent-tools\/client ai react react-dom\n```$/m,
+      /^## Install\n\n```sh\nnpm i @agent-tools\/react @agent-tools\/client ai react react-dom\n(npm i -D [^\n]*\n)*```$/m,
     );
     const { extension, code, expected } = firstExample(readme);
     // Saved inside the package (dist/ is git-ignored), so that the package resolves by its own name.

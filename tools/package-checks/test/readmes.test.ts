@@ -128,7 +128,8 @@ describe("README convention parser", () => {
   });
 
   it("runs the npm i -D lines (types for TypeScript) after the one npm i line, without their comments", () => {
-    const withTypes = "## Install\n\n```sh\nnpm i a react\nnpm i -D @types/react  # TypeScript\n```\n\n```js\nconsole.log(1)\n```\n\n```text\n1\n```\n";
+    const withTypes =
+      "## Install\n\n```sh\nnpm i a react\nnpm i -D @types/react  # TypeScript\n```\n\n```js\nconsole.log(1)\n```\n\n```text\n1\n```\n";
     const convention = readReadmeConvention(withTypes);
     expect(convention.problems).toEqual([]);
     expect(convention.installLine).toBe("npm i a react && npm i -D @types/react");

@@ -28,6 +28,23 @@ export function describeInput(input: unknown, max = 120): string {
   return clip(entries.map(([key, value]) => `${key}: ${preview(value, 60)}`).join(" · "), max);
 }
 
+/**
+ * Any value as a person reads it, in one line: lists joined with "; ", objects as `name: value` pairs (the only
+ * field alone as its value).
+ */
+export function describeValue(value: unknown, max = 120): string {
+  const describe = (item: unknown): string => {
+    if (Array.isArray(item)) return item.map(describe).join("; ");
+    if (typeof item === "object" && item !== null) {
+      const entries = Object.entries(item as Record<string, unknown>);
+      if (entries.length === 1) return describe(entries[0]?.[1]);
+      return entries.map(([key, field]) => `${key}: ${describe(field)}`).join(" · ");
+    }
+    return item === undefined || item === null ? "" : String(item);
+  };
+  return clip(describe(value).replace(/\s+/g, " ").trim(), max);
+}
+
 /** The same for a run's input preview (the server's JSON text of it, or plain text). */
 export function describeInputPreview(text: string | null, max = 120): string {
   if (text === null || text === "") return "";

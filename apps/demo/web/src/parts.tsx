@@ -1,7 +1,7 @@
 import { AGENT_MILESTONE_PART } from "@agent-tools/core-runs/protocol";
 import { getToolName, isToolUIPart, type UIMessage } from "ai";
 import type { ReactNode } from "react";
-import { describeInput, preview } from "./format.js";
+import { describeInput, describeValue } from "./format.js";
 import { looksLikeJson, StructuredText } from "./structured-value.js";
 
 export type MessagePart = UIMessage["parts"][number];
@@ -27,7 +27,7 @@ export function TimelinePart({ part }: { part: MessagePart }): ReactNode {
   if (isToolPart(part)) {
     const outcome =
       part.state === "output-available"
-        ? ` ✓ ${preview(part.output, 90)}`
+        ? ` ✓ ${describeValue(part.output, 90)}`
         : part.state === "output-error"
           ? ` ✗ ${part.errorText ?? "failed"}`
           : " …";

@@ -16,6 +16,15 @@ export type RunActions = {
   cancelledHere(runId: string): boolean;
 };
 
+const STATUS_MARKS: Record<AgentToolRunState["status"], string> = {
+  starting: "…",
+  running: "…",
+  completed: "✓",
+  error: "✗",
+  aborted: "⊘",
+  interrupted: "⚠",
+};
+
 const hasStructuredOutput = (run: AgentToolRunState) =>
   run.status === "completed" && typeof run.output === "object" && run.output !== null;
 
@@ -68,6 +77,9 @@ export function RunCard({
   const cancelling = actions.cancelling.has(run.runId);
   const input = describeInputPreview(run.inputPreview);
   const hasMilestoneParts = run.parts.some((part) => part.type === AGENT_MILESTONE_PART);
+  // A summary that is the child's last words already on show is not said twice.
+  const lastText = [...run.parts].reverse().find((part) => part.type === "text");
+  const repeatsText = lastText?.type === "text" && lastText.text.trim() === outcome.trim();
 
   return (
     <article
@@ -92,7 +104,15 @@ export function RunCard({
             {name}
           </button>
         </h3>
-        <span className="badge">{STATUS_LABELS[run.status]}</span>
+        {isOpen ? (
+          <span className="badge">{STATUS_LABELS[run.status]}</span>
+        ) : (
+          // Folded to one line: the status as a mark (its word for screen readers), then the outcome.
+          <span className={`status-mark r-${run.status}`}>
+            <span aria-hidden="true">{STATUS_MARKS[run.status]}</span>
+            <span className="visually-hidden">{STATUS_LABELS[run.status]}:</span>
+          </span>
+        )}
         {!isOpen && (
           <span className={`run-line r-${run.status}`} title={outcome}>
             {outcome}
@@ -142,7 +162,7 @@ export function RunCard({
         ) : (
           <Timeline run={run} label={`${name} output`} showMilestones={!hasMilestoneParts} />
         )}
-        <p className={`run-result r-${run.status}`}>{outcome}</p>
+        <p className={`run-result r-${run.status}`}>{repeatsText ? "" : outcome}</p>
       </div>
     </article>
   );
