@@ -315,9 +315,11 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
   it("with ?dev=1 shows the developer controls; Reconnect events resumes with cursors, receiving nothing twice", async () => {
     await page.goto(new URL(`/?chat=${CHAT}&dev=1`, demo.url).toString());
     await page.getByText("events: live").waitFor();
-    await replyEnded();
+    // Every run the server holds is on the page (replayed on connect) before the reconnect.
+    const runCount = (await demo.fetchJson<AgentToolRunInfo[]>(`${BASE}/runs`)).length;
+    await expect.poll(() => page.locator("article.run").count(), { timeout: WAIT_MS }).toBe(runCount);
+    const textsBefore = await page.locator("article.run .t-text").allTextContents();
     const socketsBefore = eventSocketUrls.length;
-    const countBefore = await page.locator("article.run").count();
     await page.getByRole("button", { name: "Reconnect events" }).click();
     await expect.poll(() => eventSocketUrls.length, { timeout: WAIT_MS }).toBeGreaterThan(socketsBefore);
     await page.getByText("events: live").waitFor();
@@ -328,7 +330,8 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
       expect(sequence).toBeGreaterThan(0);
       expect(revision).toBeGreaterThan(0);
     }
-    expect(await page.locator("article.run").count()).toBe(countBefore);
+    expect(await page.locator("article.run").count()).toBe(runCount);
+    expect(await page.locator("article.run .t-text").allTextContents()).toEqual(textsBefore);
     await shot("dev-controls");
   });
 

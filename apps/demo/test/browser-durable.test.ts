@@ -103,8 +103,10 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
     if (!first) throw new Error("no first tab");
     // A third tab that goes stale: while it is "away", what it hears of the conversation — the conversation events on
     // its event socket, the stored conversation it reads, the answers to its resumes — stops at the moment it left.
+    // What it asked before it left is let through and waited for (`inFlight`), so nothing of the turn to come leaks in.
     const base = `/agents/assistant/${chat}`;
     let heldConversation: StoredMessage[] | null = null;
+    let inFlight = 0;
     const stale = await context.newPage();
     await stale.routeWebSocket(
       (url) => url.pathname === base,
@@ -121,29 +123,50 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
       (url) => url.pathname === `${base}/chat`,
       (socket) => {
         const server = socket.connectToServer();
+        const resumes = new Set<string>();
         socket.onMessage((message) => {
           const frame = JSON.parse(String(message)) as { type?: string; requestId?: string };
-          if (heldConversation !== null && frame.type === "resume") {
+          if (frame.type === "resume" && heldConversation !== null) {
             socket.send(JSON.stringify({ type: "no-active", requestId: frame.requestId }));
             return;
           }
+          if (frame.type === "resume" && frame.requestId) {
+            resumes.add(frame.requestId);
+            inFlight += 1;
+          }
           server.send(message);
+        });
+        server.onMessage((message) => {
+          const frame = JSON.parse(String(message)) as { type?: string; requestId?: string };
+          if (frame.requestId && resumes.delete(frame.requestId)) inFlight -= 1;
+          socket.send(message);
         });
       },
     );
     await stale.route(
       (url) => url.pathname === `${base}/messages`,
-      (route) => (heldConversation === null ? route.continue() : route.fulfill({ json: heldConversation })),
+      async (route) => {
+        if (heldConversation !== null) return route.fulfill({ json: heldConversation });
+        inFlight += 1;
+        try {
+          await route.fulfill({ response: await route.fetch() });
+        } finally {
+          inFlight -= 1;
+        }
+      },
     );
     await open(chat, stale);
     await stale.locator("li.msg.assistant").getByText("Here is what I found").waitFor();
-    heldConversation = await storedOf(chat);
+    const conversationWhenLeft = await storedOf(chat);
+    await expect.poll(() => inFlight, { timeout: WAIT_MS }).toBe(0);
+    heldConversation = conversationWhenLeft; // at once after the check: nothing else is let through
 
     await send(first, "research rust");
     await first.locator("li.msg.user").getByText("research rust").waitFor();
     await expect.poll(async () => (await storedOf(chat)).length, { timeout: WAIT_MS }).toBe(4);
     await replyEnded(first);
-    expect(await stale.locator("li.msg").count()).toBe(2); // it saw nothing of that turn
+    // It saw nothing of that turn.
+    expect(await shownIds(stale)).toEqual(conversationWhenLeft.map((message) => message.id));
     heldConversation = null; // back: it hears everything again, but nothing replays what it missed
 
     await send(stale, "import data");
