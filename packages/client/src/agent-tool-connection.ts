@@ -1,5 +1,6 @@
 import { type AgentToolDrillIn, type AgentToolDrillInOptions, createAgentToolDrillIn } from "./agent-tool-drill-in.js";
 import { type AgentToolStore, createAgentToolStore } from "./agent-tool-store.js";
+import { type AgentChatEventListener, createChatEventChannel } from "./chat-event-channel.js";
 import { resolveDrillInUrl, withAgentToolCursors } from "./connect-url.js";
 import { createListeners } from "./listeners.js";
 import { type Clock, systemClock } from "./ports/clock.js";
@@ -62,6 +63,13 @@ export type AgentToolConnection = {
   /** Close the socket and every drill-in socket; nothing reopens until `reconnect()`. */
   close(): void;
   /**
+   * Call `listener` with each conversation event the socket carries (`agent-chat-event` frames: a message stored, a
+   * turn started or ended, the history rewritten), in arrival order; returns the unsubscribe function. Events are
+   * live only: none is replayed on (re)connect, so read the stored conversation again after a reconnect
+   * (`createAgentChatSync` does).
+   */
+  onChatEvent(listener: AgentChatEventListener): () => void;
+  /**
    * Drill in to one run: a live view of the child's own messages over its own socket, opened once the run's
    * drill-in address is known. Views of one run share one socket; it closes `drillInGraceMs` after the last
    * view's `close()`. `options.url` overrides the address (relative to the parent's URL, or absolute).
@@ -98,6 +106,7 @@ export function createAgentToolConnection(options: AgentToolConnectionOptions): 
   const reconnect = options.reconnect ?? {};
   const store = createAgentToolStore(options.drillInUrl ? { drillInUrl: options.drillInUrl } : {});
   const listeners = createListeners();
+  const chatEvents = createChatEventChannel();
   let snapshot: AgentToolConnectionSnapshot = { status: "connecting", timeline: store.getSnapshot() };
 
   const publish = (next: AgentToolConnectionSnapshot) => {
@@ -160,7 +169,9 @@ export function createAgentToolConnection(options: AgentToolConnectionOptions): 
     clock,
     random,
     reconnect,
-    onMessage: (data) => store.dispatch(data),
+    onMessage: (data) => {
+      if (!chatEvents.dispatch(data)) store.dispatch(data);
+    },
     onStatus: (status) => publish({ ...snapshot, status }),
   });
 
@@ -178,6 +189,7 @@ export function createAgentToolConnection(options: AgentToolConnectionOptions): 
       socket.close();
       drillIns.disposeAll();
     },
+    onChatEvent: chatEvents.subscribe,
     drillIn(runId, drillInOptions = {}) {
       if (drillInOptions.url !== undefined && drillIns.peek(runId) === undefined) {
         drillInOverrides.set(runId, drillInOptions.url);

@@ -1,7 +1,10 @@
 // @agent-tools/client: a parent's event socket (createAgentToolConnection, reconnecting with gap-free cursors, shared
-// by URL through a pool), drill-in to one run (createAgentToolDrillIn), the pure reducers and the store they feed,
-// and the few wire-protocol names a client needs.
+// by URL through a pool), drill-in to one run (createAgentToolDrillIn), the parent's conversation kept in step across
+// tabs and reconnects (createAgentChatSync), the pure reducers and the store they feed, and the few wire-protocol
+// names a client needs.
 export type {
+  AgentChatEvent,
+  AgentChatTurnStatus,
   AgentToolCursors,
   AgentToolDrillInFrame,
   AgentToolEventFrame,
@@ -9,6 +12,15 @@ export type {
   AgentToolRunInspection,
 } from "@agent-tools/core-runs/protocol";
 export { AGENT_TOOL_CURSORS_PARAM, encodeAgentToolCursors } from "@agent-tools/core-runs/protocol";
+export type {
+  AgentChatLike,
+  AgentChatStatus,
+  AgentChatSync,
+  AgentChatSyncOptions,
+  AgentChatSyncSnapshot,
+  AgentChatTurn,
+} from "./agent-chat-sync.js";
+export { createAgentChatSync } from "./agent-chat-sync.js";
 export type {
   AgentToolConnection,
   AgentToolConnectionOptions,
@@ -27,9 +39,13 @@ export type { AgentToolStore } from "./agent-tool-store.js";
 export { createAgentToolStore } from "./agent-tool-store.js";
 export type { UIMessageAssembly, UIMessageParts } from "./apply-ui-message-chunk.js";
 export { applyUIMessageChunk, assembleUIMessageParts, createUIMessageAssembly } from "./apply-ui-message-chunk.js";
+export { isAgentChatDisconnect } from "./chat-disconnect.js";
+export type { AgentChatEventListener } from "./chat-event-channel.js";
+export { agentChatMessagesUrl } from "./chat-messages-url.js";
 export { resolveDrillInUrl, withAgentToolCursors } from "./connect-url.js";
 export type { AgentToolDrillInState } from "./drill-in-state.js";
 export { applyAgentToolDrillInFrame, createAgentToolDrillInState } from "./drill-in-state.js";
+export { isSameConversation, mergeStoredConversation, upsertChatMessage } from "./merge-chat-messages.js";
 export type { Clock, TimerHandle } from "./ports/clock.js";
 export { systemClock } from "./ports/clock.js";
 export type { WebSocketConstructor, WebSocketLike, WebSocketLikeEvent } from "./ports/web-socket.js";

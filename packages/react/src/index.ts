@@ -1,5 +1,9 @@
 // @agent-tools/react: thin React bindings over @agent-tools/client (useSyncExternalStore wrappers).
 export type {
+  AgentChatLike,
+  AgentChatSyncSnapshot,
+  AgentChatTurn,
+  AgentChatTurnStatus,
   AgentToolConnection,
   AgentToolConnectionPool,
   AgentToolConnectionStatus,
@@ -7,11 +11,14 @@ export type {
   AgentToolRunState,
   AgentToolTimelineState,
 } from "@agent-tools/client";
+export { isAgentChatDisconnect } from "@agent-tools/client";
 export type {
   AgentToolEventSource,
   AgentToolMessageEvent,
   AgentToolMessageListener,
 } from "./agent-tool-event-source.js";
+export type { UseAgentChatSyncOptions, UseAgentChatSyncResult } from "./use-agent-chat-sync.js";
+export { useAgentChatSync } from "./use-agent-chat-sync.js";
 export type { UseAgentToolEventsResult } from "./use-agent-tool-events.js";
 export { useAgentToolEvents } from "./use-agent-tool-events.js";
 export type { UseAgentToolRunOptions, UseAgentToolRunResult } from "./use-agent-tool-run.js";

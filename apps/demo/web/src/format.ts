@@ -9,8 +9,50 @@ export function preview(value: unknown, max = 120): string {
     text = "…";
   }
   if (text === undefined) return "";
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return clip(text.replace(/\s+/g, " ").trim(), max);
+}
+
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * A tool's input as a person reads it: one field shows its value alone (`research cats`), several show as
+ * `name: value` pairs; anything else as compact JSON.
+ */
+export function describeInput(input: unknown, max = 120): string {
+  if (input === undefined || input === null) return "";
+  if (typeof input !== "object" || Array.isArray(input)) return preview(input, max);
+  const entries = Object.entries(input as Record<string, unknown>);
+  if (entries.length === 1) return preview(entries[0]?.[1], max);
+  return clip(entries.map(([key, value]) => `${key}: ${preview(value, 60)}`).join(" · "), max);
+}
+
+/**
+ * Any value as a person reads it, in one line: lists joined with "; ", objects as `name: value` pairs (the only
+ * field alone as its value).
+ */
+export function describeValue(value: unknown, max = 120): string {
+  const describe = (item: unknown): string => {
+    if (Array.isArray(item)) return item.map(describe).join("; ");
+    if (typeof item === "object" && item !== null) {
+      const entries = Object.entries(item as Record<string, unknown>);
+      if (entries.length === 1) return describe(entries[0]?.[1]);
+      return entries.map(([key, field]) => `${key}: ${describe(field)}`).join(" · ");
+    }
+    return item === undefined || item === null ? "" : String(item);
+  };
+  return clip(describe(value).replace(/\s+/g, " ").trim(), max);
+}
+
+/** The same for a run's input preview (the server's JSON text of it, or plain text). */
+export function describeInputPreview(text: string | null, max = 120): string {
+  if (text === null || text === "") return "";
+  try {
+    return describeInput(JSON.parse(text), max);
+  } catch {
+    return preview(text, max);
+  }
 }
 
 export function runName(run: AgentToolRunState): string {
@@ -31,39 +73,42 @@ export const STATUS_LABELS: Record<AgentToolRunState["status"], string> = {
   interrupted: "interrupted",
 };
 
-/** The progress line of a run: "60% · Imported batch 3 of 5 · rows". */
-export function progressText(run: AgentToolRunState): string {
-  const progress = run.progress;
-  const bits: string[] = [];
-  if (progress?.fraction !== undefined && Number.isFinite(progress.fraction)) {
-    bits.push(`${Math.round(clamp01(progress.fraction) * 100)}%`);
+/** Who ended a cancelled run, as far as this page knows. */
+export type CancelCause = "you" | "reply-stopped" | "reply-stopped-by-you" | "elsewhere";
+
+export const CANCEL_LABELS: Record<CancelCause, string> = {
+  you: "Cancelled by you",
+  "reply-stopped-by-you": "Stopped with the reply (you stopped it)",
+  "reply-stopped": "Stopped with the reply",
+  elsewhere: "Cancelled",
+};
+
+/** The one-line outcome of a finished run. */
+export function resultText(run: AgentToolRunState, cancelCause: CancelCause = "elsewhere"): string {
+  switch (run.status) {
+    case "completed":
+      return run.summary || "Completed";
+    case "error":
+      return run.error ?? "Failed";
+    case "aborted":
+      return CANCEL_LABELS[cancelCause];
+    case "interrupted": {
+      const details = [run.reason, run.childStillRunning ? "child still running" : null].filter(Boolean).join(", ");
+      return `Interrupted${details ? ` (${details})` : ""}`;
+    }
+    case "starting":
+    case "running":
+      return "";
   }
-  if (progress?.message) bits.push(progress.message);
-  if (progress?.phase && progress.phase !== progress.message) bits.push(progress.phase);
-  if (bits.length > 0) return bits.join(" · ");
-  if (isLive(run)) return run.agentType === null ? "Waiting for the run to start…" : "Working…";
-  return "";
 }
 
 export function clamp01(value: number): number {
   return Math.max(0, Math.min(1, value));
 }
 
-/** The one-line outcome of a finished run. */
-export function resultText(run: AgentToolRunState): string {
-  switch (run.status) {
-    case "completed":
-      return `✓ ${run.summary || "Completed"}`;
-    case "error":
-      return `✗ ${run.error ?? "Failed"}`;
-    case "aborted":
-      return `✗ Cancelled${run.error ? `: ${run.error}` : ""}`;
-    case "interrupted": {
-      const details = [run.reason, run.childStillRunning ? "child still running" : null].filter(Boolean).join(", ");
-      return `⚠ Interrupted${details ? ` (${details})` : ""}${run.error ? `: ${run.error}` : ""}`;
-    }
-    case "starting":
-    case "running":
-      return "";
-  }
+/** `text` without the background run ids it names (` (background:call-1)`): the run's name says which it is. */
+export function withoutRunIds(text: string, runIds: readonly string[]): string {
+  let result = text;
+  for (const runId of runIds) result = result.split(` (${runId})`).join("").split(runId).join("the run");
+  return result;
 }

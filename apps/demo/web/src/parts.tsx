@@ -1,7 +1,8 @@
 import { AGENT_MILESTONE_PART } from "@agent-tools/core-runs/protocol";
 import { getToolName, isToolUIPart, type UIMessage } from "ai";
 import type { ReactNode } from "react";
-import { preview } from "./format.js";
+import { describeInput, describeValue } from "./format.js";
+import { looksLikeJson, StructuredText } from "./structured-value.js";
 
 export type MessagePart = UIMessage["parts"][number];
 export type ToolPart = Extract<MessagePart, { toolCallId: string }>;
@@ -10,46 +11,29 @@ export function isToolPart(part: MessagePart): part is ToolPart {
   return isToolUIPart(part);
 }
 
-export function toolStateLabel(part: ToolPart): string {
-  switch (part.state) {
-    case "input-streaming":
-      return "preparing…";
-    case "input-available":
-      return "running…";
-    case "output-available":
-      return "done";
-    case "output-error":
-      return "failed";
-    case "output-denied":
-      return "denied";
-    case "approval-requested":
-      return "awaiting approval";
-    case "approval-responded":
-      return "approved";
-    default:
-      return String((part as { state?: unknown }).state ?? "");
-  }
-}
-
 type MilestoneData = { milestone?: unknown; name?: unknown; message?: unknown };
 
 /**
- * One part of a child's message in a compact timeline (run cards and drill-in): text, reasoning, the child's own
- * tool calls, milestones. Other parts (step boundaries, progress, sources) render nothing.
+ * One part of a child's message in a compact timeline (run cards and drill-in): text (JSON text — structured
+ * output — formatted), reasoning, the child's own tool calls, milestones. Other parts (step boundaries, progress,
+ * sources) render nothing.
  */
 export function TimelinePart({ part }: { part: MessagePart }): ReactNode {
-  if (part.type === "text") return part.text === "" ? null : <p className="t-text">{part.text}</p>;
+  if (part.type === "text") {
+    if (part.text === "") return null;
+    return looksLikeJson(part.text) ? <StructuredText text={part.text} /> : <p className="t-text">{part.text}</p>;
+  }
   if (part.type === "reasoning") return part.text === "" ? null : <p className="t-reasoning">{part.text}</p>;
   if (isToolPart(part)) {
     const outcome =
       part.state === "output-available"
-        ? ` ✓ ${preview(part.output, 90)}`
+        ? ` ✓ ${describeValue(part.output, 90)}`
         : part.state === "output-error"
           ? ` ✗ ${part.errorText ?? "failed"}`
           : " …";
     return (
       <p className="t-tool">
-        → {getToolName(part)}(<code>{part.input === undefined ? "" : preview(part.input, 80)}</code>){outcome}
+        → {getToolName(part)}(<code>{describeInput(part.input, 80)}</code>){outcome}
       </p>
     );
   }

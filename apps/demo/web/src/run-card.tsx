@@ -1,66 +1,127 @@
 import { AGENT_MILESTONE_PART } from "@agent-tools/core-runs/protocol";
 import type { AgentToolRunState } from "@agent-tools/react";
-import { type ReactNode, useId, useLayoutEffect, useRef } from "react";
-import { clamp01, isLive, progressText, resultText, runName, STATUS_LABELS } from "./format.js";
+import { type ReactNode, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
+import { type CancelCause, describeInputPreview, isLive, resultText, runName, STATUS_LABELS } from "./format.js";
 import { partKey, TimelinePart } from "./parts.js";
+import { ProgressBar } from "./progress-bar.js";
+import { StructuredValue } from "./structured-value.js";
 
 export type RunActions = {
-  /** Open the drill-in panel for a run. */
+  /** Open the drill-in dialog for a run. */
   onDrillIn(runId: string): void;
   onCancel(runId: string): void;
   /** RunIds whose cancel request is in flight. */
   cancelling: ReadonlySet<string>;
+  /** True for a run this page cancelled. */
+  cancelledHere(runId: string): boolean;
 };
 
+const STATUS_MARKS: Record<AgentToolRunState["status"], string> = {
+  starting: "…",
+  running: "…",
+  completed: "✓",
+  error: "✗",
+  aborted: "⊘",
+  interrupted: "⚠",
+};
+
+const hasStructuredOutput = (run: AgentToolRunState) =>
+  run.status === "completed" && typeof run.output === "object" && run.output !== null;
+
 /**
- * One child run: name and status, a progress row (always there, so a report appearing never moves anything), its
- * streaming timeline (a bounded, scrollable box that follows the end while you have not scrolled up), and its
- * outcome. Details opens the drill-in panel; Cancel shows while the run is live.
+ * One child run. While it runs: name and status, a progress row, its streaming timeline (a bounded box that
+ * follows the end unless you scrolled up) and Cancel. Once it finished it collapses to one line — name, status,
+ * outcome — that opens again with its name (a disclosure button). Details (drill-in) is in the same place either
+ * way, so focus coming back from the dialog finds it; after Cancel, focus moves to Details.
  */
 export function RunCard({
   run,
   actions,
-  compact = false,
+  cancelCause,
 }: {
   run: AgentToolRunState;
   actions: RunActions;
-  compact?: boolean;
+  /** Who cancelled it, when the caller knows better than the page's own cancels (a stopped reply). */
+  cancelCause?: CancelCause | null;
 }): ReactNode {
   const titleId = useId();
+  const bodyId = useId();
   const name = runName(run);
   const live = isLive(run);
-  const fraction = run.progress?.fraction;
-  // Indeterminate (no value) only while a live run has reported no fraction.
-  const barValue =
-    fraction !== undefined && Number.isFinite(fraction)
-      ? clamp01(fraction)
-      : run.status === "completed"
-        ? 1
-        : live
-          ? undefined
-          : 0;
-  const hasMilestoneParts = run.parts.some((part) => part.type === AGENT_MILESTONE_PART);
-  const outcome = resultText(run) || (run.streamError ? `! ${run.streamError}` : "");
+  const [isOpen, setIsOpen] = useState(live);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const details = useRef<HTMLButtonElement>(null);
+  const body = useRef<HTMLDivElement>(null);
+  const cancelHasFocus = useRef(false);
+
+  // A run that finishes collapses (and one that starts opens); a reader's own toggling wins until the next change.
+  // Focus inside the part that hides goes to the disclosure button, never to the page's start.
+  useLayoutEffect(() => {
+    if (!live && body.current?.contains(document.activeElement)) toggle.current?.focus();
+    setIsOpen(live);
+  }, [live]);
+  // Cancel disappears once the run ended: if it had focus, Details takes it.
+  useEffect(() => {
+    if (!live && cancelHasFocus.current) {
+      cancelHasFocus.current = false;
+      details.current?.focus();
+    }
+  }, [live]);
+
+  const cause: CancelCause = actions.cancelledHere(run.runId)
+    ? "you"
+    : cancelCause && cancelCause !== "you"
+      ? cancelCause
+      : "elsewhere";
+  const outcome = resultText(run, cause) || (run.streamError ? `! ${run.streamError}` : "");
   const cancelling = actions.cancelling.has(run.runId);
+  const input = describeInputPreview(run.inputPreview);
+  const hasMilestoneParts = run.parts.some((part) => part.type === AGENT_MILESTONE_PART);
+  // A summary that is the child's last words already on show is not said twice.
+  const lastText = [...run.parts].reverse().find((part) => part.type === "text");
+  const repeatsText = lastText?.type === "text" && lastText.text.trim() === outcome.trim();
 
   return (
     <article
-      className={`run s-${run.status}${compact ? " compact" : ""}`}
+      className={`run s-${run.status}${isOpen ? "" : " collapsed"}`}
       aria-labelledby={titleId}
       data-run-id={run.runId}
       data-agent-type={run.agentType ?? ""}
       data-status={run.status}
     >
       <header className="run-head">
-        <h4 id={titleId} className="run-name">
-          {name}
-        </h4>
-        <span className="badge" title={`Status: ${STATUS_LABELS[run.status]}`}>
-          {STATUS_LABELS[run.status]}
-        </span>
+        <h3 className="run-name">
+          <button
+            type="button"
+            ref={toggle}
+            id={titleId}
+            className="run-toggle"
+            aria-expanded={isOpen}
+            aria-controls={bodyId}
+            onClick={() => setIsOpen((open) => !open)}
+          >
+            <span className="chevron" aria-hidden="true" />
+            {name}
+          </button>
+        </h3>
+        {isOpen ? (
+          <span className="badge">{STATUS_LABELS[run.status]}</span>
+        ) : (
+          // Folded to one line: the status as a mark (its word for screen readers), then the outcome.
+          <span className={`status-mark r-${run.status}`}>
+            <span aria-hidden="true">{STATUS_MARKS[run.status]}</span>
+            <span className="visually-hidden">{STATUS_LABELS[run.status]}:</span>
+          </span>
+        )}
+        {!isOpen && (
+          <span className={`run-line r-${run.status}`} title={outcome}>
+            {outcome}
+          </span>
+        )}
         <span className="spacer" />
         <button
           type="button"
+          ref={details}
           onClick={() => actions.onDrillIn(run.runId)}
           disabled={run.drillInUrl === null}
           aria-label={`Details of ${name}: its own conversation`}
@@ -71,27 +132,38 @@ export function RunCard({
           <button
             type="button"
             className="danger"
-            onClick={() => actions.onCancel(run.runId)}
-            disabled={cancelling}
+            onClick={() => {
+              if (!cancelling) actions.onCancel(run.runId);
+            }}
+            onFocus={() => {
+              cancelHasFocus.current = true;
+            }}
+            onBlur={() => {
+              cancelHasFocus.current = false;
+            }}
+            aria-disabled={cancelling}
             aria-label={`Cancel ${name}`}
           >
             {cancelling ? "Cancelling…" : "Cancel"}
           </button>
         )}
       </header>
-      {run.inputPreview !== null && run.inputPreview !== "" && (
-        <p className="run-input" title={run.inputPreview}>
-          {run.inputPreview}
-        </p>
-      )}
-      <div className="progress-row">
-        <progress aria-label={`${name} progress`} max={1} value={barValue} />
-        <span className="progress-text">{progressText(run)}</span>
+      <div id={bodyId} ref={body} className="run-body" hidden={!isOpen}>
+        {input !== "" && (
+          <p className="run-input" title={input}>
+            {input}
+          </p>
+        )}
+        <ProgressBar run={run} label={`${name} progress`} />
+        {hasStructuredOutput(run) ? (
+          <div className="timeline structured">
+            <StructuredValue value={run.output} />
+          </div>
+        ) : (
+          <Timeline run={run} label={`${name} output`} showMilestones={!hasMilestoneParts} />
+        )}
+        <p className={`run-result r-${run.status}`}>{repeatsText ? "" : outcome}</p>
       </div>
-      <Timeline run={run} label={`${name} output`} showMilestones={!hasMilestoneParts} />
-      <p className={`run-result r-${run.status}`} role={run.status === "error" ? "alert" : undefined}>
-        {outcome}
-      </p>
     </article>
   );
 }

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { describeInput, describeInputPreview, describeValue, withoutRunIds } from "../web/src/format.js";
+
+// The demo page's wording of values: inputs and outputs as a person reads them, not as JSON; no raw run ids.
+
+describe("describeInput / describeValue", () => {
+  it("shows one field as its value and several as name: value pairs", () => {
+    expect(describeInput({ topic: "research cats" })).toBe("research cats");
+    expect(describeInput({ batches: 5, dryRun: false })).toBe("batches: 5 · dryRun: false");
+    expect(describeInputPreview('{"topic":"cats"}')).toBe("cats");
+    expect(describeInputPreview("plain words")).toBe("plain words");
+    expect(describeValue({ query: "cats", facts: ["a", "b"] })).toBe("query: cats · facts: a; b");
+    expect(describeValue("x".repeat(200), 10)).toBe(`${"x".repeat(9)}…`);
+  });
+});
+
+describe("withoutRunIds", () => {
+  it("drops a background run's raw id from a text", () => {
+    const runId = "background:call-4-a7450944";
+    expect(withoutRunIds(`The import is running in the background (${runId}). I will tell you.`, [runId])).toBe(
+      "The import is running in the background. I will tell you.",
+    );
+    expect(withoutRunIds(`Run ${runId} finished`, [runId])).toBe("Run the run finished");
+  });
+});

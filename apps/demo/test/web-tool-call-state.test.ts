@@ -1,0 +1,52 @@
+import type { AgentToolRunState } from "@agent-tools/react";
+import { describe, expect, it } from "vitest";
+import { type ToolCallContext, type ToolPart, toolCallState } from "../web/src/tool-call-state.js";
+
+// The demo page's tool-call header: in step with its runs and its turn (issue 18: "a stopped turn must not leave a
+// tool 'running…'; a cancel says who cancelled").
+
+const part = (state: ToolPart["state"], output?: unknown): ToolPart =>
+  ({ type: "tool-research", toolCallId: "c1", state, input: { topic: "cats" }, output }) as ToolPart;
+const run = (status: AgentToolRunState["status"], runId = "r1") => ({ runId, status }) as AgentToolRunState;
+const context = (overrides: Partial<ToolCallContext> = {}): ToolCallContext => ({
+  isStreaming: true,
+  runs: [run("running")],
+  turnStatus: undefined,
+  stoppedHere: false,
+  cancelledHere: () => false,
+  ...overrides,
+});
+const label = (toolPart: ToolPart, overrides?: Partial<ToolCallContext>) =>
+  toolCallState(toolPart, context(overrides)).label;
+
+describe("toolCallState", () => {
+  it("runs while its turn streams and a run is live", () => {
+    expect(label(part("input-available"))).toBe("running…");
+    expect(label(part("input-streaming"))).toBe("preparing…");
+    expect(label(part("input-available"), { runs: [run("completed")] })).toBe("finishing…");
+  });
+
+  it("never reads running… once its turn is over without a result", () => {
+    expect(label(part("input-available"), { isStreaming: false, runs: [run("running")] })).toBe("stopped");
+    expect(label(part("input-available"), { isStreaming: false, runs: [run("aborted")] })).toBe(
+      "stopped with the reply",
+    );
+    expect(label(part("input-available"), { isStreaming: false, runs: [run("aborted")], stoppedHere: true })).toBe(
+      "stopped by you",
+    );
+    expect(label(part("input-available"), { isStreaming: false, runs: [], turnStatus: "interrupted" })).toBe(
+      "interrupted",
+    );
+  });
+
+  it("says a run's failure or cancel, and who cancelled, instead of done", () => {
+    const cancelled = part("output-available", { ok: false, status: "aborted", error: "Cancelled by the parent" });
+    expect(label(cancelled, { isStreaming: false, runs: [run("aborted")] })).toBe("cancelled");
+    expect(label(cancelled, { isStreaming: false, runs: [run("aborted")], cancelledHere: (id) => id === "r1" })).toBe(
+      "cancelled by you",
+    );
+    expect(label(part("output-available", { ok: false, status: "error" }), { runs: [run("error")] })).toBe("failed");
+    expect(label(part("output-available", "a summary"), { runs: [run("completed")] })).toBe("done");
+    expect(label(part("output-error"))).toBe("failed");
+  });
+});

@@ -1,0 +1,55 @@
+import type { AgentToolRunState } from "@agent-tools/react";
+import { getToolName } from "ai";
+import type { ReactNode } from "react";
+import { describeInput, runName } from "./format.js";
+import { type RunActions, RunCard } from "./run-card.js";
+import { type ToolCallContext, type ToolPart, toolCallState } from "./tool-call-state.js";
+
+/** The run a tool's result names (e.g. a background run it started), if the page knows it. */
+function startedRun(part: ToolPart, runsById: Readonly<Record<string, AgentToolRunState>>): AgentToolRunState | null {
+  if (part.state !== "output-available") return null;
+  const runId = (part.output as { runId?: unknown } | null)?.runId;
+  return typeof runId === "string" && Object.hasOwn(runsById, runId) ? (runsById[runId] ?? null) : null;
+}
+
+/**
+ * One tool call of the assistant: its name and input as a person reads them, its state in step with its runs and
+ * its turn, and the child runs it started (siblings side by side, in display order).
+ */
+export function ToolCall({
+  part,
+  context,
+  runsById,
+  actions,
+}: {
+  part: ToolPart;
+  context: ToolCallContext;
+  runsById: Readonly<Record<string, AgentToolRunState>>;
+  actions: RunActions;
+}): ReactNode {
+  const name = getToolName(part);
+  const state = toolCallState(part, context);
+  const background = startedRun(part, runsById);
+  return (
+    <section className="tool" aria-label={`Tool call: ${name}`} data-tool-call-id={part.toolCallId}>
+      <div className="tool-head">
+        <span className="tool-name">{name}</span>
+        <span className="tool-input">{describeInput(part.input, 160)}</span>
+        <span className={`tool-state t-${state.tone}`} data-state={state.label}>
+          {state.label}
+        </span>
+      </div>
+      {part.state === "output-error" && part.errorText && <p className="tool-error">{part.errorText}</p>}
+      {background && (
+        <p className="tool-note">Started “{runName(background)}” in the background: follow it under Background runs.</p>
+      )}
+      {context.runs.length > 0 && (
+        <div className="runs">
+          {context.runs.map((run) => (
+            <RunCard key={run.runId} run={run} actions={actions} cancelCause={state.cancelCause} />
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}

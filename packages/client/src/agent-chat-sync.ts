@@ -1,0 +1,267 @@
+import type { AgentChatEvent, AgentChatTurnStatus } from "@agent-tools/core-runs/protocol";
+import type { UIMessage } from "ai";
+import type { AgentToolConnection } from "./agent-tool-connection.js";
+import { isAgentChatDisconnect } from "./chat-disconnect.js";
+import { agentChatMessagesUrl } from "./chat-messages-url.js";
+import { createListeners } from "./listeners.js";
+import { mergeStoredConversation, upsertChatMessage } from "./merge-chat-messages.js";
+
+/** The status of an AI SDK chat (`useChat`'s `status`). */
+export type AgentChatStatus = "submitted" | "streaming" | "ready" | "error";
+
+/**
+ * The part of an AI SDK chat the sync drives: `Chat` of `@ai-sdk/react` (the instance you pass to `useChat({ chat })`)
+ * and every other `AbstractChat` fit. Read live: `status` and `messages` must say what holds now, not at the last
+ * render.
+ */
+export type AgentChatLike<TMessage extends UIMessage = UIMessage> = {
+  messages: TMessage[];
+  readonly status: AgentChatStatus;
+  readonly error: Error | undefined;
+  /** Follow the turn the server is running (the server replays it from its start), or settle at once if none. */
+  resumeStream(): Promise<void>;
+};
+
+/** Options of {@link createAgentChatSync}. */
+export type AgentChatSyncOptions<TMessage extends UIMessage = UIMessage> = {
+  /** The parent's event connection: its conversation events and its reconnects drive the sync. */
+  connection: Pick<AgentToolConnection, "url" | "onChatEvent" | "subscribe" | "getSnapshot">;
+  chat: AgentChatLike<TMessage>;
+  /**
+   * Read the stored conversation. Default: `GET` the parent's `…/messages` route (the connection's URL over http(s)),
+   * with the global `fetch`.
+   */
+  loadMessages?: (signal: AbortSignal) => Promise<TMessage[]>;
+};
+
+/** The turn the server is running, as its events told. */
+export type AgentChatTurn = {
+  readonly turnId: string;
+  /** `client`: a client's message started it (this one or another tab); `server`: the server did (a background run's completion). */
+  readonly origin: "client" | "server";
+  /** True for a turn resumed after the server was cut off. */
+  readonly resumed: boolean;
+};
+
+/** What the sync knows, at a point in time. A new object whenever it changes. */
+export type AgentChatSyncSnapshot = {
+  /**
+   * `loading` until the stored conversation was read once; `error` when that first read failed (it is tried again on
+   * every reconnect and `reload()`); `ready` after. Later failed reads leave it `ready` (the next reconnect reads again).
+   */
+  readonly status: "loading" | "ready" | "error";
+  /** Why the first read failed, while `status` is `error`. */
+  readonly error: string | null;
+  /** The turn the server is running now, as far as this client heard; `null` for none (or none heard of since a reconnect). */
+  readonly activeTurn: AgentChatTurn | null;
+  /** How the turns this client saw end ended, by the id of their stored answer. */
+  readonly endedTurns: Readonly<Record<string, AgentChatTurnStatus>>;
+};
+
+/** A running sync: read its snapshot, reload the conversation, tell it the chat changed, close it. */
+export type AgentChatSync = {
+  /** Call `listener` after every change of the snapshot; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void;
+  getSnapshot(): AgentChatSyncSnapshot;
+  /** Read the stored conversation now, merge it into the chat and follow a turn in flight. */
+  reload(): Promise<void>;
+  /**
+   * Tell the sync the chat's `status` (or `error`) changed. Work that waits for the chat to be idle — following a turn
+   * another tab or the server started while this chat was busy, reading the conversation after a turn — runs then.
+   */
+  chatChanged(): void;
+  /** Stop: no more reads, merges or resumes (a stream already followed goes on). */
+  close(): void;
+};
+
+const INITIAL: AgentChatSyncSnapshot = { status: "loading", error: null, activeTurn: null, endedTurns: {} };
+
+/**
+ * Keep an AI SDK chat in step with a parent agent's durable conversation, for every tab that shows it:
+ * - at start, and after every reconnect of the event socket (a network drop, a server restart), the stored
+ *   conversation is read and merged into the chat — the server's order wins; a reply still streaming and an unsent
+ *   message stay — and a turn in flight is followed (`resumeStream()`: the server replays it, then streams it live);
+ * - a message stored by another tab or by the server (a background run's completion) appears at once;
+ * - a turn another tab or the server starts is followed live, once the chat is idle, at most once per turn;
+ * - a turn's stored answer replaces what streamed, and the conversation is read again once the chat is idle (so a tab
+ *   that missed messages, e.g. one that sent from a stale copy, ends up showing what the server stored);
+ * - a rewritten history (an edit, a regenerate) is read again;
+ * - a chat that failed because the connection dropped is resumed once the event socket is open again (at most once
+ *   per reconnect), so a restart leaves no error behind.
+ *
+ * It never sends a message, and never starts a second resume while one of its own is in flight (aborting a
+ * followed stream would stop the turn on the server).
+ *
+ * @example
+ * const connection = createAgentToolConnection({ url: "wss://host/agents/assistant/default" });
+ * const chat = new Chat({ transport: new WebSocketChatTransport({ url: "wss://host/agents/assistant/default/chat" }) });
+ * const sync = createAgentChatSync({ connection, chat });
+ */
+export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
+  options: AgentChatSyncOptions<TMessage>,
+): AgentChatSync {
+  const { connection, chat } = options;
+  const loadMessages = options.loadMessages ?? defaultLoader<TMessage>(agentChatMessagesUrl(connection.url));
+  const listeners = createListeners();
+  let snapshot = INITIAL;
+  let closed = false;
+  /** Reloads in flight: only the newest one applies. */
+  let loading: AbortController | null = null;
+  /** A resume this sync started and that has not settled: no second one meanwhile. */
+  let isResuming = false;
+  /** Turns this sync already followed: each at most once, so a stale `activeTurn` cannot loop. */
+  const followedTurns = new Set<string>();
+  let reloadWhenIdle = false;
+  /** Counts the event socket's opens; a chat cut by a disconnect is recovered at most once per open. */
+  let openCount = 0;
+  let recoveredAtOpen = -1;
+  let connectionStatus = connection.getSnapshot().status;
+
+  const publish = (next: Partial<AgentChatSyncSnapshot>) => {
+    snapshot = { ...snapshot, ...next };
+    listeners.notify();
+  };
+  const isBusy = () => chat.status === "submitted" || chat.status === "streaming";
+  const setMessages = (next: readonly TMessage[]) => {
+    if (next !== chat.messages) chat.messages = [...next];
+  };
+
+  function resume(turnId: string | null): void {
+    if (closed || isResuming || isBusy()) return;
+    if (turnId !== null) followedTurns.add(turnId);
+    isResuming = true;
+    chat
+      .resumeStream()
+      .catch(() => undefined) // the chat shows its own error
+      .finally(() => {
+        isResuming = false;
+        settle();
+      });
+  }
+
+  /** Follow the active turn if this chat does not yet. */
+  function followActiveTurn(): void {
+    const turn = snapshot.activeTurn;
+    if (turn !== null && !followedTurns.has(turn.turnId)) resume(turn.turnId);
+  }
+
+  /** What waits for an idle chat. */
+  function settle(): void {
+    if (closed || isBusy() || isResuming) return;
+    if (chat.status === "error" && isAgentChatDisconnect(chat.error) && isOpen() && recoveredAtOpen !== openCount) {
+      // Once per open of the event socket: a chat that cannot reach the server fails again, and waits for a reconnect.
+      recoveredAtOpen = openCount;
+      reloadWhenIdle = false;
+      void read({ probe: true });
+      return;
+    }
+    if (reloadWhenIdle) {
+      reloadWhenIdle = false;
+      void read({ probe: false });
+      return;
+    }
+    followActiveTurn();
+  }
+
+  const isOpen = () => connectionStatus === "open";
+
+  /**
+   * Read the stored conversation and merge it; then follow the turn heard of, or with `probe` (after a start, a
+   * reconnect or a disconnect, when turn events may have been missed) ask the server whether one is in flight.
+   */
+  async function read({ probe }: { probe: boolean }): Promise<void> {
+    if (closed) return;
+    loading?.abort();
+    const controller = new AbortController();
+    loading = controller;
+    let stored: TMessage[];
+    try {
+      stored = await loadMessages(controller.signal);
+    } catch (error) {
+      if (controller.signal.aborted || closed) return;
+      loading = null;
+      if (snapshot.status !== "ready") publish({ status: "error", error: errorText(error) });
+      return;
+    }
+    if (controller.signal.aborted || closed) return;
+    loading = null;
+    setMessages(mergeStoredConversation(stored, chat.messages, { keepUnsent: isBusy() || chat.status === "error" }));
+    if (snapshot.status !== "ready") publish({ status: "ready", error: null });
+    // Whether a turn is in flight is not in the stored conversation: ask (the server answers `no-active` if none).
+    if (snapshot.activeTurn !== null) followActiveTurn();
+    else if (probe) resume(null);
+  }
+
+  function onEvent(event: AgentChatEvent): void {
+    if (closed) return;
+    switch (event.kind) {
+      case "message":
+        setMessages(upsertChatMessage(chat.messages, event.message as TMessage));
+        return;
+      case "turn-started":
+        publish({ activeTurn: { turnId: event.turnId, origin: event.origin, resumed: event.resumed } });
+        // A busy chat (its own send, a resume in flight) may be streaming this very turn: once idle, it follows the
+        // turn if it is still running (the server answers `no-active` to a resume of a turn that just ended).
+        settle();
+        return;
+      case "turn-ended": {
+        const answer = event.message as TMessage | undefined;
+        const activeTurn = snapshot.activeTurn?.turnId === event.turnId ? null : snapshot.activeTurn;
+        publish({
+          activeTurn,
+          ...(answer ? { endedTurns: { ...snapshot.endedTurns, [answer.id]: event.status } } : {}),
+        });
+        // The reply this chat is streaming goes on to the same end: replacing it mid-stream would only flicker.
+        const isStreamingIt = isBusy() && answer !== undefined && chat.messages.at(-1)?.id === answer.id;
+        if (answer && !isStreamingIt) setMessages(upsertChatMessage(chat.messages, answer));
+        reloadWhenIdle = true;
+        settle();
+        return;
+      }
+      case "history":
+        void read({ probe: false });
+        return;
+    }
+  }
+
+  const unsubscribeEvents = connection.onChatEvent(onEvent);
+  const unsubscribeConnection = connection.subscribe(() => {
+    const status = connection.getSnapshot().status;
+    if (status === connectionStatus) return;
+    connectionStatus = status;
+    if (status !== "open") return;
+    // Events may have been missed while the socket was away: forget the turn heard of, read again.
+    openCount += 1;
+    if (snapshot.activeTurn !== null) publish({ activeTurn: null });
+    void read({ probe: true });
+  });
+  if (isOpen()) openCount = 1;
+  void read({ probe: true });
+
+  return {
+    subscribe: listeners.subscribe,
+    getSnapshot: () => snapshot,
+    reload: () => read({ probe: true }),
+    chatChanged: settle,
+    close() {
+      closed = true;
+      loading?.abort();
+      unsubscribeEvents();
+      unsubscribeConnection();
+    },
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function defaultLoader<TMessage extends UIMessage>(url: string): (signal: AbortSignal) => Promise<TMessage[]> {
+  return async (signal) => {
+    const response = await fetch(url, { signal, headers: { accept: "application/json" } });
+    if (!response.ok) throw new Error(`Reading the conversation failed: HTTP ${response.status}`);
+    const body: unknown = await response.json();
+    if (!Array.isArray(body)) throw new Error("Reading the conversation failed: not a list of messages");
+    return body as TMessage[];
+  };
+}

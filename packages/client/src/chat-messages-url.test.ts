@@ -1,0 +1,14 @@
+import { describe, expect, it } from "vitest";
+import { agentChatMessagesUrl } from "./chat-messages-url.js";
+
+describe("agentChatMessagesUrl", () => {
+  it("is the event socket's path over http(s), under /messages, without its query or fragment", () => {
+    expect(agentChatMessagesUrl("wss://host/agents/assistant/default?agentToolCursors=x#y")).toBe(
+      "https://host/agents/assistant/default/messages",
+    );
+    expect(agentChatMessagesUrl("ws://127.0.0.1:8787/agents/assistant/a%20b/")).toBe(
+      "http://127.0.0.1:8787/agents/assistant/a%20b/messages",
+    );
+    expect(agentChatMessagesUrl("/agents/assistant/default")).toBe("/agents/assistant/default/messages");
+  });
+});

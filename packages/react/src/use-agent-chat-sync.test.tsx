@@ -1,0 +1,132 @@
+// @vitest-environment happy-dom
+import { type AgentChatLike, type AgentChatStatus, createAgentToolConnectionPool } from "@agent-tools/client";
+import { fakeWebSockets, ManualClock } from "@agent-tools/client/testing";
+import { act, cleanup, render, screen } from "@testing-library/react";
+import type { UIMessage } from "ai";
+import { StrictMode, useSyncExternalStore } from "react";
+import { afterEach, describe, expect, it } from "vitest";
+import { useAgentChatSync } from "./use-agent-chat-sync.js";
+import { useAgentToolEvents } from "./use-agent-tool-events.js";
+
+afterEach(cleanup);
+
+const PARENT = "wss://example.com/agents/assistant/default";
+const user = (id: string, text = id): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
+
+/** A chat as `useChat({ chat })` sees one: live fields, and a change signal that re-renders its component. */
+class FakeChat implements AgentChatLike {
+  #messages: UIMessage[] = [];
+  #status: AgentChatStatus = "ready";
+  error: Error | undefined = undefined;
+  resumes = 0;
+  readonly #listeners = new Set<() => void>();
+
+  get messages() {
+    return this.#messages;
+  }
+  set messages(messages: UIMessage[]) {
+    this.#messages = messages;
+    this.#notify();
+  }
+  get status() {
+    return this.#status;
+  }
+  set status(status: AgentChatStatus) {
+    this.#status = status;
+    this.#notify();
+  }
+  resumeStream(): Promise<void> {
+    this.resumes += 1;
+    return Promise.resolve();
+  }
+  subscribe = (listener: () => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+  version = 0;
+  getVersion = () => this.version;
+  #notify() {
+    this.version += 1;
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+function setup(stored: UIMessage[]) {
+  const sockets = fakeWebSockets();
+  const pool = createAgentToolConnectionPool({ WebSocket: sockets.WebSocket, clock: new ManualClock(0), graceMs: 0 });
+  const server = { stored, reads: 0 };
+  const loadMessages = async () => {
+    server.reads += 1;
+    return structuredClone(server.stored);
+  };
+  const tell = (event: unknown) => act(() => sockets.last().send({ type: "agent-chat-event", event }));
+  return { sockets, pool, server, loadMessages, tell };
+}
+
+type Setup = ReturnType<typeof setup>;
+
+/** A page: the chat's messages (re-rendered on every chat change, as useChat does) and the runs' socket. */
+function Conversation({ chat, context }: { chat: FakeChat; context: Setup }) {
+  useSyncExternalStore(chat.subscribe, chat.getVersion);
+  const conversation = useAgentChatSync({ url: PARENT, pool: context.pool, chat, loadMessages: context.loadMessages });
+  useAgentToolEvents({ url: PARENT, pool: context.pool });
+  if (conversation.status === "loading") return <p>Loading</p>;
+  return (
+    <ol data-turn={conversation.activeTurn?.turnId ?? ""}>
+      {chat.messages.map((message) => (
+        <li key={message.id}>{message.id}</li>
+      ))}
+    </ol>
+  );
+}
+
+const shown = () => screen.queryAllByRole("listitem").map((item) => item.textContent);
+
+describe("useAgentChatSync", () => {
+  it("shows the stored conversation, then what other tabs and the server add, on the runs' socket", async () => {
+    const context = setup([user("u1")]);
+    const chat = new FakeChat();
+    render(<Conversation chat={chat} context={context} />);
+    expect(screen.getByText("Loading")).toBeTruthy();
+    await act(async () => context.sockets.last().open());
+    expect(shown()).toEqual(["u1"]);
+    expect(context.sockets.sockets).toHaveLength(1); // one socket for the conversation and the runs
+    context.tell({ kind: "message", message: user("from-another-tab") });
+    expect(shown()).toEqual(["u1", "from-another-tab"]);
+  });
+
+  it("follows a turn that started while the chat was busy once its status says it is idle", async () => {
+    const context = setup([]);
+    const chat = new FakeChat();
+    render(<Conversation chat={chat} context={context} />);
+    await act(async () => context.sockets.last().open());
+    const asked = chat.resumes;
+    act(() => {
+      chat.status = "streaming";
+    });
+    context.tell({ kind: "turn-started", turnId: "t1", origin: "server", resumed: false });
+    expect(screen.getByRole("list").getAttribute("data-turn")).toBe("t1");
+    expect(chat.resumes).toBe(asked);
+    await act(async () => {
+      chat.status = "ready";
+    });
+    expect(chat.resumes).toBe(asked + 1);
+  });
+
+  it("under StrictMode, reads and asks as one sync, and stops when unmounted", async () => {
+    const context = setup([user("u1")]);
+    const chat = new FakeChat();
+    const view = render(
+      <StrictMode>
+        <Conversation chat={chat} context={context} />
+      </StrictMode>,
+    );
+    await act(async () => context.sockets.last().open());
+    expect(shown()).toEqual(["u1"]);
+    view.unmount();
+    const reads = context.server.reads;
+    context.sockets.last().send({ type: "agent-chat-event", event: { kind: "message", message: user("late") } });
+    expect(chat.messages.map((message) => message.id)).toEqual(["u1"]);
+    expect(context.server.reads).toBe(reads);
+  });
+});
