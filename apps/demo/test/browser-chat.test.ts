@@ -413,6 +413,5 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     expect(pageErrors).toEqual([]);
   });
 
-  // Later (core-runs `agentTool({ preliminaryResults })`): stock useChat shows a child's text inside its tool card.
-  it.todo("shows a child's streaming text inside its tool card from the tool's preliminary results");
+  // Stock useChat alone showing a child's text inside its tool card: browser-plain.test.ts.
 });

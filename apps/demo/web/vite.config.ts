@@ -18,9 +18,14 @@ export default defineConfig({
     emptyOutDir: true,
     target: "es2022",
     sourcemap: false,
-    // One page: React, the AI SDK and the hook in a single ~100 kB (gzip) script is fine.
+    // React, the AI SDK and the hooks in a single ~100 kB (gzip) script per page are fine.
     chunkSizeWarningLimit: 1024,
     rolldownOptions: {
+      // Two pages: the demo (index.html) and the stock-useChat page of the PlainChatAssistant (plain.html).
+      input: {
+        main: fileURLToPath(new URL("./index.html", import.meta.url)),
+        plain: fileURLToPath(new URL("./plain.html", import.meta.url)),
+      },
       onwarn(warning, warn) {
         // React libraries mark modules "use client"; that means nothing in a client-only bundle.
         if (warning.code === "MODULE_LEVEL_DIRECTIVE") return;

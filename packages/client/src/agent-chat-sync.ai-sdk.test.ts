@@ -12,7 +12,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { createAgentChatSync } from "./agent-chat-sync.js";
 import { createAgentToolConnection } from "./agent-tool-connection.js";
-import { fakeWebSockets, textChunks } from "./test-support.js";
+import { fakeWebSockets, textChunks } from "./test-support.test-utils.js";
 
 class PlainChatState implements ChatState<UIMessage> {
   status: ChatStatus = "ready";

@@ -3,7 +3,7 @@ import type { UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import { type AgentChatLike, type AgentChatStatus, createAgentChatSync } from "./agent-chat-sync.js";
 import { createAgentToolConnection } from "./agent-tool-connection.js";
-import { fakeWebSockets } from "./test-support.js";
+import { fakeWebSockets } from "./test-support.test-utils.js";
 
 const PARENT = "wss://example.com/agents/assistant/default";
 

@@ -3,7 +3,7 @@ import { ManualClock } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import { createAgentToolConnection } from "./agent-tool-connection.js";
 import { createChatEventChannel } from "./chat-event-channel.js";
-import { fakeWebSockets, started } from "./test-support.js";
+import { fakeWebSockets, started } from "./test-support.test-utils.js";
 
 const message = { id: "u1", role: "user", parts: [{ type: "text", text: "hello" }] } as const;
 

@@ -1,0 +1,99 @@
+/// <reference lib="dom" />
+// Issue 18.3 in Chromium: a page built on stock `useChat` alone (web/plain.html: `@ai-sdk/react` over the AI SDK's
+// WebSocket chat transport, no event socket, nothing of ours in the page) shows each child's text inside its tool
+// card while the child works — the PlainChatAssistant's agent tools stream it as preliminary tool results — and,
+// after a reload, the same text from the stored conversation.
+//
+// Skipped only when /usr/bin/chromium is missing (CI installs it in .ci/run). Screenshots in
+// apps/demo/test-results/screenshots/plain/.
+
+import type { Page, WebSocket as PlaywrightWebSocket } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type BrowserDemo,
+  hasChromium,
+  launchBrowser,
+  type StoredMessage,
+  screenshotFolder,
+  seriousAxeViolations,
+  startBrowserDemo,
+  WAIT_MS,
+} from "./browser-harness.js";
+
+const CHAT = "browser-plain";
+const BASE = `/agents/plain/${CHAT}`;
+
+type ChildOutput = { status?: string; message?: StoredMessage | null; result?: unknown };
+
+describe.skipIf(!hasChromium)("a page on stock useChat alone, in Chromium", () => {
+  let demo: BrowserDemo;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let page: Page;
+  let screenshot: (page: Page, name: string) => Promise<void>;
+  const pageErrors: string[] = [];
+  const sockets: string[] = [];
+
+  const card = (name: string) => page.getByRole("region", { name: `Tool call: ${name}` });
+  const childText = async (name: string) => ((await card(name).locator(".child-text").textContent()) ?? "").trim();
+  const shot = (name: string) => screenshot(page, name);
+
+  beforeAll(async () => {
+    screenshot = await screenshotFolder("plain");
+    // The Researcher streams slowly enough for the test to see its text grow inside the card.
+    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", RESEARCHER_PACE_MS: "100" });
+    browser = await launchBrowser();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    page.on("websocket", (socket: PlaywrightWebSocket) => sockets.push(new URL(socket.url()).pathname));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.dispose();
+  });
+
+  it("shows the Researcher's text growing inside its tool card, then its whole answer", async () => {
+    await page.goto(new URL(`/plain.html?chat=${CHAT}`, demo.url).toString());
+    await page.getByRole("heading", { level: 1, name: "Plain useChat" }).waitFor();
+    await page.getByRole("textbox", { name: "Message" }).fill("research cats");
+    await page.keyboard.press("Enter");
+
+    // The child's text appears in the card and grows while the tool is still working.
+    await card("research").locator(".child-text").waitFor();
+    const first = await childText("research");
+    expect(await card("research").getAttribute("data-state")).toBe("working…");
+    await expect
+      .poll(async () => (await childText("research")).length, { timeout: WAIT_MS })
+      .toBeGreaterThan(first.length);
+    const growing = await childText("research");
+    expect(growing.startsWith(first)).toBe(true);
+    await shot("child-streaming-in-card");
+
+    // The turn ends: the card holds the child's whole answer, as stored.
+    await page.getByRole("button", { name: "Send" }).and(page.locator(":enabled")).waitFor();
+    await expect.poll(() => card("research").getAttribute("data-state"), { timeout: WAIT_MS }).toBe("completed");
+    const stored = await demo.fetchJson<StoredMessage[]>(`${BASE}/messages`);
+    const toolPart = stored.at(-1)?.parts.find((part) => part.type === "tool-research");
+    const storedText = ((toolPart?.output as ChildOutput | undefined)?.message?.parts ?? [])
+      .map((part) => (part.type === "text" ? (part.text ?? "") : ""))
+      .join("")
+      .trim();
+    expect(storedText.startsWith(growing)).toBe(true);
+    expect(await childText("research")).toBe(storedText);
+    expect(await card("summarize").locator(".structured dt").allTextContents()).toEqual(["title", "bullets"]);
+    // Stock useChat alone: the only socket the page opened is the chat's.
+    expect([...new Set(sockets)]).toEqual([`${BASE}/chat`]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await shot("finished");
+  });
+
+  it("shows the same text after a reload, from the stored conversation", async () => {
+    const before = await childText("research");
+    await page.reload();
+    await card("research").locator(".child-text").waitFor();
+    expect(await childText("research")).toBe(before);
+    expect(await card("research").getAttribute("data-state")).toBe("completed");
+    expect(pageErrors).toEqual([]);
+    await shot("reloaded");
+  });
+});

@@ -1,0 +1,156 @@
+import { useChat } from "@ai-sdk/react";
+import { type UIMessage, WebSocketChatTransport } from "ai";
+import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { readChatName } from "../routes.js";
+
+/**
+ * A page on stock `useChat` alone (no event socket, no package of ours): the PlainChatAssistant streams each child's
+ * answer into its tool call's part as preliminary results (`agentTool({ preliminaryResults: true })`), so a tool
+ * part's `output.message` is the child's message so far, and the stored conversation, loaded on start, holds the
+ * whole one.
+ */
+export function PlainChatPage() {
+  const chatName = useMemo(() => readChatName(), []);
+  const base = `/agents/plain/${encodeURIComponent(chatName)}`;
+  const [stored, setStored] = useState<UIMessage[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+
+  useEffect(() => {
+    document.title = `plain useChat · ${chatName}`;
+    fetch(`${base}/messages`)
+      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(`HTTP ${response.status}`))))
+      .then((messages: UIMessage[]) => setStored(messages))
+      .catch((error: unknown) => setLoadError(error instanceof Error ? error.message : String(error)));
+  }, [base, chatName]);
+
+  return (
+    <main className="plain">
+      <h1>Plain useChat</h1>
+      <p className="about">
+        Stock <code>useChat</code> over the AI SDK's WebSocket transport: each child's answer arrives inside its tool
+        call, as preliminary tool results.
+      </p>
+      {loadError !== null ? <p role="alert">Could not load the conversation: {loadError}</p> : null}
+      {stored === null ? (
+        loadError === null ? (
+          <p>Loading…</p>
+        ) : null
+      ) : (
+        <Conversation chatName={chatName} chatUrl={`${base}/chat`} initial={stored} />
+      )}
+    </main>
+  );
+}
+
+function Conversation(props: { chatName: string; chatUrl: string; initial: UIMessage[] }) {
+  const transport = useMemo(() => new WebSocketChatTransport<UIMessage>({ url: props.chatUrl }), [props.chatUrl]);
+  const { messages, sendMessage, status, error } = useChat({ id: props.chatName, messages: props.initial, transport });
+  const [draft, setDraft] = useState("");
+  const busy = status === "submitted" || status === "streaming";
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const text = draft.trim();
+    if (text === "" || busy) return;
+    setDraft("");
+    void sendMessage({ text });
+  };
+
+  return (
+    <>
+      <ol className="messages" aria-label="Conversation">
+        {messages.map((message) => (
+          <li key={message.id} className={`message ${message.role}`}>
+            <h2 className="who">{message.role === "user" ? "You" : "Assistant"}</h2>
+            {message.parts.map((part, index) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts only grow at the end (the AI SDK's order)
+              <PartView key={`${message.id}-${index}`} part={part} />
+            ))}
+          </li>
+        ))}
+      </ol>
+      {error ? <p role="alert">Chat error: {error.message}</p> : null}
+      <form className="composer" onSubmit={submit}>
+        <label htmlFor="plain-message">Message</label>
+        <input id="plain-message" value={draft} onChange={(event) => setDraft(event.target.value)} />
+        <button type="submit" disabled={busy}>
+          Send
+        </button>
+      </form>
+    </>
+  );
+}
+
+/** What the PlainChatAssistant's agent tools put in a tool part's `output`. */
+type ChildOutput = {
+  agentType?: string;
+  status?: string;
+  message?: UIMessage | null;
+  progress?: { fraction?: number; message?: string } | null;
+  result?: unknown;
+};
+
+function PartView({ part }: { part: UIMessage["parts"][number] }) {
+  if (part.type === "text") return <p className="text">{part.text}</p>;
+  if (!part.type.startsWith("tool-")) return null;
+  const tool = part as unknown as { type: string; state: string; output?: ChildOutput; errorText?: string };
+  const name = tool.type.slice("tool-".length);
+  const output = tool.output;
+  const childText = (output?.message?.parts ?? [])
+    .flatMap((child) => (child.type === "text" ? [child.text] : []))
+    .join("");
+  const state =
+    tool.state === "output-error"
+      ? "failed"
+      : output?.result !== undefined
+        ? (output.status ?? "done")
+        : tool.state === "output-available"
+          ? "working…"
+          : "starting…";
+  return (
+    <section className="tool" aria-label={`Tool call: ${name}`} data-state={state}>
+      <h3>
+        {output?.agentType ?? name} <span className="state">{state}</span>
+      </h3>
+      {output?.progress?.message ? <p className="progress">{output.progress.message}</p> : null}
+      {isStructured(output?.result) ? (
+        <StructuredResult value={output.result} />
+      ) : childText !== "" ? (
+        <p className="child-text">{childText}</p>
+      ) : null}
+      {tool.errorText ? <p className="error">{tool.errorText}</p> : null}
+    </section>
+  );
+}
+
+/** A structured (schema-checked) result, rather than the child's raw text; a failure value is not one. */
+function isStructured(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !("ok" in value);
+}
+
+/** A structured result's fields: text as text, lists as lists. */
+function StructuredResult({ value }: { value: Record<string, unknown> }) {
+  return (
+    <dl className="structured">
+      {Object.entries(value).map(([key, field]) => (
+        <div key={key}>
+          <dt>{key}</dt>
+          <dd>
+            {Array.isArray(field) ? (
+              <ul>
+                {field.map((item, index) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a result's list is fixed once the run ends
+                  <li key={index}>{typeof item === "string" ? item : JSON.stringify(item)}</li>
+                ))}
+              </ul>
+            ) : typeof field === "string" ? (
+              field
+            ) : (
+              JSON.stringify(field)
+            )}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
