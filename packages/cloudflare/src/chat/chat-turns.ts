@@ -9,6 +9,7 @@ import {
 } from "ai";
 import { planChatRecovery } from "./chat-recovery-plan.js";
 import type { ChatTurnOrigin, DurableObjectChatStore, StoredChatTurn } from "./chat-store.js";
+import type { ChatSendDecision } from "./merge-chat-send.js";
 import { runPendingToolCall } from "./pending-tool-call.js";
 import { TurnLogWriter } from "./turn-log-writer.js";
 
@@ -104,24 +105,52 @@ export class ChatTurns {
   }
 
   /**
-   * A client's request for a turn: its new user message (`null` to answer again, a regenerate) is stored at once when
-   * no turn is running, else when the turn before it ends; `keepUntil` first drops that message and what follows
-   * (an edit, a regenerate).
+   * A request for a turn (a client's `send`, or a message sent from code). It waits for the turn in flight, if any,
+   * and is then decided by `decide` against the conversation as stored at that moment, not as it was when the request
+   * came: a regenerate sent while an answer streams replaces that answer once it is stored (one answer, not a second
+   * beside it), and a message sent again while it waited is found stored and not run twice. The new user message is
+   * stored at once when its turn starts. A `refuse` (or a `decide` that throws) ends the follower's stream with an
+   * error and stores nothing; a `duplicate` ends it empty. Resolves the turn's stored answer (`null` when none).
    */
-  send(
-    follower: ChatFollower | null,
-    userMessage: UIMessage | null,
-    options: { keepUntil?: string } = {},
-  ): Promise<UIMessage | null> {
+  send(follower: ChatFollower | null, decide: (stored: UIMessage[]) => ChatSendDecision): Promise<UIMessage | null> {
     if (follower) this.#options.send(follower.socket, { type: "start", requestId: follower.requestId });
-    return this.#exclusive(() =>
-      this.#run({
-        kind: "new",
-        origin: "client",
-        userMessage,
-        ...(follower ? { follower } : {}),
-        ...withKeepUntil(options.keepUntil),
-      }),
+    return this.#exclusive(async () => {
+      const stored = this.#options.store.messages();
+      let decision: ChatSendDecision;
+      try {
+        decision = decide(stored);
+      } catch (error) {
+        this.#endFollower(follower, errorMessage(error));
+        throw error;
+      }
+      switch (decision.kind) {
+        case "refuse":
+          this.#endFollower(follower, decision.error);
+          return null;
+        case "duplicate":
+          this.#endFollower(follower, undefined);
+          return null;
+        case "append":
+        case "replace": {
+          const dropFrom = decision.kind === "replace" ? stored[decision.keep.length]?.id : undefined;
+          return this.#run({
+            kind: "new",
+            origin: "client",
+            userMessage: decision.userMessage,
+            ...(follower ? { follower } : {}),
+            ...withKeepUntil(dropFrom),
+          });
+        }
+      }
+    });
+  }
+
+  #endFollower(follower: ChatFollower | null, errorText: string | undefined): void {
+    if (!follower) return;
+    const { socket, requestId } = follower;
+    this.#options.send(
+      socket,
+      errorText === undefined ? { type: "end", requestId } : { type: "error", requestId, errorText },
     );
   }
 

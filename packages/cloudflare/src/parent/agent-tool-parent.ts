@@ -290,10 +290,14 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
         ? { id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text: message }] }
         : message;
     const parts = this.#parts();
-    if (parts.chatStore.hasMessage(userMessage.id)) {
-      throw new AgentToolsError("INVALID_ARGUMENT", `The conversation already has a message "${userMessage.id}"`);
-    }
-    return parts.turns.send(null, userMessage);
+    const refuseStored = () =>
+      new AgentToolsError("INVALID_ARGUMENT", `The conversation already has a message "${userMessage.id}"`);
+    if (parts.chatStore.hasMessage(userMessage.id)) throw refuseStored();
+    // Checked again when its turn starts: the same message may have been sent while a turn was in flight.
+    return parts.turns.send(null, (stored) => {
+      if (stored.some((message) => message.id === userMessage.id)) throw refuseStored();
+      return { kind: "append", userMessage };
+    });
   }
 
   /** A named conversation with a child, outside any tool call (the child must offer direct chat: `AgentToolChild` does). */

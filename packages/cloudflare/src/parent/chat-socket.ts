@@ -40,11 +40,12 @@ export async function handleChatSocketMessage(
       return;
     case "send": {
       const follower = { socket: ws, requestId: request.requestId };
-      const decision = mergeChatSend(store.messages(), {
+      const send = {
         trigger: request.trigger,
         messageId: request.messageId,
         messages: request.messages as UIMessage[],
-      });
+      };
+      const decision = mergeChatSend(store.messages(), send);
       switch (decision.kind) {
         case "refuse":
           return reply(ws, { type: "error", requestId: request.requestId, errorText: decision.error });
@@ -52,14 +53,10 @@ export async function handleChatSocketMessage(
           // A resend of a message already stored: follow its turn if it is still streaming; it is never run twice.
           turns.resume(follower);
           return;
-        case "append":
-          await turns.send(follower, decision.userMessage);
+        default:
+          // Decided again when its turn starts: a turn in flight may change what is stored before then.
+          await turns.send(follower, (stored) => mergeChatSend(stored, send));
           return;
-        case "replace": {
-          const dropFrom = store.messages()[decision.keep.length]?.id;
-          await turns.send(follower, decision.userMessage, dropFrom === undefined ? {} : { keepUntil: dropFrom });
-          return;
-        }
       }
     }
   }
