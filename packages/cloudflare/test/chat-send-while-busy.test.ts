@@ -1,45 +1,20 @@
 // A `send` that arrives while a turn is in flight waits for it, and is then decided against the conversation as it
 // is when its own turn starts, not as it was when it arrived: a regenerate replaces the answer that was streaming
 // (one answer, not two), and the same message sent twice while it waited is stored and answered once.
-import { fileURLToPath } from "node:url";
-import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
-import {
-  createPersistDirectory,
-  MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
+import type { MiniflareHost } from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
-import { afterEach, describe, expect, it } from "vitest";
-
-const HOST_WORKER = fileURLToPath(new URL("./workers/host-worker.ts", import.meta.url));
+import { describe, expect, it } from "vitest";
+import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
 type Message = { id: string; role: string; parts: Array<{ type: string; text?: string }> };
 type ChatFrame = { type: string; requestId?: string };
 
-let persist: PersistDirectory | undefined;
-let host: MiniflareHost | undefined;
+// The Echo child answers at 60 ms a word: a turn lasts a few hundred milliseconds.
+const startHost = hostWorkerPerTest("agent-tools-cloudflare-busy-");
+const start = () =>
+  startHost({ AGENT_TOOLS_RUN_TOKEN_SECRET: "test-secret-of-at-least-16-characters", ECHO_PACE_MS: "60" });
 
-afterEach(async () => {
-  await host?.dispose();
-  await persist?.remove();
-  host = undefined;
-  persist = undefined;
-});
-
-async function start(): Promise<MiniflareHost> {
-  persist = await createPersistDirectory("agent-tools-cloudflare-busy-");
-  // The Echo child answers at 60 ms a word: a turn lasts a few hundred milliseconds.
-  host = await MiniflareHost.start({
-    scriptPath: await bundleWorker(HOST_WORKER),
-    durableObjects: { PARENT: "Parent", ECHO: "Echo" },
-    persistDirectory: persist.path,
-    bindings: { AGENT_TOOLS_RUN_TOKEN_SECRET: "test-secret-of-at-least-16-characters", ECHO_PACE_MS: "60" },
-  });
-  return host;
-}
-
-const chatUrl = (running: MiniflareHost, base: string) =>
-  new URL(`${base}/chat`, running.url.toString().replace(/^http/, "ws")).toString();
+const chatUrl = (running: MiniflareHost, base: string) => wsUrl(running, `${base}/chat`);
 const userMessage = (id: string, text: string): Message => ({ id, role: "user", parts: [{ type: "text", text }] });
 const send = (
   requestId: string,
@@ -53,6 +28,7 @@ const endOf = (requestId: string) => (messages: unknown[]) =>
   (messages as ChatFrame[]).find(
     (frame) => frame.requestId === requestId && (frame.type === "end" || frame.type === "error"),
   );
+const hasEnded = (requestId: string) => (messages: unknown[]) => endOf(requestId)(messages) !== undefined;
 const textOf = (message: Message | undefined) =>
   (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text ?? ""] : [])).join("");
 
@@ -67,8 +43,8 @@ describe("a send while a turn is in flight", () => {
     await tabA.waitFor(hasChunk("a-1"));
     // Tab B drops the answer it sees streaming and asks for it again.
     tabB.send(send("b-1", [u1], "regenerate-message"));
-    await tabA.waitFor(endOf("a-1"));
-    await tabB.waitFor(endOf("b-1"));
+    await tabA.waitFor(hasEnded("a-1"));
+    await tabB.waitFor(hasEnded("b-1"));
     expect(endOf("b-1")(frames(tabB))).toMatchObject({ type: "end" });
     tabA.close();
     tabB.close();
@@ -90,8 +66,8 @@ describe("a send while a turn is in flight", () => {
     // Tab B's send of u2 waits for the turn in flight; its retry (the same message id) comes before that turn ends.
     tabB.send(send("b-1", [u1, u2]));
     tabB.send(send("b-2", [u1, u2]));
-    await tabB.waitFor(endOf("b-1"));
-    await tabB.waitFor(endOf("b-2"));
+    await tabB.waitFor(hasEnded("b-1"));
+    await tabB.waitFor(hasEnded("b-2"));
     tabA.close();
     tabB.close();
 

@@ -1,47 +1,22 @@
 // AgentToolParent and AgentToolChild in workerd: start-up by itself, drill-in only to the parent's own runs, direct
 // chat with a child, the authorization hook, and run read tokens (every bad-token case refused, no child created).
-import { fileURLToPath } from "node:url";
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
-import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
-import {
-  createPersistDirectory,
-  MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
+import type { MiniflareHost } from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { importRunReadTokenKey, signRunReadToken } from "../src/auth/run-read-token.js";
+import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
-const HOST_WORKER = fileURLToPath(new URL("./workers/host-worker.ts", import.meta.url));
 const SECRET = "test-secret-of-at-least-16-characters";
 const KEY = "parent-key";
 
 type RunInfo = { runId: string; agentType: string; status: string };
 type Message = { id: string; role: string; parts: Array<{ type: string; text?: string }> };
 
-let persist: PersistDirectory | undefined;
-let host: MiniflareHost | undefined;
+const startHost = hostWorkerPerTest("agent-tools-cloudflare-");
+const start = (bindings: Record<string, string> = {}) =>
+  startHost({ AGENT_TOOLS_RUN_TOKEN_SECRET: SECRET, ...bindings });
 
-async function start(bindings: Record<string, string> = {}): Promise<MiniflareHost> {
-  persist = await createPersistDirectory("agent-tools-cloudflare-");
-  host = await MiniflareHost.start({
-    scriptPath: await bundleWorker(HOST_WORKER),
-    durableObjects: { PARENT: "Parent", ECHO: "Echo" },
-    persistDirectory: persist.path,
-    bindings: { AGENT_TOOLS_RUN_TOKEN_SECRET: SECRET, ...bindings },
-  });
-  return host;
-}
-
-afterEach(async () => {
-  await host?.dispose();
-  await persist?.remove();
-  host = undefined;
-  persist = undefined;
-});
-
-const wsUrl = (running: MiniflareHost, path: string) =>
-  new URL(path, running.url.toString().replace(/^http/, "ws")).toString();
 const agentFrames = (messages: unknown[]) =>
   (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
 const isTerminalOf = (runId: string) => (messages: unknown[]) =>

@@ -1,35 +1,13 @@
-// An agentTool with preliminaryResults behind AgentToolParent's chat socket, in workerd: the child's answer streams
-// into the tool call's part over the AI SDK's WebSocket chat protocol (what stock useChat reads), a tab that resumes
-// the turn gets the latest preliminary value in its own gap-free numbering, and the stored answer keeps the final
-// value with the child's whole message, while the model got only the summary.
-import { fileURLToPath } from "node:url";
-import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
-import {
-  createPersistDirectory,
-  MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import type { UIMessage, UIMessageChunk } from "ai";
-import { afterEach, describe, expect, it } from "vitest";
-
-const HOST_WORKER = fileURLToPath(new URL("./workers/host-worker.ts", import.meta.url));
+import { describe, expect, it } from "vitest";
+import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
 type ChatFrame = { type: string; requestId: string; sequence?: number; chunk?: UIMessageChunk };
 type PreliminaryOutput = { status: string; message: UIMessage | null; result?: unknown };
 
-let persist: PersistDirectory | undefined;
-let host: MiniflareHost | undefined;
+const start = hostWorkerPerTest("agent-tools-preliminary-");
 
-afterEach(async () => {
-  await host?.dispose();
-  await persist?.remove();
-  host = undefined;
-  persist = undefined;
-});
-
-const wsUrl = (running: MiniflareHost, path: string) =>
-  new URL(path, running.url.toString().replace(/^http/, "ws")).toString();
 const framesOf = (messages: unknown[], requestId: string) =>
   (messages as ChatFrame[]).filter((frame) => frame.requestId === requestId);
 const outputsOf = (frames: ChatFrame[]) =>
@@ -41,13 +19,7 @@ const isEnd = (requestId: string) => (messages: unknown[]) =>
 
 describe("agentTool preliminaryResults behind the chat socket", () => {
   it("streams the child's answer into the tool part, to the sender and to a tab that resumes the turn", async () => {
-    persist = await createPersistDirectory("agent-tools-preliminary-");
-    host = await MiniflareHost.start({
-      scriptPath: await bundleWorker(HOST_WORKER),
-      durableObjects: { PARENT: "Parent", ECHO: "Echo" },
-      persistDirectory: persist.path,
-      bindings: { PRELIMINARY: "1", ECHO_PACE_MS: "40" },
-    });
+    const host = await start({ PRELIMINARY: "1", ECHO_PACE_MS: "40" });
     const base = "/agents/parent/p1";
     const words = "one two three four five six seven eight";
     const sender = await RecordingSocket.open(wsUrl(host, `${base}/chat`));

@@ -2,7 +2,6 @@
 // persistence folder while the child streams its text; the resumed turn redoes the step. Every reader then sees the
 // uninterrupted answer once: a fresh client's replay (read with the AI SDK's own `readUIMessageStream`), the drill-in
 // (JSON and socket), and a client that reconnects from inside the cut step is told to drop what it held.
-import { fileURLToPath } from "node:url";
 import {
   AGENT_TOOL_CURSORS_PARAM,
   type AgentToolDrillInFrame,
@@ -10,32 +9,16 @@ import {
   encodeAgentToolCursors,
   readStepResetChunk,
 } from "@agent-tools/core-runs/protocol";
-import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
-import {
-  createPersistDirectory,
-  MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
-const HOST_WORKER = fileURLToPath(new URL("./workers/host-worker.ts", import.meta.url));
 const TEXT = "one two three four five six";
 const ANSWER = `#1 ${TEXT}`;
 
-let persist: PersistDirectory | undefined;
-let host: MiniflareHost | undefined;
+const start = hostWorkerPerTest("agent-tools-resumed-step-");
 
-afterEach(async () => {
-  await host?.dispose();
-  await persist?.remove();
-  host = undefined;
-  persist = undefined;
-});
-
-const wsUrl = (running: MiniflareHost, path: string) =>
-  new URL(path, running.url.toString().replace(/^http/, "ws")).toString();
 const agentFrames = (messages: unknown[]) =>
   (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
 const chunkFrames = (messages: unknown[]) => agentFrames(messages).filter((frame) => frame.event.kind === "chunk");
@@ -60,12 +43,9 @@ async function sdkMessage(chunks: readonly UIMessageChunk[]): Promise<UIMessage 
 
 describe("a child restarted in the middle of a step", () => {
   it("shows every reader the answer once, and tells a client that held part of the cut step to drop it", async () => {
-    persist = await createPersistDirectory("agent-tools-resumed-step-");
-    host = await MiniflareHost.start({
-      scriptPath: await bundleWorker(HOST_WORKER),
-      durableObjects: { PARENT: "Parent", ECHO: "Echo" },
-      persistDirectory: persist.path,
-      bindings: { AGENT_TOOLS_RUN_TOKEN_SECRET: "test-secret-of-at-least-16-characters", ECHO_PACE_MS: "60" },
+    const host = await start({
+      AGENT_TOOLS_RUN_TOKEN_SECRET: "test-secret-of-at-least-16-characters",
+      ECHO_PACE_MS: "60",
     });
     const base = "/agents/parent/p1";
     const before = await RecordingSocket.open(wsUrl(host, base));

@@ -1,37 +1,14 @@
-// An agent tool of the parent's conversation starts its child only once its tool call is stored. The AI SDK runs a
-// step's tools as soon as the model has decided them, whether or not the host has read (and stored) the chunks that
-// say so; if the runtime dies in between, the resumed turn knows no such call, decides a new one, and would start a
-// second child for it. Here the host reads nothing of the turn (the Parent's PARENT_HOLD_TURN fault point), the
-// runtime is killed, and after the restart the conversation and the runs must hold one tool call and one child run.
-import { fileURLToPath } from "node:url";
-import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
-import {
-  createPersistDirectory,
-  MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
-const HOST_WORKER = fileURLToPath(new URL("./workers/host-worker.ts", import.meta.url));
 const BASE = "/agents/parent/durable-calls";
 
 type RunInfo = { runId: string; agentType: string; status: string };
 type Message = { id: string; role: string; parts: Array<{ type: string; text?: string; toolCallId?: string }> };
 type ChatFrame = { type: string; requestId?: string };
 
-let persist: PersistDirectory | undefined;
-let host: MiniflareHost | undefined;
-
-afterEach(async () => {
-  await host?.dispose();
-  await persist?.remove();
-  host = undefined;
-  persist = undefined;
-});
-
-const wsUrl = (running: MiniflareHost, path: string) =>
-  new URL(path, running.url.toString().replace(/^http/, "ws")).toString();
+const start = hostWorkerPerTest("agent-tools-tool-calls-");
 
 function send(chat: RecordingSocket, text: string) {
   chat.send({
@@ -52,13 +29,7 @@ const ended = (requestId: string) => (messages: unknown[]) =>
   );
 
 it("a turn killed before the host stored its agent tool call starts one child, not two", async () => {
-  persist = await createPersistDirectory("agent-tools-tool-calls-");
-  host = await MiniflareHost.start({
-    scriptPath: await bundleWorker(HOST_WORKER),
-    durableObjects: { PARENT: "Parent", ECHO: "Echo" },
-    persistDirectory: persist.path,
-    bindings: { PARENT_HOLD_TURN: "1" },
-  });
+  const host = await start({ PARENT_HOLD_TURN: "1" });
   const chat = await RecordingSocket.open(wsUrl(host, `${BASE}/chat`));
   send(chat, "hello");
   // The host holds the turn: the model has decided its `echo` call; the host has read none of it.

@@ -1,0 +1,40 @@
+// The test host worker (workers/host-worker.ts: a Parent and its Echo child) in workerd, one per test.
+import { fileURLToPath } from "node:url";
+import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
+import {
+  createPersistDirectory,
+  MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
+import { afterEach } from "vitest";
+
+const HOST_WORKER = fileURLToPath(new URL("./workers/host-worker.ts", import.meta.url));
+
+/**
+ * Returns `start(bindings)`, which runs the host worker on a fresh persistence folder (named from `prefix`); the
+ * host a test started is disposed, and its folder removed, after that test.
+ */
+export function hostWorkerPerTest(prefix: string): (bindings?: Record<string, string>) => Promise<MiniflareHost> {
+  let persist: PersistDirectory | undefined;
+  let host: MiniflareHost | undefined;
+  afterEach(async () => {
+    await host?.dispose();
+    await persist?.remove();
+    host = undefined;
+    persist = undefined;
+  });
+  return async (bindings = {}) => {
+    persist = await createPersistDirectory(prefix);
+    host = await MiniflareHost.start({
+      scriptPath: await bundleWorker(HOST_WORKER),
+      durableObjects: { PARENT: "Parent", ECHO: "Echo" },
+      persistDirectory: persist.path,
+      bindings,
+    });
+    return host;
+  };
+}
+
+/** The WebSocket URL of `path` on a running host. */
+export const wsUrl = (running: MiniflareHost, path: string) =>
+  new URL(path, running.url.toString().replace(/^http/, "ws")).toString();
