@@ -1,6 +1,5 @@
 import {
   isStepCount,
-  readUIMessageStream,
   parsePartialJson as sdkParsePartialJson,
   streamText,
   tool,
@@ -17,22 +16,12 @@ import {
   type UIMessageParts,
 } from "./apply-ui-message-chunk.js";
 import { fixJson, parsePartialJson } from "./parse-partial-json.js";
-import { randomInt, seededRandom, textChunks, toolChunks } from "./test-support.test-utils.js";
-
-// A chunk that makes `readUIMessageStream` emit a snapshot of everything so far without changing any part: the SDK
-// emits only on some chunks (not on `start-step`, for one), so each comparison ends with it.
-const FLUSH: UIMessageChunk = { type: "message-metadata", messageMetadata: { flush: true } };
+import { randomInt, sdkParts as sdkAssembly, seededRandom, textChunks, toolChunks } from "./test-support.test-utils.js";
 
 /** The parts the AI SDK's own assembly makes of `chunks`. */
 async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessageParts> {
   const errors: unknown[] = [];
-  let parts: UIMessageParts = [];
-  for await (const message of readUIMessageStream({
-    stream: convertArrayToReadableStream([...chunks, FLUSH]),
-    onError: (error) => errors.push(error),
-  })) {
-    parts = message.parts;
-  }
+  const parts = await sdkAssembly(chunks, (error) => errors.push(error));
   // In-band `error` chunks reach onError too; anything else means the SDK stopped on an invalid sequence.
   const inBand = new Set(chunks.flatMap((chunk) => (chunk.type === "error" ? [chunk.errorText] : [])));
   const rejected = errors.filter((error) => !(error instanceof Error && inBand.has(error.message)));

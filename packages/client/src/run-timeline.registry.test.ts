@@ -10,11 +10,11 @@ import {
   ManualClock,
   ScriptedChild,
 } from "@agent-tools/core-runs/testing";
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
-import { convertArrayToReadableStream } from "ai/test";
+import type { UIMessage, UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { assembleUIMessageParts } from "./apply-ui-message-chunk.js";
 import { type AgentToolTimelineState, applyAgentToolEvent, createAgentToolTimelineState } from "./run-timeline.js";
+import { sdkParts } from "./test-support.test-utils.js";
 
 /** Let the child write and the parent forward: the child writes each burst when its event loop turns (the clock). */
 const settle = async (clock: ManualClock) => {
@@ -24,16 +24,6 @@ const settle = async (clock: ManualClock) => {
 
 const reduce = (frames: readonly AgentToolEventFrame[], state = createAgentToolTimelineState()) =>
   frames.reduce<AgentToolTimelineState>((current, frame) => applyAgentToolEvent(current, frame), state);
-
-/** The parts the AI SDK's own assembly makes of `chunks`. */
-async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessage["parts"]> {
-  const flush: UIMessageChunk = { type: "message-metadata", messageMetadata: { flush: true } };
-  let parts: UIMessage["parts"] = [];
-  for await (const message of readUIMessageStream({ stream: convertArrayToReadableStream([...chunks, flush]) })) {
-    parts = message.parts;
-  }
-  return parts;
-}
 
 const stepOne: UIMessageChunk[] = [
   { type: "start" },

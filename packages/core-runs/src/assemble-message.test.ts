@@ -1,18 +1,7 @@
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
-import { convertArrayToReadableStream } from "ai/test";
+import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { assembleMessage } from "./assemble-message.js";
-
-// `readUIMessageStream` emits a snapshot on some chunks only; this one makes it emit everything it holds.
-const FLUSH: UIMessageChunk = { type: "message-metadata", messageMetadata: { flush: true } };
-
-async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessage["parts"]> {
-  let parts: UIMessage["parts"] = [];
-  for await (const message of readUIMessageStream({ stream: convertArrayToReadableStream([...chunks, FLUSH]) })) {
-    parts = message.parts;
-  }
-  return parts;
-}
+import { sdkParts } from "./sdk-assembly.test-utils.js";
 
 describe("assembleMessage", () => {
   it("assembles every chunk of an unfinished message, also those after the SDK's last snapshot", async () => {

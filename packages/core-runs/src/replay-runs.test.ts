@@ -1,6 +1,5 @@
 // Replay to one connection (SPEC §6): what a client that reconnects gets, with and without cursors.
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
-import { convertArrayToReadableStream } from "ai/test";
+import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import {
   AGENT_PROGRESS_PART,
@@ -10,6 +9,7 @@ import {
   stepResetChunk,
 } from "./protocol/index.js";
 import { AgentToolRegistry } from "./run-registry.js";
+import { sdkParts } from "./sdk-assembly.test-utils.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
@@ -30,18 +30,6 @@ function world(broadcast?: (frame: AgentToolEventFrame) => void) {
     ...(broadcast ? { broadcast } : {}),
   });
   return { clock, scripted, registry, transport };
-}
-
-// A chunk that makes `readUIMessageStream` emit what it holds without changing a part.
-const FLUSH: UIMessageChunk = { type: "message-metadata", messageMetadata: { flush: true } };
-
-/** The parts the AI SDK's own assembly makes of `chunks`. */
-async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessage["parts"]> {
-  let parts: UIMessage["parts"] = [];
-  for await (const message of readUIMessageStream({ stream: convertArrayToReadableStream([...chunks, FLUSH]) })) {
-    parts = message.parts;
-  }
-  return parts;
 }
 
 const progress = (snapshot: AgentToolProgressSnapshot) =>

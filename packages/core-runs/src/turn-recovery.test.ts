@@ -1,7 +1,6 @@
 // A turn cut off mid-step (issue 17, point 2): the resumed turn redoes the cut step, and what any reader rebuilds
 // from the run's log — a fresh tail, `getMessages`, the AI SDK's `readUIMessageStream` — equals an uninterrupted run.
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
-import { convertArrayToReadableStream } from "ai/test";
+import type { UIMessage, UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { AgentToolChildRunner } from "./child-runner.js";
 import {
@@ -11,24 +10,15 @@ import {
   readStepResetChunk,
   tailItemEntries,
 } from "./protocol/index.js";
+import { sdkParts as sdkAssembly } from "./sdk-assembly.test-utils.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { ScriptedChild } from "./testing/scripted-child.js";
 
-// A chunk that makes `readUIMessageStream` emit what it holds without changing a part (it emits on some chunks
-// only: not on `start-step`, for one), so a comparison sees the end of the stream.
-const FLUSH: UIMessageChunk = { type: "message-metadata", messageMetadata: { flush: true } };
-
-/** The parts the AI SDK's own assembly makes of `chunks`. */
+/** The parts the AI SDK's own assembly makes of `chunks`, which it must take without an error. */
 async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessage["parts"]> {
-  let parts: UIMessage["parts"] = [];
   const errors: unknown[] = [];
-  for await (const message of readUIMessageStream({
-    stream: convertArrayToReadableStream([...chunks, FLUSH]),
-    onError: (error) => errors.push(error),
-  })) {
-    parts = message.parts;
-  }
+  const parts = await sdkAssembly(chunks, (error) => errors.push(error));
   expect(errors).toEqual([]);
   return parts;
 }

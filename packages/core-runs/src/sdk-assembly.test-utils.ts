@@ -1,0 +1,21 @@
+// The AI SDK's own assembly of a chunk sequence, the reference this package's tests compare against (not exported
+// from index.ts, not used by the package itself).
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
+import { convertArrayToReadableStream } from "ai/test";
+
+/**
+ * The parts the AI SDK's own `readUIMessageStream` makes of `chunks`; with `onError`, what the SDK reports goes
+ * there (in-band `error` chunks too).
+ */
+export async function sdkParts(
+  chunks: readonly UIMessageChunk[],
+  onError?: (error: unknown) => void,
+): Promise<UIMessage["parts"]> {
+  // A last chunk that makes the SDK emit what it holds without changing a part (it emits on some chunks only: not on
+  // `start-step`, for one), so a comparison sees the end of the stream.
+  const flush: UIMessageChunk = { type: "message-metadata", messageMetadata: { flush: true } };
+  const stream = convertArrayToReadableStream([...chunks, flush]);
+  let parts: UIMessage["parts"] = [];
+  for await (const message of readUIMessageStream(onError ? { stream, onError } : { stream })) parts = message.parts;
+  return parts;
+}
