@@ -1,7 +1,7 @@
 import type { UIMessage } from "ai";
 
 /** True when two messages say the same (same id, role, parts and metadata). */
-export function isSameChatMessage(left: UIMessage, right: UIMessage): boolean {
+function isSameChatMessage(left: UIMessage, right: UIMessage): boolean {
   return left === right || (left.id === right.id && JSON.stringify(left) === JSON.stringify(right));
 }
 

@@ -31,11 +31,11 @@ export function replaceAt(parts: readonly Part[], index: number, part: Part): Pa
   return next;
 }
 
-export const isStaticTool = (part: Part) => part.type.startsWith("tool-");
+const isStaticTool = (part: Part) => part.type.startsWith("tool-");
 export const isDynamicTool = (part: Part) => part.type === "dynamic-tool";
 export const isTool = (part: Part) => isStaticTool(part) || isDynamicTool(part);
 export const staticToolName = (part: Part) => part.type.split("-").slice(1).join("-");
-export const isResultState = (state: unknown) => state === "output-available" || state === "output-error";
+const isResultState = (state: unknown) => state === "output-available" || state === "output-error";
 
 /** Index of the first part of the current step (after the last `step-start`). */
 export function currentStepStart(parts: readonly Part[]): number {

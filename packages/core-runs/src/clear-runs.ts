@@ -8,7 +8,7 @@ import type { RunRecord } from "./run-record.js";
 import type { RunTransitions } from "./run-transitions.js";
 
 /** The runs a clear selects: by status, and by age (`completedAt` for finished runs, `startedAt` for others). */
-export function selectRunsToClear(records: readonly RunRecord[], options: ClearAgentToolRunsOptions): RunRecord[] {
+function selectRunsToClear(records: readonly RunRecord[], options: ClearAgentToolRunsOptions): RunRecord[] {
   const { olderThan } = options;
   if (olderThan === undefined) return [...records];
   return records.filter((record) => {

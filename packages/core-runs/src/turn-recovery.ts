@@ -13,7 +13,7 @@ import type { RunRecord } from "./run-record.js";
 import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 /** The error a run ends with when its cut-off turn cannot be resumed. */
-export const INTERRUPTED_CHILD_ERROR = "interrupted before the child could finish";
+const INTERRUPTED_CHILD_ERROR = "interrupted before the child could finish";
 
 /** Default `maxRecoveryAttempts`. */
 export const DEFAULT_MAX_RECOVERY_ATTEMPTS = 3;

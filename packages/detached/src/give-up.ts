@@ -54,7 +54,7 @@ export async function giveUp(
  * may still be running: it is followed again, so its real result, if it comes, repairs the run and is delivered.
  * Resolves whether the child was torn down.
  */
-export async function tearDown(
+async function tearDown(
   dependencies: GiveUpDependencies,
   record: RunRecord,
   outcome: { reason: AgentToolInterruptedReason; error: string },

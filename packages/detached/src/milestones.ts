@@ -48,10 +48,7 @@ export function resolveMilestones(option: DetachedMilestonesOption | undefined):
 }
 
 /** The named milestones of `milestones` this run still has to tell, first occurrence of each, in order. */
-export function milestonesToTell(
-  state: DetachedRunState,
-  milestones: readonly AgentToolMilestone[],
-): AgentToolMilestone[] {
+function milestonesToTell(state: DetachedRunState, milestones: readonly AgentToolMilestone[]): AgentToolMilestone[] {
   const settings = state.milestones;
   if (!settings) return [];
   const told = new Set(state.milestonesTold ?? []);

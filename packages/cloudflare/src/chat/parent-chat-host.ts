@@ -33,7 +33,7 @@ export class ParentChatHost implements ChatHost {
 }
 
 /** A synthetic message as the chat stores it: one text part, `metadata.source`. */
-export function toUIMessage(message: SyntheticChatMessage): UIMessage {
+function toUIMessage(message: SyntheticChatMessage): UIMessage {
   return {
     id: message.id,
     role: message.role,
