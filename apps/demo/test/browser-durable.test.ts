@@ -97,6 +97,29 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
     await screenshot(second, "second-tab-done");
   });
 
+  it("Stop in a tab that only follows the turn stops it for both tabs", async () => {
+    const chat = "stop-from-second-tab";
+    const first = await open(chat);
+    const second = await open(chat);
+    await first.getByText("No messages yet").waitFor();
+    await second.getByText("No messages yet").waitFor();
+    await send(first, "research owls");
+    const researcherIn = (page: Page) => page.locator('article.run[data-agent-type="Researcher"]').last();
+    await expect.poll(() => researcherIn(second).getAttribute("data-status"), { timeout: WAIT_MS }).toBe("running");
+    await researcherIn(second).locator(".t-text").first().waitFor();
+    await second.getByRole("button", { name: "Stop" }).click();
+
+    for (const tab of [first, second]) {
+      await replyEnded(tab);
+      await expect.poll(() => researcherIn(tab).getAttribute("data-status"), { timeout: WAIT_MS }).toBe("aborted");
+    }
+    await researcherIn(second).locator(".run-line").getByText("Stopped with the reply (you stopped it)").waitFor();
+    await researcherIn(first).locator(".run-line").getByText("Stopped with the reply", { exact: true }).waitFor();
+    await expect.poll(async () => (await storedOf(chat)).at(-1)?.role, { timeout: WAIT_MS }).toBe("assistant");
+    await screenshot(first, "stopped-from-second-tab");
+    for (const tab of [first, second]) await tab.close();
+  });
+
   it("a stale tab that sends loses nothing already stored, and ends up showing all of it", async () => {
     const chat = "two-tabs";
     const [first] = context.pages();

@@ -62,9 +62,14 @@ function setup(options: { stored?: UIMessage[]; open?: boolean; failWith?: Error
   if (options.open !== false) sockets.last().open();
   const chat = new FakeChat();
   const server = { stored: options.stored ?? [], reads: 0, failWith: options.failWith ?? (null as Error | null) };
+  const stops: string[] = [];
   const sync = createAgentChatSync({
     connection,
     chat,
+    stopTurn: async (turnId) => {
+      stops.push(turnId);
+      return true;
+    },
     loadMessages: async () => {
       server.reads += 1;
       if (server.failWith) throw server.failWith;
@@ -78,7 +83,7 @@ function setup(options: { stored?: UIMessage[]; open?: boolean; failWith?: Error
     await clock.advanceBy(500);
     sockets.last().open();
   };
-  return { connection, sockets, chat, server, sync, tell, reconnect };
+  return { connection, sockets, chat, server, sync, tell, reconnect, stops };
 }
 
 describe("createAgentChatSync", () => {
@@ -189,6 +194,19 @@ describe("createAgentChatSync", () => {
     server.stored = [user("u1"), assistant("a1"), user("other"), assistant("a2"), user("mine")];
     await sync.reload();
     expect(chat.ids()).toEqual(["u1", "a1", "other", "a2", "mine", "reply"]);
+  });
+
+  it("stops the turn it heard of for every tab, and asks nothing when it knows of none", async () => {
+    const { sync, tell, stops } = setup();
+    await flush();
+    expect(await sync.stopTurn()).toBe(false);
+    expect(stops).toEqual([]);
+    tell({ kind: "turn-started", turnId: "t1", origin: "client", resumed: false });
+    expect(await sync.stopTurn()).toBe(true);
+    expect(stops).toEqual(["t1"]);
+    tell({ kind: "turn-ended", turnId: "t1", status: "aborted" });
+    expect(await sync.stopTurn()).toBe(false);
+    expect(stops).toEqual(["t1"]);
   });
 
   it("reads the conversation again when its history was rewritten", async () => {

@@ -2,9 +2,9 @@ import type { AgentChatEvent, AgentChatTurnStatus } from "@agent-tools/core-runs
 import type { UIMessage } from "ai";
 import type { AgentToolConnection } from "./agent-tool-connection.js";
 import { isAgentChatDisconnect } from "./chat-disconnect.js";
-import { agentChatMessagesUrl } from "./chat-messages-url.js";
 import { createListeners } from "./listeners.js";
 import { mergeStoredConversation, upsertChatMessage } from "./merge-chat-messages.js";
+import { agentChatMessagesUrl, agentChatStopUrl } from "./parent-chat-urls.js";
 
 /** The status of an AI SDK chat (`useChat`'s `status`). */
 export type AgentChatStatus = "submitted" | "streaming" | "ready" | "error";
@@ -32,6 +32,11 @@ export type AgentChatSyncOptions<TMessage extends UIMessage = UIMessage> = {
    * with the global `fetch`.
    */
   loadMessages?: (signal: AbortSignal) => Promise<TMessage[]>;
+  /**
+   * Ask the server to stop the turn `turnId` for every tab; resolves whether it stopped it. Default: `POST` the
+   * parent's `…/chat/stop/<turnId>` route (the connection's URL over http(s)), with the global `fetch`.
+   */
+  stopTurn?: (turnId: string) => Promise<boolean>;
 };
 
 /** The turn the server is running, as its events told. */
@@ -70,6 +75,12 @@ export type AgentChatSync = {
    * another tab or the server started while this chat was busy, reading the conversation after a turn — runs then.
    */
   chatChanged(): void;
+  /**
+   * Stop the turn the server is running (`activeTurn`) for every tab, whoever started it; resolves whether the server
+   * stopped it (`false` when no turn is known to run, or it had ended). The chat's own `stop()` stops only a turn this
+   * tab sent; for a turn it follows (another tab's, the server's), the server takes the abort as "stop following".
+   */
+  stopTurn(): Promise<boolean>;
   /** Stop: no more reads, merges or resumes (a stream already followed goes on). */
   close(): void;
 };
@@ -89,8 +100,8 @@ const INITIAL: AgentChatSyncSnapshot = { status: "loading", error: null, activeT
  * - a chat that failed because the connection dropped is resumed once the event socket is open again (at most once
  *   per reconnect), so a restart leaves no error behind.
  *
- * It never sends a message, and never starts a second resume while one of its own is in flight (aborting a
- * followed stream would stop the turn on the server).
+ * It never sends a message, and never starts a second resume while one of its own is in flight (the chat would
+ * abort the first). `stopTurn()` stops the turn in flight for every tab.
  *
  * @example
  * const connection = createAgentToolConnection({ url: "wss://host/agents/assistant/default" });
@@ -102,6 +113,7 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
 ): AgentChatSync {
   const { connection, chat } = options;
   const loadMessages = options.loadMessages ?? defaultLoader<TMessage>(agentChatMessagesUrl(connection.url));
+  const stopTurn = options.stopTurn ?? ((turnId: string) => postStop(agentChatStopUrl(connection.url, turnId)));
   const listeners = createListeners();
   let snapshot = INITIAL;
   let closed = false;
@@ -243,6 +255,10 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
     getSnapshot: () => snapshot,
     reload: () => read({ probe: true }),
     chatChanged: settle,
+    stopTurn() {
+      const turn = snapshot.activeTurn;
+      return turn === null || closed ? Promise.resolve(false) : stopTurn(turn.turnId);
+    },
     close() {
       closed = true;
       loading?.abort();
@@ -264,4 +280,11 @@ function defaultLoader<TMessage extends UIMessage>(url: string): (signal: AbortS
     if (!Array.isArray(body)) throw new Error("Reading the conversation failed: not a list of messages");
     return body as TMessage[];
   };
+}
+
+async function postStop(url: string): Promise<boolean> {
+  const response = await fetch(url, { method: "POST", headers: { accept: "application/json" } });
+  if (!response.ok) throw new Error(`Stopping the turn failed: HTTP ${response.status}`);
+  const body = (await response.json()) as { stopped?: unknown };
+  return body.stopped === true;
 }

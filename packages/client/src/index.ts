@@ -41,11 +41,11 @@ export type { UIMessageAssembly, UIMessageParts } from "./apply-ui-message-chunk
 export { applyUIMessageChunk, assembleUIMessageParts, createUIMessageAssembly } from "./apply-ui-message-chunk.js";
 export { isAgentChatDisconnect } from "./chat-disconnect.js";
 export type { AgentChatEventListener } from "./chat-event-channel.js";
-export { agentChatMessagesUrl } from "./chat-messages-url.js";
 export { resolveDrillInUrl, withAgentToolCursors } from "./connect-url.js";
 export type { AgentToolDrillInState } from "./drill-in-state.js";
 export { applyAgentToolDrillInFrame, createAgentToolDrillInState } from "./drill-in-state.js";
 export { isSameConversation, mergeStoredConversation, upsertChatMessage } from "./merge-chat-messages.js";
+export { agentChatMessagesUrl, agentChatStopUrl } from "./parent-chat-urls.js";
 export type { Clock, TimerHandle } from "./ports/clock.js";
 export { systemClock } from "./ports/clock.js";
 export type { WebSocketConstructor, WebSocketLike, WebSocketLikeEvent } from "./ports/web-socket.js";

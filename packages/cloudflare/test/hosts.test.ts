@@ -136,6 +136,7 @@ describe("authorization and run read tokens", () => {
       expect((await running.fetch(`${base}${path}`, authorized)).status, path).not.toBe(401);
     }
     expect((await running.fetch(`${base}/clear`, { method: "POST" })).status).toBe(401);
+    expect((await running.fetch(`${base}/chat/stop/turn-1`, { method: "POST" })).status).toBe(401);
     await expect(RecordingSocket.open(wsUrl(running, base))).rejects.toThrow(/401/);
     await expect(RecordingSocket.open(wsUrl(running, `${base}/chat`))).rejects.toThrow(/401/);
     const events = await RecordingSocket.open(wsUrl(running, `${base}?key=${KEY}`));

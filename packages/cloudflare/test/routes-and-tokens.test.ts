@@ -15,6 +15,7 @@ describe("parent routes", () => {
   it("names each route of a parent", () => {
     expect(route("", "GET", true)).toEqual({ kind: "events" });
     expect(route("/chat", "GET", true)).toEqual({ kind: "chat" });
+    expect(route("/chat/stop/turn-1", "POST")).toEqual({ kind: "chat-stop", turnId: "turn-1" });
     expect(route("/messages")).toEqual({ kind: "messages" });
     expect(route("/runs")).toEqual({ kind: "runs" });
     expect(route("/clear", "POST")).toEqual({ kind: "clear" });
@@ -32,6 +33,7 @@ describe("parent routes", () => {
     expect(route("")).toEqual({ kind: "other", path: "/" });
     expect(route("/chat")).toEqual({ kind: "other", path: "/chat" });
     expect(route("/clear")).toEqual({ kind: "other", path: "/clear" });
+    expect(route("/chat/stop/turn-1")).toEqual({ kind: "other", path: "/chat/stop/turn-1" });
     expect(route("/hooks")).toEqual({ kind: "other", path: "/hooks" });
     expect(route("/sub/Researcher")).toEqual({ kind: "other", path: "/sub/Researcher" });
     expect(route("/%E0%A4%A")).toEqual({ kind: "other", path: "/%E0%A4%A" });

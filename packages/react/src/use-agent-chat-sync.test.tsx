@@ -4,11 +4,14 @@ import { fakeWebSockets, ManualClock } from "@agent-tools/client/testing";
 import { act, cleanup, render, screen } from "@testing-library/react";
 import type { UIMessage } from "ai";
 import { StrictMode, useSyncExternalStore } from "react";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { useAgentChatSync } from "./use-agent-chat-sync.js";
 import { useAgentToolEvents } from "./use-agent-tool-events.js";
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
 
 const PARENT = "wss://example.com/agents/assistant/default";
 const user = (id: string, text = id): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
@@ -72,11 +75,16 @@ function Conversation({ chat, context }: { chat: FakeChat; context: Setup }) {
   useAgentToolEvents({ url: PARENT, pool: context.pool });
   if (conversation.status === "loading") return <p>Loading</p>;
   return (
-    <ol data-turn={conversation.activeTurn?.turnId ?? ""}>
-      {chat.messages.map((message) => (
-        <li key={message.id}>{message.id}</li>
-      ))}
-    </ol>
+    <>
+      <ol data-turn={conversation.activeTurn?.turnId ?? ""}>
+        {chat.messages.map((message) => (
+          <li key={message.id}>{message.id}</li>
+        ))}
+      </ol>
+      <button type="button" onClick={() => void conversation.stopTurn()}>
+        Stop
+      </button>
+    </>
   );
 }
 
@@ -128,5 +136,20 @@ describe("useAgentChatSync", () => {
     context.sockets.last().send({ type: "agent-chat-event", event: { kind: "message", message: user("late") } });
     expect(chat.messages.map((message) => message.id)).toEqual(["u1"]);
     expect(context.server.reads).toBe(reads);
+  });
+
+  it("stops the turn in flight for every tab with a POST to the parent's …/chat/stop/<turnId>", async () => {
+    const requests: Array<{ url: string; method: string | undefined }> = [];
+    vi.stubGlobal("fetch", async (url: string, init?: RequestInit) => {
+      requests.push({ url, method: init?.method });
+      return Response.json({ stopped: true });
+    });
+    const context = setup([]);
+    const chat = new FakeChat();
+    render(<Conversation chat={chat} context={context} />);
+    await act(async () => context.sockets.last().open());
+    context.tell({ kind: "turn-started", turnId: "t1", origin: "client", resumed: false });
+    await act(async () => screen.getByRole("button", { name: "Stop" }).click());
+    expect(requests).toEqual([{ url: "https://example.com/agents/assistant/default/chat/stop/t1", method: "POST" }]);
   });
 });

@@ -30,6 +30,11 @@ export type UseAgentChatSyncOptions<TMessage extends UIMessage = UIMessage> = (
 export type UseAgentChatSyncResult = AgentChatSyncSnapshot & {
   /** Read the stored conversation again now (and follow a turn in flight). */
   reload(): Promise<void>;
+  /**
+   * Stop the turn in flight for every tab (`AgentChatSync.stopTurn`): call it with the chat's own `stop()` from a
+   * Stop button, since `stop()` alone stops only a turn this tab sent. Resolves whether the server stopped it.
+   */
+  stopTurn(): Promise<boolean>;
 };
 
 const IDLE: AgentChatSyncSnapshot = { status: "loading", error: null, activeTurn: null, endedTurns: {} };
@@ -98,7 +103,8 @@ export function useAgentChatSync<TMessage extends UIMessage = UIMessage>(
   }, [status, error, snapshot]);
 
   const reload = useCallback(() => current.current?.reload() ?? Promise.resolve(), []);
-  return { ...snapshot, reload };
+  const stopTurn = useCallback(() => current.current?.stopTurn() ?? Promise.resolve(false), []);
+  return { ...snapshot, reload, stopTurn };
 }
 
 function readWith<TMessage extends UIMessage>(

@@ -127,7 +127,9 @@ export function App(): ReactNode {
 
   const onStop = () => {
     if (streamingMessageId !== null) setStoppedHere((previous) => withItem(previous, streamingMessageId));
+    // The chat's own stop() stops a turn this tab sent; stopTurn() also one it only follows (another tab's).
     void stop();
+    conversation.stopTurn().catch((reason: unknown) => setNotice(`Could not stop: ${errorText(reason)}`));
   };
 
   const onClear = () => {

@@ -47,7 +47,12 @@ export type ChatTurnsOptions = {
 };
 
 /** A socket following the turn: its request id, and the sequence of the next chunk it gets. */
-type Following = { requestId: string; next: number };
+type Following = {
+  requestId: string;
+  next: number;
+  /** True for a socket that resumed the turn (it follows it), false for the one whose `send` started it. */
+  resumed: boolean;
+};
 
 type ActiveTurn = {
   readonly stored: StoredChatTurn;
@@ -163,7 +168,7 @@ export class ChatTurns {
       return;
     }
     send(follower.socket, { type: "start", requestId: follower.requestId });
-    const following: Following = { requestId: follower.requestId, next: 0 };
+    const following: Following = { requestId: follower.requestId, next: 0, resumed: true };
     for (const chunk of [...active.chunks, ...active.preliminary.values()]) {
       send(follower.socket, { type: "chunk", requestId: following.requestId, sequence: following.next, chunk });
       following.next += 1;
@@ -191,10 +196,26 @@ export class ChatTurns {
     });
   }
 
-  /** Stop the turn a socket follows, if that is the request it names. */
+  /**
+   * A client aborted the request it knows the turn by. The `send` that started the turn stops it (the sender's Stop);
+   * a resume only stops following it (the turn goes on for everybody): the AI SDK's chat aborts a resume it no longer
+   * needs by itself (a newer resume, a chat disposed, React StrictMode mounting twice), so it cannot mean Stop. A tab
+   * that only follows a turn stops it with `stop(turnId)`.
+   */
   abort(socket: WebSocket, requestId: string): void {
     const active = this.#active;
-    if (active && active.followers.get(socket)?.requestId === requestId) active.controller.abort();
+    const following = active?.followers.get(socket);
+    if (!active || following?.requestId !== requestId) return;
+    if (following.resumed) active.followers.delete(socket);
+    else active.controller.abort();
+  }
+
+  /** Stop the turn in flight for everybody, if it is `turnId` (never a later one); returns whether it stopped it. */
+  stop(turnId: string): boolean {
+    const active = this.#active;
+    if (!active || active.stored.turnId !== turnId || active.controller.signal.aborted) return false;
+    active.controller.abort();
+    return true;
   }
 
   /** A socket went away: it follows nothing any more (the turn goes on and is stored). */
@@ -279,7 +300,7 @@ export class ChatTurns {
       preliminary: new Map(),
       followers: new Map(
         spec.kind === "new" && spec.follower
-          ? [[spec.follower.socket, { requestId: spec.follower.requestId, next: 0 }]]
+          ? [[spec.follower.socket, { requestId: spec.follower.requestId, next: 0, resumed: false }]]
           : [],
       ),
       controller: new AbortController(),

@@ -300,6 +300,16 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
     });
   }
 
+  /**
+   * Stop the conversation's turn in flight for every tab, if it is `turnId` (from a `turn-started` event; a turn that
+   * already ended, or a later one, is left alone). Returns whether it stopped it. The tab that sent the turn's message
+   * can also stop it with the chat's own `stop()`; a tab that only follows the turn cannot (its abort only stops it
+   * following), so it calls this, over `POST …/chat/stop/<turnId>`.
+   */
+  stopChatTurn(turnId: string): boolean {
+    return this.#parts().turns.stop(turnId);
+  }
+
   /** A named conversation with a child, outside any tool call (the child must offer direct chat: `AgentToolChild` does). */
   subAgent(child: AgentToolChildReference, name: string): SubAgentHandle {
     const agentType = resolveAgentType(child);
@@ -384,6 +394,8 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
         return this.#connectEvents(request);
       case "chat":
         return this.#accept(CHAT_TAG);
+      case "chat-stop":
+        return Response.json({ stopped: this.stopChatTurn(route.turnId) });
       case "messages":
         return Response.json(await parts.turns.messages());
       case "runs":

@@ -1,12 +1,13 @@
 /**
  * A request to a parent agent, by what it asks for. Paths are the part after the parent's own address
- * (`/agents/<parent>/<name>`): the events socket at the root, the chat socket at `/chat`, the stored conversation at
- * `/messages`, the runs at `/runs`, `/cancel/<runId>`, `/clear`, drill-in at `/sub/<agentType>/<runId>` (and a run
+ * (`/agents/<parent>/<name>`): the events socket at the root, the chat socket at `/chat`, a Stop of the conversation's
+ * turn in flight at `/chat/stop/<turnId>`, the stored conversation at `/messages`, the runs at `/runs`, `/cancel/<runId>`, `/clear`, drill-in at `/sub/<agentType>/<runId>` (and a run
  * read token for it at `/sub/<agentType>/<runId>/token`). Anything else is `other`, for the host's own routes.
  */
 export type AgentToolParentRoute =
   | { kind: "events" }
   | { kind: "chat" }
+  | { kind: "chat-stop"; turnId: string }
   | { kind: "messages" }
   | { kind: "runs" }
   | { kind: "cancel"; runId: string }
@@ -27,6 +28,9 @@ export function parseParentRoute(request: { method: string; url: string; isUpgra
   const { method, isUpgrade } = request;
   if (rest.length === 0 && isUpgrade) return { kind: "events" };
   if (first === "chat" && rest.length === 1 && isUpgrade) return { kind: "chat" };
+  if (first === "chat" && second === "stop" && third !== undefined && rest.length === 3 && method === "POST") {
+    return { kind: "chat-stop", turnId: third };
+  }
   if (first === "messages" && rest.length === 1 && method === "GET") return { kind: "messages" };
   if (first === "runs" && rest.length === 1 && method === "GET") return { kind: "runs" };
   if (first === "clear" && rest.length === 1 && method === "POST") return { kind: "clear" };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentChatMessagesUrl } from "./chat-messages-url.js";
+import { agentChatMessagesUrl, agentChatStopUrl } from "./parent-chat-urls.js";
 
 describe("agentChatMessagesUrl", () => {
   it("is the event socket's path over http(s), under /messages, without its query or fragment", () => {
@@ -10,5 +10,16 @@ describe("agentChatMessagesUrl", () => {
       "http://127.0.0.1:8787/agents/assistant/a%20b/messages",
     );
     expect(agentChatMessagesUrl("/agents/assistant/default")).toBe("/agents/assistant/default/messages");
+  });
+});
+
+describe("agentChatStopUrl", () => {
+  it("is the event socket's path over http(s), under /chat/stop/<turnId>, the turn id escaped", () => {
+    expect(agentChatStopUrl("wss://host/agents/assistant/default?agentToolCursors=x", "t1")).toBe(
+      "https://host/agents/assistant/default/chat/stop/t1",
+    );
+    expect(agentChatStopUrl("ws://127.0.0.1:8787/agents/assistant/a/", "a b/c")).toBe(
+      "http://127.0.0.1:8787/agents/assistant/a/chat/stop/a%20b%2Fc",
+    );
   });
 });
