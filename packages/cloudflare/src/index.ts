@@ -37,7 +37,12 @@ export { DEFAULT_CHAT_WRITE_INTERVAL_MS } from "./chat/turn-log-writer.js";
 // the child and parent hosts
 export { AgentToolChild, DEFAULT_CHILD_WAKE_INTERVAL_MS } from "./child/agent-tool-child.js";
 export type { SubAgentHandle } from "./parent/agent-tool-parent.js";
-export { AgentToolParent, DEFAULT_RUN_TOKEN_TTL_MS, RUN_TOKEN_SECRET_BINDING } from "./parent/agent-tool-parent.js";
+export {
+  AgentToolParent,
+  DEFAULT_PARENT_WAKE_INTERVAL_MS,
+  DEFAULT_RUN_TOKEN_TTL_MS,
+  RUN_TOKEN_SECRET_BINDING,
+} from "./parent/agent-tool-parent.js";
 export type { AgentToolParentRoute } from "./parent/parent-routes.js";
 export { PARENT_PATH_SEGMENTS, parseParentRoute } from "./parent/parent-routes.js";
 // routing

@@ -54,3 +54,24 @@ it("a turn killed before the host stored its agent tool call starts one child, n
   expect(runs).toEqual([expect.objectContaining({ runId: `agent-tool:${toolCallIds[0]}`, status: "completed" })]);
   expect(messages.at(-1)?.parts.at(-1)).toMatchObject({ type: "text", text: "The echo said: #1 hello" });
 });
+
+it("a parent killed in the middle of a turn wakes itself and ends the turn, with no client and no request", async () => {
+  const wake = { PARENT_WAKE_MS: "300" };
+  const host = await start({ ...wake, PARENT_HOLD_TURN: "1" });
+  const chat = await RecordingSocket.open(wsUrl(host, `${BASE}/chat`));
+  send(chat, "hello");
+  await host.fetchJson(`${BASE}/test/held`);
+  await host.killAndRestart(wake);
+  chat.close();
+
+  // Nothing touches the parent: only its own alarm can start it again, resume the turn and store the answer. The
+  // probe answers once the parent, woken by an alarm, holds an answer (a parent that never wakes fails by the bound).
+  const woke = await fetch(new URL("/probe/wait?event=answered", host.url), { signal: AbortSignal.timeout(20_000) });
+  expect(await woke.json()).toEqual({ event: "answered" });
+
+  const messages = await host.fetchJson<Message[]>(`${BASE}/messages`);
+  expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+  expect(messages.at(-1)?.parts.at(-1)).toMatchObject({ type: "text", text: "The echo said: #1 hello" });
+  const runs = await host.fetchJson<RunInfo[]>(`${BASE}/runs`);
+  expect(runs).toEqual([expect.objectContaining({ status: "completed" })]);
+});

@@ -44,6 +44,8 @@ export type ChatTurnsOptions = {
   writeIntervalMs: number;
   /** How many times a cut turn is resumed before it is closed as interrupted. */
   maxResumeAttempts: number;
+  /** Told of each turn (and task between turns) queued, until it settles: the host keeps itself awake meanwhile. */
+  track?(work: Promise<unknown>): void;
 };
 
 /** A socket following the turn: its request id, and the sequence of the next chunk it gets. */
@@ -259,6 +261,7 @@ export class ChatTurns {
   #exclusive<TResult>(work: () => Promise<TResult>): Promise<TResult> {
     const result = this.#queue.then(work);
     this.#queue = result.catch(() => undefined);
+    this.#options.track?.(this.#queue);
     return result;
   }
 

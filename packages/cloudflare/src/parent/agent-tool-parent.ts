@@ -56,6 +56,7 @@ import { ParentChatHost } from "../chat/parent-chat-host.js";
 import { DEFAULT_CHAT_WRITE_INTERVAL_MS } from "../chat/turn-log-writer.js";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
 import { handleChatSocketMessage } from "./chat-socket.js";
+import { KeepAwake } from "./keep-awake.js";
 import { type AgentToolParentRoute, parseParentRoute } from "./parent-routes.js";
 
 const EVENTS_TAG = "agent-tools:events";
@@ -66,6 +67,12 @@ export const DEFAULT_RUN_TOKEN_TTL_MS = 60 * 60 * 1000;
 
 /** The binding a parent reads its run token secret from, unless `runTokenSecret()` says otherwise. */
 export const RUN_TOKEN_SECRET_BINDING = "AGENT_TOOLS_RUN_TOKEN_SECRET";
+
+/**
+ * Default `agentToolWakeIntervalMs`: while the parent has work in flight (a chat turn, a run it follows, a delivery),
+ * its alarm is never further away than this (10 s).
+ */
+export const DEFAULT_PARENT_WAKE_INTERVAL_MS = 10_000;
 
 type Components = {
   registry: AgentToolRegistry;
@@ -111,6 +118,16 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
   #components: Components | undefined;
   #tokenKeyPromise: Promise<RunReadTokenKey> | undefined;
   readonly #ready: Promise<void>;
+  #scheduler: DurableObjectWakeupScheduler | undefined;
+  #keepAwake: KeepAwake | undefined;
+
+  /**
+   * While the parent has work in flight (a chat turn, a run it follows, a delivery), its alarm wakes it at least this
+   * often, so that a runtime that dies in the middle (a crash, an eviction, a deploy) starts it again by itself:
+   * start-up then resumes the cut turn, re-attaches the runs and takes back the delivery, without waiting for a
+   * client or a request. `0` turns it off (the parent then starts again on its next request or scheduled alarm).
+   */
+  protected readonly agentToolWakeIntervalMs: number = DEFAULT_PARENT_WAKE_INTERVAL_MS;
 
   constructor(ctx: DurableObjectState, env: TEnv) {
     super(ctx, env);
@@ -366,7 +383,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
     // The events socket is server → client only.
     if (!this.ctx.getTags(ws).includes(CHAT_TAG)) return;
     const parts = this.#parts();
-    this.ctx.waitUntil(handleChatSocketMessage(ws, message, { turns: parts.turns, store: parts.chatStore }));
+    this.#awake().track(handleChatSocketMessage(ws, message, { turns: parts.turns, store: parts.chatStore }));
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
@@ -382,9 +399,13 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
     this.#components?.turns.forget(ws);
   }
 
-  /** The detached runs' reconcile tick. A subclass that overrides `alarm` must call `super.alarm()`. */
+  /**
+   * The detached runs' reconcile tick, and the wake-up that keeps a busy parent awake (see `agentToolWakeIntervalMs`).
+   * A subclass that overrides `alarm` must call `super.alarm()`.
+   */
   override async alarm(): Promise<void> {
     await this.#parts().detached.tick();
+    this.#awake().wokeUp();
   }
 
   async #serve(request: Request, route: AgentToolParentRoute): Promise<Response> {
@@ -487,7 +508,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
 
   #build(): Components {
     const { ctx } = this;
-    const waitUntil = (promise: Promise<unknown>) => ctx.waitUntil(promise);
+    const waitUntil = (promise: Promise<unknown>) => this.#awake().track(promise);
     const transport = new DurableObjectChildTransport({ parentId: ctx.id.toString(), namespaces: this.children() });
     const registry = new AgentToolRegistry({
       store: new DurableObjectRunStore(ctx.storage),
@@ -509,11 +530,12 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
       generateId: () => crypto.randomUUID(),
       writeIntervalMs: DEFAULT_CHAT_WRITE_INTERVAL_MS,
       maxResumeAttempts: 3,
+      track: waitUntil,
     });
     const detached = createDetachedRuns<object>({
       registry,
       host: this,
-      scheduler: new DurableObjectWakeupScheduler(ctx.storage),
+      scheduler: this.#wakeups(),
       chatHost: new ParentChatHost(turns),
       waitUntil,
       // A Durable Object runs as one instance at a time: a delivery claim left by an earlier incarnation (killed,
@@ -524,6 +546,23 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
       ...this.detachedOptions(),
     });
     return { registry, transport, detached, chatStore, turns };
+  }
+
+  /** The object's one alarm, shared by detached runs' schedule and the keep-awake wake-ups. */
+  #wakeups(): DurableObjectWakeupScheduler {
+    this.#scheduler ??= new DurableObjectWakeupScheduler(this.ctx.storage);
+    return this.#scheduler;
+  }
+
+  /** Work a crash would cut keeps the object awake (built on first use, after the subclass's fields). */
+  #awake(): KeepAwake {
+    this.#keepAwake ??= new KeepAwake({
+      intervalMs: this.agentToolWakeIntervalMs,
+      clock: systemClock,
+      wakeAt: (at) => this.#wakeups().wakeAt(at),
+      waitUntil: (work) => this.ctx.waitUntil(work),
+    });
+    return this.#keepAwake;
   }
 
   #hooks(): AgentToolHooks {

@@ -16,13 +16,18 @@
  *   from code (`sendChatMessage`), answered as the stored answer.
  * - `GET /constructed` (Worker level): how many `Echo` objects were constructed in this process (a guessed drill-in
  *   must construct none).
+ * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
+ *   the parent tells the `Probe` object (binding `PROBE`) "answered" when its conversation ends with an answer; a test
+ *   waits for that with `GET /probe/wait?event=answered` (Worker level, never touching the parent).
  */
+import { DurableObject } from "cloudflare:workers";
 import {
   AgentToolChild,
   AgentToolParent,
   type AgentToolParentRoute,
   type ChatTurnContext,
   type ChildNamespace,
+  DEFAULT_PARENT_WAKE_INTERVAL_MS,
   routeAgentToolRequest,
 } from "@agent-tools/cloudflare";
 import type { AgentToolLifecycleResult, AgentToolRunInfo, AgentToolTurnContext } from "@agent-tools/core-runs";
@@ -41,6 +46,8 @@ import { z } from "zod";
 type Env = {
   PARENT: DurableObjectNamespace;
   ECHO: DurableObjectNamespace;
+  PROBE: DurableObjectNamespace;
+  PARENT_WAKE_MS?: string;
   AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
   PARENT_KEY?: string;
   ECHO_PACE_MS?: string;
@@ -89,6 +96,9 @@ export class Echo extends AgentToolChild<Env> {
 }
 
 export class Parent extends AgentToolParent<Env> {
+  protected override readonly agentToolWakeIntervalMs = Number(
+    this.env.PARENT_WAKE_MS ?? DEFAULT_PARENT_WAKE_INTERVAL_MS,
+  );
   #held: () => void = () => undefined;
   readonly #isHeld = new Promise<void>((resolve) => {
     this.#held = resolve;
@@ -148,6 +158,15 @@ export class Parent extends AgentToolParent<Env> {
     return given === `Bearer ${key}` ? undefined : new Response("Unauthorized", { status: 401 });
   }
 
+  override async alarm(): Promise<void> {
+    await super.alarm();
+    await this.whenAgentToolsReady();
+    const last = (await this.messages()).at(-1);
+    if (last?.role === "assistant" && textOf(last) !== "") {
+      await this.env.PROBE.get(this.env.PROBE.idFromName("probe")).fetch("https://probe/record?event=answered");
+    }
+  }
+
   override onAgentToolFinish(run: AgentToolRunInfo, result: AgentToolLifecycleResult): void {
     this.ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS test_hooks (run_id TEXT NOT NULL, status TEXT NOT NULL, calls INTEGER NOT NULL, PRIMARY KEY (run_id, status))",
@@ -196,9 +215,35 @@ export class Parent extends AgentToolParent<Env> {
   }
 }
 
+/** Records events, and answers a wait for one once it is recorded (before or after the wait came). */
+export class Probe extends DurableObject<Env> {
+  readonly #waiters = new Map<string, Array<() => void>>();
+
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const event = url.searchParams.get("event") ?? "";
+    const key = `event:${event}`;
+    if (url.pathname === "/record") {
+      await this.ctx.storage.put(key, true);
+      for (const wake of this.#waiters.get(event) ?? []) wake();
+      this.#waiters.delete(event);
+      return Response.json({ recorded: event });
+    }
+    if ((await this.ctx.storage.get(key)) !== true) {
+      await new Promise<void>((resolve) => this.#waiters.set(event, [...(this.#waiters.get(event) ?? []), resolve]));
+    }
+    return Response.json({ event });
+  }
+}
+
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
-    if (new URL(request.url).pathname === "/constructed") return Response.json(constructed);
+    const url = new URL(request.url);
+    if (url.pathname === "/constructed") return Response.json(constructed);
+    if (url.pathname.startsWith("/probe/")) {
+      const path = url.pathname.slice("/probe".length);
+      return env.PROBE.get(env.PROBE.idFromName("probe")).fetch(`https://probe${path}${url.search}`);
+    }
     return (
       (await routeAgentToolRequest(request, env, { parents: { parent: "PARENT" } })) ??
       new Response("Not found", { status: 404 })
