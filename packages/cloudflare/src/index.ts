@@ -25,8 +25,6 @@ export {
   verifyRunReadToken,
 } from "./auth/run-read-token.js";
 // the durable conversation
-export type { ChatRecoveryPlan, PendingToolCall } from "./chat/chat-recovery-plan.js";
-export { planChatRecovery } from "./chat/chat-recovery-plan.js";
 export type { ChatStoreStorage, ChatTurnOrigin, StoredChatTurn } from "./chat/chat-store.js";
 export { CHAT_STORE_TABLES, DurableObjectChatStore } from "./chat/chat-store.js";
 export type { ChatTurnContext } from "./chat/chat-turns.js";

@@ -1,7 +1,8 @@
 // A child killed in the middle of a step, in workerd (issue 17, point 2): the runtime is restarted on the same
 // persistence folder while the child streams its text; the resumed turn redoes the step. Every reader then sees the
 // uninterrupted answer once: a fresh client's replay (read with the AI SDK's own `readUIMessageStream`), the drill-in
-// (JSON and socket), and a client that reconnects from inside the cut step is told to drop what it held.
+// (JSON and socket), and a client that reconnects from inside the cut step is told to drop what it held. A step cut
+// while its tools ran is kept instead: a tool that had answered is not run again.
 import {
   AGENT_TOOL_CURSORS_PARAM,
   type AgentToolDrillInFrame,
@@ -85,5 +86,29 @@ describe("a child restarted in the middle of a step", () => {
     expect(await socket.waitForClose()).toEqual({ code: 1000, reason: "run ended" });
     const [first] = socket.messages as AgentToolDrillInFrame[];
     expect(first?.type === "child-messages" ? texts(first.messages.at(-1)?.parts) : null).toEqual([ANSWER]);
+  });
+
+  it("keeps a tool's result when restarted while another tool of the same step runs (the child's getTools)", async () => {
+    const host = await start({ LOOKOUT_HOLD_SLOW: "1" });
+    const base = "/agents/parent/p2";
+    const events = await RecordingSocket.open(wsUrl(host, base));
+    await host.fetchJson(`${base}/test/start?agent=Lookout&runId=tools&text=go`, { method: "POST" });
+    // `fast` has answered and its result is logged; `slow` runs (and never answers in this runtime): restart now.
+    await events.waitFor((messages) =>
+      chunkFrames(messages).some((frame) => bodyOf(frame)?.type === "tool-output-available"),
+    );
+    events.close();
+    await host.restart({});
+
+    const fresh = await RecordingSocket.open(wsUrl(host, base));
+    await fresh.waitFor(isFinished);
+    fresh.close();
+    const message = await sdkMessage(chunkFrames(fresh.messages).flatMap((frame) => bodyOf(frame) ?? []));
+    expect(texts(message?.parts)).toEqual(["fast: fast done, slow: slow done"]);
+    const tools = (message?.parts ?? []).filter((part) => part.type.startsWith("tool-"));
+    expect(tools.map((part) => (part as { toolCallId: string }).toolCallId)).toEqual(["c-fast", "c-slow"]);
+    // `fast` ran once: its result was kept. `slow` ran again, once, with its own call id.
+    const drill = await host.fetchJson<{ toolRuns: Record<string, number> }>(`${base}/sub/Lookout/tools`);
+    expect(drill.toolRuns).toEqual({ fast: 1, slow: 2 });
   });
 });

@@ -1,4 +1,4 @@
-import type { UIMessage, UIMessageChunk } from "ai";
+import type { ToolSet, UIMessage, UIMessageChunk } from "ai";
 import type { FormatAgentToolInput } from "./child-input-message.js";
 import type { Clock } from "./ports/clock.js";
 import type { AgentToolMilestone, AgentToolProgressSnapshot } from "./protocol/index.js";
@@ -47,6 +47,13 @@ export type AgentToolChildDefinition = {
   agentType: string;
   /** Run one turn. Everything it yields goes into the run's durable log with the next sequence. */
   turn(context: AgentToolTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
+  /**
+   * The tools the turn gives its model (the same `ToolSet`). A step cut by a crash after the model decided tool calls
+   * is then kept, not done again: the calls that have their result keep it, and the others run again with these
+   * tools and their own `toolCallId`, before the resumed turn goes on after the step. Without it, such a step is kept
+   * only when every call has its result; otherwise it is done again from its start (and its tools run again).
+   */
+  getTools?(): ToolSet | undefined;
   /** Default: a string as is, anything else as pretty JSON; message id `agent-tool-${runId}-input`. */
   formatAgentToolInput?: FormatAgentToolInput;
   /** Read right after the turn resolves. Default: what the turn passed to `setOutput`. */

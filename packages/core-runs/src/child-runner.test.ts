@@ -1,4 +1,12 @@
-import { convertToModelMessages, isStepCount, streamText, tool, toUIMessageStream, type UIMessageChunk } from "ai";
+import {
+  convertToModelMessages,
+  isStepCount,
+  streamText,
+  type ToolSet,
+  tool,
+  toUIMessageStream,
+  type UIMessageChunk,
+} from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -14,6 +22,7 @@ import {
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
+import type { ScriptedModelPart } from "./testing/scripted-model.js";
 
 async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<AgentToolTailItem[]> {
   const items: AgentToolTailItem[] = [];
@@ -33,6 +42,37 @@ const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: 1, text: 1, reasoning: 0 },
 };
+
+/** A child whose turn is `streamText` over `model` with `tools` (up to 4 steps), as a real child's is. */
+function streamingResearcher(model: MockLanguageModelV4, tools: ToolSet): AgentToolChildDefinition {
+  return {
+    agentType: "Researcher",
+    turn: async ({ messages, abortSignal }) =>
+      toUIMessageStream({
+        stream: streamText({
+          model,
+          messages: await convertToModelMessages(messages, { tools }),
+          tools,
+          stopWhen: isStepCount(4),
+          abortSignal,
+        }).stream,
+        tools,
+      }),
+  };
+}
+
+/** A mock model's answer: one text part, then a stop. */
+function textAnswer(text: string) {
+  return {
+    stream: convertArrayToReadableStream<ScriptedModelPart>([
+      { type: "stream-start", warnings: [] },
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: text },
+      { type: "text-end", id: "t" },
+      { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
+    ]),
+  };
+}
 
 describe("AgentToolChildRunner", () => {
   it("starts idempotently: a second start returns the run and runs no second turn", async () => {
@@ -286,15 +326,7 @@ describe("AgentToolChildRunner", () => {
             }),
           };
         }
-        return {
-          stream: convertArrayToReadableStream([
-            { type: "stream-start", warnings: [] },
-            { type: "text-start", id: "t" },
-            { type: "text-delta", id: "t", delta: "Owls are nocturnal." },
-            { type: "text-end", id: "t" },
-            { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage },
-          ]),
-        };
+        return textAnswer("Owls are nocturnal.");
       },
     });
     const tools = {
@@ -306,20 +338,7 @@ describe("AgentToolChildRunner", () => {
         },
       }),
     };
-    const definition: AgentToolChildDefinition = {
-      agentType: "Researcher",
-      turn: async ({ messages, abortSignal }) =>
-        toUIMessageStream({
-          stream: streamText({
-            model,
-            messages: await convertToModelMessages(messages),
-            tools,
-            stopWhen: isStepCount(4),
-            abortSignal,
-          }).stream,
-          tools,
-        }),
-    };
+    const definition = streamingResearcher(model, tools);
     const first = makeRunner(definition, store);
     await first.runner.start("r1", "owls");
     // Let the first turn run until the stalled step's text is in the log (bounded; yields to the event loop, and
@@ -356,6 +375,73 @@ describe("AgentToolChildRunner", () => {
     const deltas = entries.flatMap((entry) => (entry.body.type === "text-delta" ? [entry.body.delta] : []));
     expect(deltas).toEqual(["Owls are nocturnal."]);
     expect((await store.getRun("r1"))?.recoveryAttempts).toBe(1);
+  });
+
+  it("resumes a step cut while one of two tools ran: the finished tool is not run again, the cut one is, once", async () => {
+    const store = new InMemoryRunStore();
+    const runs = { fast: 0, slow: 0 };
+    let modelCalls = 0;
+    let isCut = true;
+    const model = new MockLanguageModelV4({
+      doStream: async ({ prompt }) => {
+        modelCalls += 1;
+        if (prompt.at(-1)?.role !== "tool") {
+          return {
+            stream: convertArrayToReadableStream([
+              { type: "stream-start", warnings: [] },
+              { type: "tool-call", toolCallId: "c1", toolName: "fast", input: JSON.stringify({ q: "owls" }) },
+              { type: "tool-call", toolCallId: "c2", toolName: "slow", input: JSON.stringify({ q: "owls" }) },
+              { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage },
+            ]),
+          };
+        }
+        return textAnswer("Owls are nocturnal.");
+      },
+    });
+    const tools = {
+      fast: tool({
+        inputSchema: z.object({ q: z.string() }),
+        execute: async () => {
+          runs.fast += 1;
+          return { fact: "nocturnal" };
+        },
+      }),
+      slow: tool({
+        inputSchema: z.object({ q: z.string() }),
+        execute: async () => {
+          runs.slow += 1;
+          // The host is cut off while this tool runs: it never answers in the first turn.
+          if (isCut) await new Promise<void>(() => {});
+          return { size: "small" };
+        },
+      }),
+    };
+    const definition = { ...streamingResearcher(model, tools), getTools: () => tools };
+    const first = makeRunner(definition, store);
+    await first.runner.start("r1", "owls");
+    // Let the first turn run until the fast tool's result is in the log (bounded; yields to the event loop, and moves
+    // the runner's clock so that each burst of chunks is written).
+    const hasFastResult = (entries: AgentToolLogEntry[]) =>
+      entries.some((entry) => entry.body.type === "tool-output-available" && entry.body.toolCallId === "c1");
+    for (let turn = 0; turn < 500 && !hasFastResult(await store.readLog("r1")); turn += 1) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      await first.clock.advanceBy(0);
+    }
+    expect(hasFastResult(await store.readLog("r1"))).toBe(true);
+    expect(runs).toEqual({ fast: 1, slow: 1 });
+
+    // A new instance over the same storage (the old one is gone): waking the run resumes it.
+    isCut = false;
+    const second = makeRunner(definition, store);
+    const items = await collect(second.runner.tail("r1", { afterSequence: 0 }));
+    expect(await second.runner.inspect("r1")).toMatchObject({ status: "completed", summary: "Owls are nocturnal." });
+    expect(runs).toEqual({ fast: 1, slow: 2 });
+    expect(modelCalls).toBe(2); // each step once: the cut step was kept, not done again
+    const outputs = tailItemEntries(items).flatMap((entry) =>
+      entry.body.type === "tool-output-available" ? [entry.body.toolCallId] : [],
+    );
+    // A fresh tail leaves the voided copy out: each call's result once.
+    expect(outputs).toEqual(["c1", "c2"]);
   });
 
   it("ends a cut-off run as error when it may not be resumed, instead of running forever", async () => {

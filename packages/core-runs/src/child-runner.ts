@@ -1,9 +1,9 @@
 import type { UIMessage, UIMessageChunk } from "ai";
-import { assembleMessage, type CompletedSteps } from "./assemble-message.js";
+import { assembleMessage } from "./assemble-message.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
 import { type ChildTailOptions, openChildTail } from "./child-tail.js";
-import { type ChildTurnHost, runChildTurn } from "./child-turn.js";
+import { type ChildTurnHost, runChildTurn, type TurnResume } from "./child-turn.js";
 import type { LiveRun } from "./live-run.js";
 import { LiveRunLog } from "./live-run-log.js";
 import { type Clock, systemClock } from "./ports/clock.js";
@@ -81,6 +81,7 @@ export class AgentToolChildRunner {
       agentType: this.agentType,
       maxRecoveryAttempts: options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS,
       shouldKeepRecovering: options.shouldKeepRecovering ?? (() => true),
+      canRunToolCalls: typeof options.definition.getTools === "function",
       emit: (event) => this.#emit(event),
     };
   }
@@ -270,16 +271,16 @@ export class AgentToolChildRunner {
     return recoverCutOffRun(
       this.#recovery,
       record,
-      (claimed, plan) => this.#beginTurn(claimed, plan, plan.completed),
+      (claimed, plan) => this.#beginTurn(claimed, plan, { completed: plan.completed, openStep: plan.openStep }),
       () => this.#live.has(runId),
     );
   }
 
-  /** Make the run live here and start its turn in the background (a resumed one when `completed` is given). */
+  /** Make the run live here and start its turn in the background (a resumed one when `resume` is given). */
   #beginTurn(
     record: RunRecord,
     log: { lastSequence: number; milestones: AgentToolMilestone[] },
-    completed: CompletedSteps | null,
+    resume: TurnResume | null,
   ): void {
     const { runId } = record;
     const live: LiveRun = {
@@ -307,7 +308,7 @@ export class AgentToolChildRunner {
       inspection: (final) => this.#inspection(final),
       ended: () => this.#live.delete(runId),
     };
-    const done = runChildTurn(host, record, live, completed);
+    const done = runChildTurn(host, record, live, resume);
     live.done = done;
     this.#waitUntil?.(done);
   }

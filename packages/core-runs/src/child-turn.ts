@@ -1,15 +1,20 @@
-import type { UIMessageChunk } from "ai";
-import type { CompletedSteps } from "./assemble-message.js";
+import { convertToModelMessages, type UIMessage, type UIMessageChunk } from "ai";
+import { assembleMessage, type CompletedSteps } from "./assemble-message.js";
 import type { AgentToolChildDefinition, AgentToolTurnContext, AgentToolTurnStream } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
 import { errorMessage } from "./errors.js";
 import type { LiveRun } from "./live-run.js";
+import { runPendingToolCall } from "./pending-tool-call.js";
 import type { Clock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
 import type { AgentToolRunInspection, ChildRunStatus } from "./protocol/index.js";
 import type { RunRecord, RunRecordPatch } from "./run-record.js";
 import { TurnObserver } from "./turn-observer.js";
+import type { OpenStep } from "./turn-recovery.js";
+
+/** What a resumed turn goes on from: the steps its cut turn completed, and the cut step when it is kept. */
+export type TurnResume = { completed: CompletedSteps; openStep: OpenStep | null };
 
 /** What executing a turn needs from its runner. */
 export type ChildTurnHost = {
@@ -29,20 +34,22 @@ export type ChildTurnHost = {
  * Execute one turn of a run: call the definition's `turn`, append every durable chunk it yields to the live log
  * (written per burst), publish transient ones, and when the stream ends record the run's terminal
  * (`completed` with its output and summary, or `error` / `aborted` with why) and deliver it to live tails. A resumed
- * turn (`resume` set) is given the steps its cut-off turn completed, and its summary counts them.
+ * turn (`resume` set) first finishes the cut step it keeps (its pending tool calls run again, then its `finish-step`),
+ * is given the steps its cut-off turn completed, and its summary counts them.
  * @internal
  */
 export async function runChildTurn(
   host: ChildTurnHost,
   record: RunRecord,
   live: LiveRun,
-  resume: CompletedSteps | null,
+  resume: TurnResume | null,
 ): Promise<void> {
   const { runId } = record;
   const { clock, definition } = host;
   const observer = new TurnObserver();
   // A resumed turn's summary and tool bookkeeping start from the steps it had completed.
-  for (const chunk of resume?.chunks ?? []) observer.observe(chunk);
+  const resumedChunks = [...(resume?.completed.chunks ?? []), ...(resume?.openStep?.chunks ?? [])];
+  for (const chunk of resumedChunks) observer.observe(chunk);
   const signal = live.controller.signal;
   const log = live.log;
   let output: unknown;
@@ -57,7 +64,20 @@ export async function runChildTurn(
   });
   try {
     const messages = [toInputMessage(record.input, runId, definition.formatAgentToolInput)];
-    if (resume?.message) messages.push(resume.message);
+    let resumedMessage = resume?.completed.message ?? null;
+    if (resume?.openStep) {
+      const closing = await finishOpenStep(definition, resume.openStep, {
+        messages: [...messages, ...(await assembled(resumedChunks, runId))],
+        abortSignal: signal,
+      });
+      for (const chunk of closing) {
+        observer.observe(chunk);
+        log.append(chunk);
+        entries += 1;
+      }
+      resumedMessage = (await assembled([...resumedChunks, ...closing], runId))[0] ?? null;
+    }
+    if (resumedMessage) messages.push(resumedMessage);
     const stream = await definition.turn({
       runId,
       input: record.input,
@@ -175,6 +195,35 @@ async function turnEnding(context: {
   } catch (hookError) {
     return { status: "error", error: `Reading the child's output failed: ${errorMessage(hookError)}` };
   }
+}
+
+/**
+ * Finish a kept cut step: run its pending tool calls again (with their own ids, the definition's tools) and close it.
+ * Resolves the chunks to log: each call's result (or error), then `finish-step`.
+ */
+async function finishOpenStep(
+  definition: ChildTurnHost["definition"],
+  openStep: OpenStep,
+  options: { messages: UIMessage[]; abortSignal: AbortSignal },
+): Promise<UIMessageChunk[]> {
+  if (openStep.pendingToolCalls.length === 0) return [{ type: "finish-step" }];
+  const tools = definition.getTools?.();
+  const modelMessages = await convertToModelMessages(options.messages, tools ? { tools } : {});
+  const results = await Promise.all(
+    openStep.pendingToolCalls.map((call) =>
+      runPendingToolCall(tools, call, { messages: modelMessages, abortSignal: options.abortSignal }),
+    ),
+  );
+  return [...results, { type: "finish-step" }];
+}
+
+/** The assistant message the chunks make (data parts left out, as `completedSteps` does), if any. */
+async function assembled(chunks: readonly UIMessageChunk[], runId: string): Promise<UIMessage[]> {
+  const message = await assembleMessage(
+    chunks.filter((chunk) => !chunk.type.startsWith("data-")),
+    `agent-tool-${runId}-output`,
+  );
+  return message && message.parts.length > 0 ? [message] : [];
 }
 
 function isTransient(chunk: UIMessageChunk): boolean {

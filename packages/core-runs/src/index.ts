@@ -15,6 +15,7 @@ export type { AgentToolsErrorCode } from "./errors.js";
 export { AgentToolsError, errorMessage, toAgentToolsError } from "./errors.js";
 export { INPUT_PREVIEW_MAX_CHARS, inputByteLength, makeInputPreview } from "./input-preview.js";
 export { MinHeap } from "./min-heap.js";
+export { runPendingToolCall } from "./pending-tool-call.js";
 export type { ChatHost, SyntheticChatMessage } from "./ports/chat-host.js";
 // ports
 export type { ChildRef, ChildTransport, TailOptions } from "./ports/child-transport.js";
@@ -82,3 +83,5 @@ export { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
 export type { TailRetryDecision, TailRetryPolicy, TailRetryState } from "./tail-retry-policy.js";
 export { DEFAULT_TAIL_RETRY_POLICY, nextTailRetry } from "./tail-retry-policy.js";
 export { TurnObserver } from "./turn-observer.js";
+export type { PendingToolCall, TurnRecoveryPlan } from "./turn-recovery-plan.js";
+export { planTurnRecovery } from "./turn-recovery-plan.js";

@@ -1,7 +1,9 @@
-// A turn cut off mid-step (issue 17, point 2): the resumed turn redoes the cut step, and what any reader rebuilds
-// from the run's log — a fresh tail, `getMessages`, the AI SDK's `readUIMessageStream` — equals an uninterrupted run.
-import type { UIMessage, UIMessageChunk } from "ai";
+// A turn cut off mid-step (issue 17, point 2): the resumed turn redoes the cut step (or, when the model had decided
+// tool calls in it, keeps it and runs only the calls without a result), and what any reader rebuilds from the run's
+// log — a fresh tail, `getMessages`, the AI SDK's `readUIMessageStream` — equals an uninterrupted run.
+import { type ToolSet, tool, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { AgentToolChildRunner } from "./child-runner.js";
 import {
   AGENT_STEP_RESET_PART,
@@ -40,11 +42,13 @@ const textOf = (parts: UIMessage["parts"]) => parts.flatMap((part) => (part.type
  * One child over one store, and the hosts it runs in: `kill()` drops the current host (its turn, stalled, is lost)
  * and the next call wakes a new one over the same storage, which resumes the run.
  */
-function childWorld() {
+function childWorld(options: { tools?: ToolSet } = {}) {
   const store = new InMemoryRunStore();
   const clock = new ManualClock(1_000);
   const child = new ScriptedChild("Researcher");
-  let runner = new AgentToolChildRunner({ definition: child.definition, store, clock });
+  const { tools } = options;
+  const definition = tools ? { ...child.definition, getTools: () => tools } : child.definition;
+  let runner = new AgentToolChildRunner({ definition, store, clock });
   return {
     store,
     child,
@@ -52,7 +56,7 @@ function childWorld() {
       return runner;
     },
     kill() {
-      runner = new AgentToolChildRunner({ definition: child.definition, store, clock });
+      runner = new AgentToolChildRunner({ definition, store, clock });
     },
     /** Emit chunks in the current turn and let the runner write them. */
     async emit(runId: string, ...chunks: UIMessageChunk[]) {
@@ -253,5 +257,154 @@ describe("a turn resumed after a cut in the middle of a step", () => {
     ]);
     expect((await world.runner.inspect("r1"))?.milestones.map((milestone) => milestone.name)).toEqual(["found"]);
     expectGapFree(entries);
+  });
+});
+
+describe("a cut step in which the model had decided tool calls", () => {
+  const decided: UIMessageChunk[] = [
+    { type: "start" },
+    { type: "start-step" },
+    ...text("a", "Let me look."),
+    { type: "tool-input-start", toolCallId: "c1", toolName: "lookup" },
+    { type: "tool-input-available", toolCallId: "c1", toolName: "lookup", input: { q: "owls" } },
+  ];
+  const result: UIMessageChunk = { type: "tool-output-available", toolCallId: "c1", output: { fact: "nocturnal" } };
+  const answer: UIMessageChunk[] = [
+    { type: "start-step" },
+    ...text("b", "Owls are nocturnal."),
+    { type: "finish-step" },
+    { type: "finish" },
+  ];
+
+  /** A `lookup` tool doing `execute` (given the call's id). */
+  const lookupTools = (execute: (toolCallId: string) => Promise<{ fact: string }>) => ({
+    lookup: tool({
+      inputSchema: z.object({ q: z.string() }),
+      execute: (_input, { toolCallId }) => execute(toolCallId),
+    }),
+  });
+
+  /** A child (with `tools`, if given) whose run is cut right after its model decided `lookup`, then woken. */
+  async function cutAfterDecision(tools?: ToolSet) {
+    const world = childWorld(tools ? { tools } : {});
+    await world.runner.start("r1", "owls");
+    await world.emit("r1", ...decided);
+    world.kill();
+    await world.runner.inspect("r1");
+    return world;
+  }
+
+  /** End the resumed turn: a fresh reader then sees the run as if the cut never happened. */
+  async function expectUninterrupted(world: ReturnType<typeof childWorld>) {
+    world.child.run("r1").complete();
+    const entries = tailItemEntries(await collect(world.runner.tail("r1", { afterSequence: 0 })));
+    expect(await sdkParts(entries.map((entry) => entry.body))).toEqual(
+      await sdkParts([...decided, result, { type: "finish-step" }, ...answer]),
+    );
+    expectGapFree(entries);
+  }
+
+  /** Let the resumed turn start (its `turns`-th): microtasks only, a bounded number of them. */
+  async function untilTurns(world: ReturnType<typeof childWorld>, turns: number) {
+    for (let round = 0; round < 50 && world.child.turns.length < turns; round += 1) await flushMicrotasks(100);
+    expect(world.child.turns).toEqual(Array.from({ length: turns }, () => "r1"));
+  }
+
+  /** The resumed turn's context, once it has started (a second turn of the run). */
+  async function resumedContext(world: ReturnType<typeof childWorld>) {
+    await untilTurns(world, 2);
+    return world.child.run("r1").context;
+  }
+
+  /** The tool part of the assistant message a resumed turn is given, if any. */
+  const toolPartOf = (messages: UIMessage[]) =>
+    messages[1]?.parts.find((part) => part.type === "tool-lookup") as
+      | { toolCallId: string; state: string; output?: unknown }
+      | undefined;
+
+  it("keeps a call's result: the resumed turn goes on after the step, which no reader sees twice", async () => {
+    const world = childWorld();
+    await world.runner.start("r1", "owls");
+    // Cut after the tool's result, before the step's `finish-step`, while more text streamed.
+    await world.emit(
+      "r1",
+      ...decided,
+      result,
+      { type: "text-start", id: "x" },
+      { type: "text-delta", id: "x", delta: "Hm" },
+    );
+    world.kill();
+    await world.runner.inspect("r1");
+    const context = await resumedContext(world);
+    // The model is given its step, result included: it decides no new call (the tool is not run again).
+    expect(toolPartOf(context.messages)).toMatchObject({ toolCallId: "c1", state: "output-available" });
+    expect(context.messages[1]?.parts.filter((part) => part.type === "text").map((part) => part.text)).toEqual([
+      "Let me look.",
+    ]);
+    await world.emit("r1", { type: "start" }, ...answer);
+    world.child.run("r1").complete();
+    const entries = tailItemEntries(await collect(world.runner.tail("r1", { afterSequence: 0 })));
+    const uninterrupted = await sdkParts([...decided, result, { type: "finish-step" }, ...answer]);
+    expect(await sdkParts(entries.map((entry) => entry.body))).toEqual(uninterrupted);
+    expect((await world.runner.getMessages("r1"))[1]?.parts).toEqual(uninterrupted);
+    expect(await world.runner.inspect("r1")).toMatchObject({ status: "completed", summary: "Owls are nocturnal." });
+    expectGapFree(entries);
+  });
+
+  it("runs a call without a result again with the child's tools and its own toolCallId, once", async () => {
+    const calls: string[] = [];
+    const world = await cutAfterDecision(
+      lookupTools(async (toolCallId) => {
+        calls.push(toolCallId);
+        return { fact: "nocturnal" };
+      }),
+    );
+    const context = await resumedContext(world);
+    expect(calls).toEqual(["c1"]);
+    expect(toolPartOf(context.messages)).toMatchObject({ state: "output-available", output: { fact: "nocturnal" } });
+    await world.emit("r1", { type: "start" }, ...answer);
+    await expectUninterrupted(world);
+  });
+
+  it("records a pending call's failure as its result, and the model goes on with it", async () => {
+    const world = await cutAfterDecision(
+      lookupTools(async () => {
+        throw new Error("lookup is down");
+      }),
+    );
+    const context = await resumedContext(world);
+    expect(toolPartOf(context.messages)).toMatchObject({ state: "output-error" });
+  });
+
+  it("without the child's tools, does a step with a call that has no result again from its start", async () => {
+    const world = await cutAfterDecision();
+    const context = await resumedContext(world);
+    expect(context.messages).toHaveLength(1);
+    await world.emit("r1", ...decided, result, { type: "finish-step" }, ...answer);
+    await expectUninterrupted(world);
+  });
+
+  it("keeps the step through a second cut while its pending call runs again", async () => {
+    const calls: string[] = [];
+    const world = await cutAfterDecision(
+      lookupTools(async (toolCallId) => {
+        calls.push(toolCallId);
+        // The first run again hangs: the host is cut while it runs (and its turn is gone with it).
+        if (calls.length === 1) await new Promise<void>(() => {});
+        return { fact: "nocturnal" };
+      }),
+    );
+    await flushMicrotasks(200);
+    // The resumed turn runs the pending call before its model: cut while it runs, it never reached the model.
+    expect(calls).toEqual(["c1"]);
+    expect(world.child.turns).toEqual(["r1"]);
+    world.kill();
+    await world.runner.inspect("r1");
+    await untilTurns(world, 2);
+    expect(calls).toEqual(["c1", "c1"]);
+    const context = await world.child.run("r1").context;
+    expect(toolPartOf(context.messages)).toMatchObject({ toolCallId: "c1", state: "output-available" });
+    await world.emit("r1", { type: "start" }, ...answer);
+    await expectUninterrupted(world);
   });
 });

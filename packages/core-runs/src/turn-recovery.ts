@@ -1,3 +1,4 @@
+import type { UIMessageChunk } from "ai";
 import { type CompletedSteps, completedSteps } from "./assemble-message.js";
 import type { Clock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
@@ -10,6 +11,7 @@ import {
   stepResetChunk,
 } from "./protocol/index.js";
 import type { RunRecord } from "./run-record.js";
+import { type PendingToolCall, planTurnRecovery } from "./turn-recovery-plan.js";
 import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 /** The error a run ends with when its cut-off turn cannot be resumed. */
@@ -18,11 +20,20 @@ const INTERRUPTED_CHILD_ERROR = "interrupted before the child could finish";
 /** Default `maxRecoveryAttempts`. */
 export const DEFAULT_MAX_RECOVERY_ATTEMPTS = 3;
 
+/**
+ * A step the cut turn had not finished but is kept (the model had decided tool calls in it): the chunks of it that
+ * stay (written again after the step reset), and the calls with no result yet, which the resumed turn runs again
+ * before it writes the step's `finish-step` and goes on.
+ */
+export type OpenStep = { chunks: UIMessageChunk[]; pendingToolCalls: PendingToolCall[] };
+
 /** What a resumed turn starts from: the log's last sequence, its milestones, and the steps the cut turn completed. */
 export type ResumePlan = {
   lastSequence: number;
   milestones: AgentToolMilestone[];
   completed: CompletedSteps;
+  /** The cut step, when it is kept rather than done again. */
+  openStep: OpenStep | null;
 };
 
 export type TurnRecoveryOptions = {
@@ -31,6 +42,8 @@ export type TurnRecoveryOptions = {
   agentType: string;
   maxRecoveryAttempts: number;
   shouldKeepRecovering: (run: RunRecord) => boolean;
+  /** True when the child can run a cut step's pending tool calls again (its definition has `getTools`). */
+  canRunToolCalls: boolean;
   emit: RunEventSink["emit"];
 };
 
@@ -89,12 +102,16 @@ export async function recoverCutOffRun(
   );
   if (!claimed) return store.getRun(runId);
   if (isLive()) return claimed;
-  const { resetFrom, ...plan } = await planResume(store, runId);
+  const { resetFrom, ...plan } = await planResume(store, runId, options.canRunToolCalls);
   if (resetFrom !== null) {
     // Written before the resumed turn starts (and before this wake answers): every reader that comes after it finds
-    // the cut step voided, and a reader that holds some of it is told to drop it.
-    plan.lastSequence += 1;
-    await store.appendLog(runId, [{ sequence: plan.lastSequence, body: stepResetChunk(resetFrom), at: clock.now() }]);
+    // the cut step voided, and a reader that holds some of it is told to drop it. A kept step is written again
+    // after the reset, without what was still streaming in it.
+    const at = clock.now();
+    const bodies = [stepResetChunk(resetFrom), ...(plan.openStep?.chunks ?? [])];
+    const entries = bodies.map((body, index) => ({ sequence: plan.lastSequence + 1 + index, body, at }));
+    plan.lastSequence += entries.length;
+    await store.appendLog(runId, entries);
   }
   resume(claimed, plan);
   return claimed;
@@ -103,9 +120,14 @@ export async function recoverCutOffRun(
 /**
  * Read a cut-off run's log: where it ends, its milestones, the steps the cut turn completed, and — when the cut
  * turn had started a step it did not finish — the sequence the resumed turn's step reset voids from: the cut step's
- * first entry (milestones aside, which stay reached).
+ * first entry (milestones aside, which stay reached), and whether that step is kept (`openStep`: the model had decided
+ * tool calls in it, and each has its result or can run again) or done again.
  */
-async function planResume(store: RunStore, runId: string): Promise<ResumePlan & { resetFrom: number | null }> {
+async function planResume(
+  store: RunStore,
+  runId: string,
+  canRunToolCalls: boolean,
+): Promise<ResumePlan & { resetFrom: number | null }> {
   const entries = await store.readLog(runId);
   const milestones = entries.flatMap((entry) => {
     const milestone = readMilestoneChunk(entry.body, entry.sequence, entry.at);
@@ -118,11 +140,14 @@ async function planResume(store: RunStore, runId: string): Promise<ResumePlan & 
   });
   const unfinished = kept
     .slice(lastFinish + 1)
-    .find((entry) => entry.body.type !== AGENT_MILESTONE_PART && readStepResetChunk(entry.body) === null);
+    .filter((entry) => entry.body.type !== AGENT_MILESTONE_PART && readStepResetChunk(entry.body) === null);
+  const cut = planTurnRecovery(unfinished.map((entry) => entry.body));
+  const isKept = cut.isStepOpen && (cut.pendingToolCalls.length === 0 || canRunToolCalls);
   return {
     lastSequence: entries.at(-1)?.sequence ?? 0,
     milestones,
     completed: await completedSteps(entries, runId),
-    resetFrom: unfinished?.sequence ?? null,
+    resetFrom: unfinished[0]?.sequence ?? null,
+    openStep: isKept ? { chunks: cut.keep, pendingToolCalls: cut.pendingToolCalls } : null,
   };
 }

@@ -74,7 +74,7 @@ export class Researcher extends DemoChild<ResearcherEnv> {
         text: `Findings on "${found?.query ?? "the topic"}": ${facts.join("; ")}. That is what the sources say.`,
       };
     });
-    const tools = { lookup: countedLookupTool(this.ctx.storage) };
+    const tools = this.getTools();
     return toUIMessageStream({
       stream: streamText({
         model,
@@ -86,6 +86,11 @@ export class Researcher extends DemoChild<ResearcherEnv> {
       }).stream,
       tools,
     });
+  }
+
+  /** The turn's tools; given to the runner too, so a step cut after `lookup` answered keeps its result. */
+  getTools() {
+    return { lookup: countedLookupTool(this.ctx.storage) };
   }
 
   /** The drill-in JSON, plus `lookups`: how many times this run's `lookup` tool executed. */

@@ -1,4 +1,12 @@
-import { type AgentToolTurnStream, assembleMessage, type Clock, errorMessage } from "@agent-tools/core-runs";
+import {
+  type AgentToolTurnStream,
+  assembleMessage,
+  type Clock,
+  errorMessage,
+  type PendingToolCall,
+  planTurnRecovery,
+  runPendingToolCall,
+} from "@agent-tools/core-runs";
 import type { AgentChatEvent, AgentChatTurnStatus } from "@agent-tools/core-runs/protocol";
 import {
   convertToModelMessages,
@@ -7,10 +15,8 @@ import {
   type UIMessageChunk,
   type WebSocketChatTransportResponse,
 } from "ai";
-import { planChatRecovery } from "./chat-recovery-plan.js";
 import type { ChatTurnOrigin, DurableObjectChatStore, StoredChatTurn } from "./chat-store.js";
 import type { ChatSendDecision } from "./merge-chat-send.js";
-import { runPendingToolCall } from "./pending-tool-call.js";
 import { TurnLogWriter } from "./turn-log-writer.js";
 
 /** What a model turn of the parent's conversation receives (the host's `onChatMessage`). */
@@ -270,7 +276,7 @@ export class ChatTurns {
     const { store, clock, generateId } = this.#options;
     let stored: StoredChatTurn;
     let chunks: UIMessageChunk[] = [];
-    let pending: ReturnType<typeof planChatRecovery>["pendingToolCalls"] = [];
+    let pending: PendingToolCall[] = [];
     let closeStep = false;
     if (spec.kind === "new") {
       stored = {
@@ -289,7 +295,7 @@ export class ChatTurns {
       if (spec.userMessage) this.#options.announce({ kind: "message", message: spec.userMessage });
     } else {
       stored = { ...spec.stored, resumeAttempts: spec.stored.resumeAttempts + 1 };
-      const plan = planChatRecovery(store.turnChunks(stored.turnId));
+      const plan = planTurnRecovery(store.turnChunks(stored.turnId));
       if (stored.resumeAttempts > this.#options.maxResumeAttempts) return this.#close(stored, plan.keep);
       store.rewriteTurnChunks(stored.turnId, plan.keep);
       store.updateTurn(stored);
@@ -353,10 +359,7 @@ export class ChatTurns {
   }
 
   /** Run the cut step's pending tool calls (with their own ids) and close the step, so the model goes on after it. */
-  async #finishCutStep(
-    active: ActiveTurn,
-    pending: ReturnType<typeof planChatRecovery>["pendingToolCalls"],
-  ): Promise<void> {
+  async #finishCutStep(active: ActiveTurn, pending: PendingToolCall[]): Promise<void> {
     const tools = this.#options.tools();
     const modelMessages = await convertToModelMessages(await this.#conversation(active), tools ? { tools } : {});
     const results = await Promise.all(

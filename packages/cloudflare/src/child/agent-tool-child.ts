@@ -29,7 +29,8 @@ export const DEFAULT_CHILD_WAKE_INTERVAL_MS = 5_000;
  * must call `super.alarm()`.
  *
  * Subclasses say what the child does: `static agentType` (class names do not survive minification) and `turn()`;
- * optionally `formatAgentToolInput`, `getAgentToolOutput`, `getAgentToolSummary`.
+ * optionally `formatAgentToolInput`, `getAgentToolOutput`, `getAgentToolSummary`, and `getTools()` (the tools its
+ * turn gives the model: a step cut by an eviction then keeps its tool results, and only calls without one run again).
  *
  * @example
  * export class Researcher extends AgentToolChild<Env> {
@@ -64,7 +65,7 @@ export abstract class AgentToolChild<TEnv = unknown>
   /** The child's definition for the runner; override the optional hooks on the subclass instead of this. */
   protected definition(): AgentToolChildDefinition {
     const hooks = this as unknown as Partial<
-      Pick<AgentToolChildDefinition, "formatAgentToolInput" | "getAgentToolOutput" | "getAgentToolSummary">
+      Pick<AgentToolChildDefinition, "formatAgentToolInput" | "getAgentToolOutput" | "getAgentToolSummary" | "getTools">
     >;
     const format = hooks.formatAgentToolInput?.bind(this);
     return {
@@ -81,6 +82,7 @@ export abstract class AgentToolChild<TEnv = unknown>
         isChildChatInput(input) ? input.message : format ? format(input, options) : defaultInput(input),
       ...(hooks.getAgentToolOutput ? { getAgentToolOutput: hooks.getAgentToolOutput.bind(this) } : {}),
       ...(hooks.getAgentToolSummary ? { getAgentToolSummary: hooks.getAgentToolSummary.bind(this) } : {}),
+      ...(hooks.getTools ? { getTools: hooks.getTools.bind(this) } : {}),
     };
   }
 

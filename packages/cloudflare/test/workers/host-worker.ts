@@ -10,12 +10,16 @@
  *   the child's answer as preliminary results. With `PARENT_HOLD_TURN=1` (a kill
  *   test's fault point) its tool call ids are random, as a real model's are, and the host never gets a chunk of the
  *   turn: the model and its tools run on, the host holds; `GET /test/held` answers once a turn is held so.
- * - Test routes (after `authorize`): `POST /test/start?runId=&text=` starts a run without waiting; `GET /test/hooks`
+ * - Test routes (after `authorize`): `POST /test/start?runId=&text=` starts a run (of `Echo`, or of `&agent=Lookout`)
+ *   without waiting; `GET /test/hooks`
  *   the finish hook calls counted in storage; `POST /test/direct?name=&text=` one direct chat message to `Echo`,
  *   answered as text; `GET /test/direct-messages?name=` that conversation; `POST /test/send?text=` a chat message
  *   from code (`sendChatMessage`), answered as the stored answer.
  * - `GET /constructed` (Worker level): how many `Echo` objects were constructed in this process (a guessed drill-in
  *   must construct none).
+ * - `Lookout` (binding `LOOKOUT`) gives its model two tools, `fast` and `slow`, which it calls in one step, then says what
+ *   they answered; it hands them to the runner too (`getTools`). Each tool counts its runs in the child's storage
+ *   (the drill-in JSON's `toolRuns`); with `LOOKOUT_HOLD_SLOW=1`, `slow` never answers.
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
  *   the parent tells the `Probe` object (binding `PROBE`) "answered" when its conversation ends with an answer; a test
  *   waits for that with `GET /probe/wait?event=answered` (Worker level, never touching the parent).
@@ -31,12 +35,20 @@ import {
   routeAgentToolRequest,
 } from "@agent-tools/cloudflare";
 import type { AgentToolLifecycleResult, AgentToolRunInfo, AgentToolTurnContext } from "@agent-tools/core-runs";
-import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "@agent-tools/core-runs/testing";
+import {
+  type ScriptedModelStep,
+  scriptedModel,
+  scriptedUsage,
+  textStep,
+  toolCallsStep,
+  toolResultsSeen,
+} from "@agent-tools/core-runs/testing";
 import {
   convertToModelMessages,
   isStepCount,
   streamText,
   type ToolSet,
+  tool,
   toUIMessageStream,
   type UIMessage,
   type UIMessageChunk,
@@ -46,7 +58,10 @@ import { z } from "zod";
 type Env = {
   PARENT: DurableObjectNamespace;
   ECHO: DurableObjectNamespace;
+  LOOKOUT: DurableObjectNamespace;
   PROBE: DurableObjectNamespace;
+  /** "1": the `Lookout`'s `slow` tool never answers (a restart test's fault point). */
+  LOOKOUT_HOLD_SLOW?: string;
   PARENT_WAKE_MS?: string;
   AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
   PARENT_KEY?: string;
@@ -95,6 +110,78 @@ export class Echo extends AgentToolChild<Env> {
   }
 }
 
+const TOOL_RUNS_TABLE = "CREATE TABLE IF NOT EXISTS test_tool_runs (name TEXT PRIMARY KEY, runs INTEGER NOT NULL)";
+
+/** Count one run of a tool in the child's storage (SQL: committed with the call that made it). */
+function countToolRun(storage: DurableObjectStorage, name: string): void {
+  storage.sql.exec(TOOL_RUNS_TABLE);
+  storage.sql.exec(
+    "INSERT INTO test_tool_runs (name, runs) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET runs = runs + 1",
+    name,
+  );
+}
+
+export class Lookout extends AgentToolChild<Env> {
+  static readonly agentType = "Lookout";
+
+  getTools(): ToolSet {
+    const storage = this.ctx.storage;
+    const holdSlow = this.env.LOOKOUT_HOLD_SLOW === "1";
+    return {
+      fast: tool({
+        description: "Answers at once",
+        inputSchema: z.object({}),
+        execute: async () => {
+          countToolRun(storage, "fast");
+          return "fast done";
+        },
+      }),
+      slow: tool({
+        description: "Answers later",
+        inputSchema: z.object({}),
+        execute: async () => {
+          countToolRun(storage, "slow");
+          if (holdSlow) await new Promise<never>(() => {});
+          return "slow done";
+        },
+      }),
+    };
+  }
+
+  async turn({ messages, abortSignal }: AgentToolTurnContext) {
+    const tools = this.getTools();
+    // Both tools in one step; once their results are in the prompt, say what they answered.
+    const step: ScriptedModelStep = (call) => {
+      const seen = toolResultsSeen(call);
+      if (seen.size === 0) {
+        return [
+          { type: "stream-start", warnings: [] },
+          { type: "tool-call", toolCallId: "c-fast", toolName: "fast", input: "{}" },
+          { type: "tool-call", toolCallId: "c-slow", toolName: "slow", input: "{}" },
+          { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage: scriptedUsage },
+        ];
+      }
+      const said = (id: string) => String((seen.get(id) as { value?: unknown } | undefined)?.value);
+      return textStep(() => `fast: ${said("c-fast")}, slow: ${said("c-slow")}`)(call);
+    };
+    const result = streamText({
+      model: scriptedModel([step, step, step]),
+      messages: await convertToModelMessages(messages, { tools }),
+      tools,
+      stopWhen: isStepCount(3),
+      abortSignal,
+    });
+    return toUIMessageStream({ stream: result.stream, tools });
+  }
+
+  protected override async drillInSnapshot(runId: string): Promise<Record<string, unknown>> {
+    this.ctx.storage.sql.exec(TOOL_RUNS_TABLE);
+    const rows = this.ctx.storage.sql.exec<{ name: string; runs: number }>("SELECT name, runs FROM test_tool_runs");
+    const toolRuns = Object.fromEntries(rows.toArray().map((row) => [row.name, row.runs]));
+    return { ...(await super.drillInSnapshot(runId)), toolRuns };
+  }
+}
+
 export class Parent extends AgentToolParent<Env> {
   protected override readonly agentToolWakeIntervalMs = Number(
     this.env.PARENT_WAKE_MS ?? DEFAULT_PARENT_WAKE_INTERVAL_MS,
@@ -105,7 +192,7 @@ export class Parent extends AgentToolParent<Env> {
   });
 
   protected children(): Record<string, ChildNamespace> {
-    return { Echo: this.env.ECHO };
+    return { Echo: this.env.ECHO, Lookout: this.env.LOOKOUT };
   }
 
   protected override getTools(): ToolSet {
@@ -185,7 +272,8 @@ export class Parent extends AgentToolParent<Env> {
     switch (route.path) {
       case "/test/start": {
         const runId = params.get("runId") ?? crypto.randomUUID();
-        this.ctx.waitUntil(this.runAgentTool(Echo, { input: { text }, runId }));
+        const child = params.get("agent") === "Lookout" ? Lookout : Echo;
+        this.ctx.waitUntil(this.runAgentTool(child, { input: { text }, runId }));
         return Response.json({ runId });
       }
       case "/test/hooks": {

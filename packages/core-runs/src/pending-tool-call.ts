@@ -1,6 +1,6 @@
-import { errorMessage } from "@agent-tools/core-runs";
 import type { ModelMessage, ToolSet, UIMessageChunk } from "ai";
-import type { PendingToolCall } from "./chat-recovery-plan.js";
+import { errorMessage } from "./errors.js";
+import type { PendingToolCall } from "./turn-recovery-plan.js";
 
 type Execute = (
   input: unknown,

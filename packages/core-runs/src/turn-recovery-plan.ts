@@ -4,7 +4,7 @@ import type { UIMessageChunk } from "ai";
 export type PendingToolCall = { toolCallId: string; toolName: string; input: unknown };
 
 /**
- * How to go on with a turn cut by a crash, from the chunks it had streamed:
+ * How to go on with a turn (a parent's chat turn, a child's run) cut by a crash, from the chunks it had streamed:
  * - `keep`: the chunks it goes on from — every completed step, and of the cut step (if the model had decided tool
  *   calls in it) the parts it had closed: its finished text and reasoning, its complete tool calls and their results;
  * - `pendingToolCalls`: tool calls of the cut step with no result yet: they run again with their own `toolCallId`
@@ -12,12 +12,12 @@ export type PendingToolCall = { toolCallId: string; toolName: string; input: unk
  * - `isStepOpen`: the kept chunks end inside a step (it still needs its results and its `finish-step`).
  * A cut step in which the model had decided nothing (text or a tool call still streaming) is dropped and done again.
  */
-export type ChatRecoveryPlan = { keep: UIMessageChunk[]; pendingToolCalls: PendingToolCall[]; isStepOpen: boolean };
+export type TurnRecoveryPlan = { keep: UIMessageChunk[]; pendingToolCalls: PendingToolCall[]; isStepOpen: boolean };
 
 type ChunkOf<TType extends UIMessageChunk["type"]> = Extract<UIMessageChunk, { type: TType }>;
 
 /** Plan the recovery of a cut turn from its chunks, as a pure function. */
-export function planChatRecovery(chunks: readonly UIMessageChunk[]): ChatRecoveryPlan {
+export function planTurnRecovery(chunks: readonly UIMessageChunk[]): TurnRecoveryPlan {
   let lastFinish = -1;
   let stepStart = -1;
   chunks.forEach((chunk, index) => {
