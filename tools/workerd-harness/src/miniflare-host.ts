@@ -1,6 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   Log,
   LogLevel,
@@ -186,6 +186,9 @@ function toMiniflareOptions(options: MiniflareHostOptions): MiniflareOptions {
   return {
     modules: true,
     scriptPath: options.scriptPath,
+    // Module names relative to the bundle's own folder, not to the working directory: workerd refuses a name that
+    // climbs out of it ("..") when a test runs from a package's folder.
+    modulesRoot: dirname(options.scriptPath),
     compatibilityDate: options.compatibilityDate ?? DEFAULT_COMPATIBILITY_DATE,
     compatibilityFlags: options.compatibilityFlags ?? [...DEFAULT_COMPATIBILITY_FLAGS],
     durableObjects,
