@@ -1,5 +1,6 @@
+import type { AgentToolRunState } from "@agent-tools/react";
 import { describe, expect, it } from "vitest";
-import { describeInput, describeInputPreview, describeValue, withoutRunIds } from "../web/src/format.js";
+import { describeInput, describeInputPreview, describeValue, resultText, withoutRunIds } from "../web/src/format.js";
 
 // The demo page's wording of values: inputs and outputs as a person reads them, not as JSON; no raw run ids.
 
@@ -21,5 +22,17 @@ describe("withoutRunIds", () => {
       "The import is running in the background. I will tell you.",
     );
     expect(withoutRunIds(`Run ${runId} finished`, [runId])).toBe("Run the run finished");
+  });
+});
+
+describe("resultText of a cancelled run", () => {
+  const cancelled = (error: string | null) => ({ status: "aborted", error }) as unknown as AgentToolRunState;
+
+  it("says who cancelled: this page, the reply's stop, or the run's own reason when it was cancelled elsewhere", () => {
+    expect(resultText(cancelled("Cancelled by the user"), "you")).toBe("Cancelled by you");
+    expect(resultText(cancelled("Stopped"), "reply-stopped")).toBe("Stopped with the reply");
+    expect(resultText(cancelled("Cancelled by the user"), "elsewhere")).toBe("Cancelled by the user");
+    expect(resultText(cancelled("Cancelled by the parent"))).toBe("Cancelled by the parent");
+    expect(resultText(cancelled(null), "elsewhere")).toBe("Cancelled");
   });
 });

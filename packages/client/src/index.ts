@@ -45,7 +45,7 @@ export { resolveDrillInUrl, withAgentToolCursors } from "./connect-url.js";
 export type { AgentToolDrillInState } from "./drill-in-state.js";
 export { applyAgentToolDrillInFrame, createAgentToolDrillInState } from "./drill-in-state.js";
 export { isSameConversation, mergeStoredConversation, upsertChatMessage } from "./merge-chat-messages.js";
-export { agentChatMessagesUrl, agentChatStopUrl } from "./parent-chat-urls.js";
+export { agentChatMessagesUrl, agentChatStopUrl, agentToolCancelUrl } from "./parent-chat-urls.js";
 export type { Clock, TimerHandle } from "./ports/clock.js";
 export { systemClock } from "./ports/clock.js";
 export type { WebSocketConstructor, WebSocketLike, WebSocketLikeEvent } from "./ports/web-socket.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentChatMessagesUrl, agentChatStopUrl } from "./parent-chat-urls.js";
+import { agentChatMessagesUrl, agentChatStopUrl, agentToolCancelUrl } from "./parent-chat-urls.js";
 
 describe("agentChatMessagesUrl", () => {
   it("is the event socket's path over http(s), under /messages, without its query or fragment", () => {
@@ -20,6 +20,14 @@ describe("agentChatStopUrl", () => {
     );
     expect(agentChatStopUrl("ws://127.0.0.1:8787/agents/assistant/a/", "a b/c")).toBe(
       "http://127.0.0.1:8787/agents/assistant/a/chat/stop/a%20b%2Fc",
+    );
+  });
+});
+
+describe("agentToolCancelUrl", () => {
+  it("is the event socket's path over http(s), under /cancel/<runId>, the run id escaped", () => {
+    expect(agentToolCancelUrl("wss://host/agents/assistant/default?agentToolCursors=x", "agent-tool:call-1")).toBe(
+      "https://host/agents/assistant/default/cancel/agent-tool%3Acall-1",
     );
   });
 });

@@ -22,6 +22,18 @@ export function agentChatStopUrl(eventsUrl: string, turnId: string): string {
   return `${parentHttpUrl(eventsUrl)}/chat/stop/${encodeURIComponent(turnId)}`;
 }
 
+/**
+ * Where a parent agent cancels run `runId` (`POST …/cancel/<runId>`, with an optional JSON body `{ "reason": "…" }`:
+ * the text the run's failure carries, for the model and every client), from its event socket's URL.
+ *
+ * @example
+ * await fetch(agentToolCancelUrl(eventsUrl, runId), { method: "POST", body: JSON.stringify({ reason: "Stopped by Ana" }) });
+ * // → { cancelled: true } (false for a run already ended); 400 for a bad body
+ */
+export function agentToolCancelUrl(eventsUrl: string, runId: string): string {
+  return `${parentHttpUrl(eventsUrl)}/cancel/${encodeURIComponent(runId)}`;
+}
+
 /** The parent's own address over http(s): the event socket's path, without its query, fragment or last slash. */
 function parentHttpUrl(eventsUrl: string): string {
   const end = eventsUrl.search(/[?#]/);

@@ -41,6 +41,8 @@ export {
   DEFAULT_RUN_TOKEN_TTL_MS,
   RUN_TOKEN_SECRET_BINDING,
 } from "./parent/agent-tool-parent.js";
+export type { CancelRequestBody } from "./parent/cancel-request.js";
+export { MAX_CANCEL_REASON_LENGTH, readCancelRequest } from "./parent/cancel-request.js";
 export type { AgentToolParentRoute } from "./parent/parent-routes.js";
 export { PARENT_PATH_SEGMENTS, parseParentRoute } from "./parent/parent-routes.js";
 // routing

@@ -206,3 +206,27 @@ describe("authorization and run read tokens", () => {
     expect(await constructedEchoes(running)).toBe(before);
   });
 });
+
+describe("cancel", () => {
+  it("cancels a live run with the client's reason, which the run's failure carries; a bad body changes nothing", async () => {
+    const running = await start({ ECHO_PACE_MS: "60" });
+    const base = "/agents/parent/p9";
+    const events = await RecordingSocket.open(wsUrl(running, base));
+    const text = "one two three four five six seven eight nine ten";
+    await running.fetchJson(`${base}/test/start?runId=long&text=${encodeURIComponent(text)}`, { method: "POST" });
+    await events.waitFor((messages) => agentFrames(messages).some((frame) => frame.event.kind === "chunk"));
+
+    const refused = await running.fetch(`${base}/cancel/long`, { method: "POST", body: '{"reason":42}' });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ error: "reason must be a non-empty string", code: "INVALID_ARGUMENT" });
+    expect(await running.fetchJson<RunInfo[]>(`${base}/runs`)).toMatchObject([{ runId: "long", status: "running" }]);
+
+    const cancelled = await running.fetchJson(`${base}/cancel/long`, { body: { reason: "Stopped by Ana" } });
+    expect(cancelled).toEqual({ cancelled: true });
+    await events.waitFor((messages) => agentFrames(messages).some((frame) => frame.event.kind === "aborted"));
+    events.close();
+    const aborted = agentFrames(events.messages).find((frame) => frame.event.kind === "aborted");
+    expect(aborted?.event).toMatchObject({ runId: "long", error: "Stopped by Ana" });
+    expect(await running.fetchJson<RunInfo[]>(`${base}/runs`)).toMatchObject([{ runId: "long", status: "aborted" }]);
+  });
+});

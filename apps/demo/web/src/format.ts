@@ -91,7 +91,8 @@ export function resultText(run: AgentToolRunState, cancelCause: CancelCause = "e
     case "error":
       return run.error ?? "Failed";
     case "aborted":
-      return CANCEL_LABELS[cancelCause];
+      // Cancelled elsewhere (another tab, the parent): the run's own reason says by whom, when it gives one.
+      return cancelCause === "elsewhere" && run.error ? run.error : CANCEL_LABELS[cancelCause];
     case "interrupted": {
       const details = [run.reason, run.childStillRunning ? "child still running" : null].filter(Boolean).join(", ");
       return `Interrupted${details ? ` (${details})` : ""}`;

@@ -55,6 +55,7 @@ import { type ChatTurnContext, ChatTurns } from "../chat/chat-turns.js";
 import { ParentChatHost } from "../chat/parent-chat-host.js";
 import { DEFAULT_CHAT_WRITE_INTERVAL_MS } from "../chat/turn-log-writer.js";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
+import { readCancelRequest } from "./cancel-request.js";
 import { handleChatSocketMessage } from "./chat-socket.js";
 import { KeepAwake } from "./keep-awake.js";
 import { type AgentToolParentRoute, parseParentRoute } from "./parent-routes.js";
@@ -421,8 +422,11 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
         return Response.json(await parts.turns.messages());
       case "runs":
         return Response.json(await parts.registry.listAgentToolRuns());
-      case "cancel":
-        return Response.json({ cancelled: await parts.registry.cancelAgentTool(route.runId) });
+      case "cancel": {
+        const body = await readCancelRequest(request);
+        if (!body.ok) return Response.json({ error: body.error, code: "INVALID_ARGUMENT" }, { status: 400 });
+        return Response.json({ cancelled: await parts.registry.cancelAgentTool(route.runId, body.reason) });
+      }
       case "clear":
         return Response.json(await parts.registry.clearAgentToolRuns());
       case "token": {

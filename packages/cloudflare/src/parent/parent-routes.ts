@@ -1,8 +1,9 @@
 /**
  * A request to a parent agent, by what it asks for. Paths are the part after the parent's own address
  * (`/agents/<parent>/<name>`): the events socket at the root, the chat socket at `/chat`, a Stop of the conversation's
- * turn in flight at `/chat/stop/<turnId>`, the stored conversation at `/messages`, the runs at `/runs`, `/cancel/<runId>`, `/clear`, drill-in at `/sub/<agentType>/<runId>` (and a run
- * read token for it at `/sub/<agentType>/<runId>/token`). Anything else is `other`, for the host's own routes.
+ * turn in flight at `/chat/stop/<turnId>`, the stored conversation at `/messages`, the runs at `/runs`,
+ * `/cancel/<runId>` (an optional JSON body `{ "reason": "…" }`), `/clear`, drill-in at `/sub/<agentType>/<runId>` (and
+ * a run read token for it at `/sub/<agentType>/<runId>/token`). Anything else is `other`, for the host's own routes.
  */
 export type AgentToolParentRoute =
   | { kind: "events" }

@@ -1,0 +1,40 @@
+// What a cancel request's body may say (Node): nothing, or { "reason": "…" }; anything else is refused with why.
+import { describe, expect, it } from "vitest";
+import { MAX_CANCEL_REASON_LENGTH, readCancelRequest } from "../src/parent/cancel-request.js";
+
+const post = (body?: string) =>
+  new Request("https://host/agents/parent/p/cancel/r1", { method: "POST", ...(body === undefined ? {} : { body }) });
+
+describe("readCancelRequest", () => {
+  it("reads no body, blank, or an object without a reason as no reason (the registry's default)", async () => {
+    for (const body of [undefined, "", "  \n", "{}"]) {
+      expect(await readCancelRequest(post(body))).toEqual({ ok: true, reason: undefined });
+    }
+  });
+
+  it("reads the reason, trimmed", async () => {
+    expect(await readCancelRequest(post(JSON.stringify({ reason: "  Stopped by Ana \n" })))).toEqual({
+      ok: true,
+      reason: "Stopped by Ana",
+    });
+    const longest = "x".repeat(MAX_CANCEL_REASON_LENGTH);
+    expect(await readCancelRequest(post(JSON.stringify({ reason: longest })))).toEqual({ ok: true, reason: longest });
+  });
+
+  it("refuses what is not JSON, not an object, or a reason that is not a short non-empty string, saying why", async () => {
+    const cases: Array<[string, RegExp]> = [
+      ["reason=x", /not JSON/],
+      ["[1]", /not a JSON object/],
+      ["null", /not a JSON object/],
+      ['"Stop"', /not a JSON object/],
+      ['{"reason":42}', /non-empty string/],
+      ['{"reason":"   "}', /non-empty string/],
+      [JSON.stringify({ reason: "x".repeat(MAX_CANCEL_REASON_LENGTH + 1) }), /longer than 500/],
+    ];
+    for (const [body, error] of cases) {
+      const read = await readCancelRequest(post(body));
+      expect(read.ok).toBe(false);
+      expect(read.ok ? "" : read.error).toMatch(error);
+    }
+  });
+});
