@@ -1,3 +1,4 @@
+import type { MiniflareHost } from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { expect, it } from "vitest";
 import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
@@ -28,16 +29,18 @@ const ended = (requestId: string) => (messages: unknown[]) =>
     (frame) => frame.requestId === requestId && ["end", "error", "no-active"].includes(frame.type),
   );
 
-it("a turn killed before the host stored its agent tool call starts one child, not two", async () => {
-  const host = await start({ PARENT_HOLD_TURN: "1" });
+/**
+ * Send "hello", kill the runtime while the host holds the turn (the model has decided its tool call; the host has read
+ * none of it), start it again with `bindings`, and follow the resumed turn to its end as a client that comes back.
+ * Resolves the ids of the stored calls of `toolName`.
+ */
+async function killHeldTurn(host: MiniflareHost, toolName: string, bindings: Record<string, string>) {
   const chat = await RecordingSocket.open(wsUrl(host, `${BASE}/chat`));
   send(chat, "hello");
-  // The host holds the turn: the model has decided its `echo` call; the host has read none of it.
   await host.fetchJson(`${BASE}/test/held`);
-  await host.killAndRestart({});
+  await host.killAndRestart(bindings);
   chat.close();
 
-  // A client comes back and follows the resumed turn to its end.
   const events = await RecordingSocket.open(wsUrl(host, BASE));
   const resumed = await RecordingSocket.open(wsUrl(host, `${BASE}/chat`));
   resumed.send({ type: "resume", requestId: "r-2", id: "durable-calls", headers: {}, body: {} });
@@ -47,12 +50,27 @@ it("a turn killed before the host stored its agent tool call starts one child, n
 
   const messages = await host.fetchJson<Message[]>(`${BASE}/messages`);
   const toolCallIds = messages.flatMap((message) =>
-    message.parts.flatMap((part) => (part.type === "tool-echo" && part.toolCallId ? [part.toolCallId] : [])),
+    message.parts.flatMap((part) => (part.type === `tool-${toolName}` && part.toolCallId ? [part.toolCallId] : [])),
   );
+  return { messages, toolCallIds };
+}
+
+it("a turn killed before the host stored its agent tool call starts one child, not two", async () => {
+  const host = await start({ PARENT_HOLD_TURN: "1" });
+  const { messages, toolCallIds } = await killHeldTurn(host, "echo", {});
   expect(toolCallIds).toHaveLength(1);
   const runs = await host.fetchJson<RunInfo[]>(`${BASE}/runs`);
   expect(runs).toEqual([expect.objectContaining({ runId: `agent-tool:${toolCallIds[0]}`, status: "completed" })]);
   expect(messages.at(-1)?.parts.at(-1)).toMatchObject({ type: "text", text: "The echo said: #1 hello" });
+});
+
+it("a plain tool of the turn's tools runs only once its call is stored: killed before, it runs once, for the stored call", async () => {
+  const host = await start({ PARENT_HOLD_TURN: "1", PARENT_TOOL: "note" });
+  const { messages, toolCallIds } = await killHeldTurn(host, "note", { PARENT_TOOL: "note" });
+  expect(toolCallIds).toHaveLength(1);
+  // The tool's effect happened once, for the call the conversation holds (not for the call the crash lost).
+  expect(await host.fetchJson(`${BASE}/test/notes`)).toEqual([{ tool_call_id: toolCallIds[0], text: "hello" }]);
+  expect(messages.at(-1)?.parts.at(-1)).toMatchObject({ type: "text", text: "The note said: noted hello" });
 });
 
 it("a parent killed in the middle of a turn wakes itself and ends the turn, with no client and no request", async () => {

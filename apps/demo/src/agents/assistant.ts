@@ -126,13 +126,13 @@ export class Assistant extends AgentToolParent<Env> {
     return this.#withFaultPoint(await this.#answer(context), context);
   }
 
-  async #answer({ messages, abortSignal, origin }: ChatTurnContext) {
+  async #answer({ messages, tools, abortSignal, origin }: ChatTurnContext) {
     // Test knob (fault tests): a turn the server starts for a background completion hangs before the model answers,
     // as if the process stopped in the middle of that delivery.
     if (origin === "server" && this.env.DEMO_HOLD_DELIVERIES === "1") {
       return new ReadableStream<UIMessageChunk>({ pull: () => new Promise<void>(() => {}) });
     }
-    const tools = this.getTools();
+    // The turn's tools: getTools(), each started only once its call is stored.
     const result = streamText({
       model: this.#model(),
       system: "You are a helpful assistant. Delegate research and summaries to your tools, then answer.",

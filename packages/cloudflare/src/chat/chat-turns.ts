@@ -17,12 +17,19 @@ import {
 } from "ai";
 import type { ChatTurnOrigin, DurableObjectChatStore, StoredChatTurn } from "./chat-store.js";
 import type { ChatSendDecision } from "./merge-chat-send.js";
+import { runAfterCallStored } from "./stored-call-tools.js";
 import { TurnLogWriter } from "./turn-log-writer.js";
 
 /** What a model turn of the parent's conversation receives (the host's `onChatMessage`). */
 export type ChatTurnContext = {
   /** The conversation to answer: for a resumed turn, with the assistant message it goes on from last. */
   messages: UIMessage[];
+  /**
+   * The conversation's tools (the host's `getTools()`), each of which runs only once its call is stored: pass them to
+   * `streamText`. A crash then never loses a call whose tool ran; the resumed turn runs it again with the same
+   * `toolCallId` (a tool with effects elsewhere can be idempotent by that id). Empty when the host has none.
+   */
+  tools: ToolSet;
   /** Aborted when a client stops the turn. */
   abortSignal: AbortSignal;
   /** True when the turn resumes one cut by a crash, eviction or deploy. */
@@ -337,14 +344,17 @@ export class ChatTurns {
     try {
       if (pending.length > 0 || closeStep) await this.#finishCutStep(active, pending);
       const messages = await this.#conversation(active);
+      const tools = this.#options.tools();
+      // From here the model's calls come through the turn's stream: a tool waits for its call to be stored.
+      active.consuming = true;
       const stream = await this.#options.stream({
         messages,
+        tools: runAfterCallStored(tools ?? {}, (toolCallId) => this.whenToolCallStored(toolCallId)),
         abortSignal: active.controller.signal,
         resumed: spec.kind === "resume",
         turnId: stored.turnId,
         origin: stored.origin,
       });
-      active.consuming = true;
       for await (const chunk of toAsyncIterable(stream)) {
         if (active.controller.signal.aborted) break;
         this.#push(active, chunk);

@@ -108,8 +108,7 @@ export type SubAgentHandle = {
  *   protected getTools() {
  *     return { research: this.agentTool(Researcher, { description: "Research a topic", inputSchema: z.object({ topic: z.string() }) }) };
  *   }
- *   protected async onChatMessage({ messages, abortSignal }: ChatTurnContext) {
- *     const tools = this.getTools();
+ *   protected async onChatMessage({ messages, tools, abortSignal }: ChatTurnContext) {
  *     const result = streamText({ model, messages: await convertToModelMessages(messages), tools, abortSignal });
  *     return toUIMessageStream({ stream: result.stream, tools });
  *   }
@@ -143,7 +142,10 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
   /** Answer one turn of the conversation: a stream of `UIMessageChunk`s (e.g. `toUIMessageStream` of `streamText`). */
   protected abstract onChatMessage(context: ChatTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
 
-  /** The tools of the conversation; a turn cut while a tool ran runs it again with these (same `toolCallId`). */
+  /**
+   * The tools of the conversation; a turn gets them as `context.tools`, each started only once its call is stored, and
+   * a turn cut while a tool ran runs it again with these (same `toolCallId`).
+   */
   protected getTools(): ToolSet | undefined {
     return undefined;
   }

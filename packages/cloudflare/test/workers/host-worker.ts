@@ -5,7 +5,8 @@
  *
  * - `Echo` answers its input (a tool run: `{ text }`; a direct chat: the last user message) word by word, `ECHO_PACE_MS`
  *   apart, and says how many user messages its conversation holds.
- * - `Parent` answers a chat message by calling its `echo` tool once, then saying what the echo said. It asks for
+ * - `Parent` answers a chat message by calling its `echo` tool once (or `note`, a plain tool that writes the text with
+ *   its call id, with `PARENT_TOOL=note`; `GET /test/notes` reads them), then saying what the tool said. It asks for
  *   `authorization: Bearer <PARENT_KEY>` (or `?key=`) when `PARENT_KEY` is set. With `PRELIMINARY=1` its tool streams
  *   the child's answer as preliminary results. With `PARENT_HOLD_TURN=1` (a kill
  *   test's fault point) its tool call ids are random, as a real model's are, and the host never gets a chunk of the
@@ -69,6 +70,8 @@ type Env = {
   /** "1": the parent's `echo` tool streams the child's answer as preliminary results. */
   PRELIMINARY?: string;
   PARENT_HOLD_TURN?: string;
+  /** The tool the parent's model calls: "echo" (an agent tool, the default) or "note" (a plain tool that writes). */
+  PARENT_TOOL?: string;
 };
 
 const constructed = { echo: 0 };
@@ -110,6 +113,7 @@ export class Echo extends AgentToolChild<Env> {
   }
 }
 
+const NOTES_TABLE = "CREATE TABLE IF NOT EXISTS test_notes (tool_call_id TEXT NOT NULL, text TEXT NOT NULL)";
 const TOOL_RUNS_TABLE = "CREATE TABLE IF NOT EXISTS test_tool_runs (name TEXT PRIMARY KEY, runs INTEGER NOT NULL)";
 
 /** Count one run of a tool in the child's storage (SQL: committed with the call that made it). */
@@ -205,19 +209,29 @@ export class Parent extends AgentToolParent<Env> {
       this.env.PRELIMINARY === "1"
         ? this.agentTool(Echo, { ...options, preliminaryResults: true })
         : this.agentTool(Echo, options);
-    return { echo } as ToolSet;
+    const sql = this.ctx.storage.sql;
+    const note = tool({
+      description: "Note a text (in this object's storage, with the call's id)",
+      inputSchema: z.object({ text: z.string() }),
+      execute: async ({ text }, { toolCallId }) => {
+        sql.exec(NOTES_TABLE);
+        sql.exec("INSERT INTO test_notes (tool_call_id, text) VALUES (?, ?)", toolCallId, text);
+        return `noted ${text}`;
+      },
+    });
+    return { echo, note } as ToolSet;
   }
 
-  protected async onChatMessage({ messages, abortSignal }: ChatTurnContext) {
-    const tools = this.getTools();
+  protected async onChatMessage({ messages, tools, abortSignal }: ChatTurnContext) {
     const asked = textOf(messages.filter((message) => message.role === "user").at(-1));
     const isHeld = this.env.PARENT_HOLD_TURN === "1";
+    const toolName = this.env.PARENT_TOOL ?? "echo";
     const callId = isHeld ? `call-${crypto.randomUUID()}` : `call-${messages.length}`;
     const model = scriptedModel([
-      toolCallsStep("echo", [[callId, { text: asked }]]),
+      toolCallsStep(toolName, [[callId, { text: asked }]]),
       textStep((call) => {
         const output = toolResultsSeen(call).get(callId) as { value?: unknown } | undefined;
-        return `The echo said: ${String(output?.value ?? "nothing")}`;
+        return `The ${toolName} said: ${String(output?.value ?? "nothing")}`;
       }),
     ]);
     const result = streamText({
@@ -294,6 +308,9 @@ export class Parent extends AgentToolParent<Env> {
         return Response.json(await this.subAgent(Echo, params.get("name") ?? "notes").messages());
       case "/test/send":
         return Response.json(await this.sendChatMessage(text));
+      case "/test/notes":
+        this.ctx.storage.sql.exec(NOTES_TABLE);
+        return Response.json(this.ctx.storage.sql.exec("SELECT tool_call_id, text FROM test_notes").toArray());
       case "/test/held":
         await this.#isHeld;
         return Response.json({ held: true });
