@@ -10,11 +10,10 @@ import {
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AgentToolPreliminaryOutput, agentTool, agentToolModelOutput } from "./agent-tool.js";
-import { AGENT_PROGRESS_PART, type AgentToolEventFrame } from "./protocol/index.js";
+import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
+import { AGENT_PROGRESS_PART } from "./protocol/index.js";
 import { createRunEventHub } from "./run-event-hub.js";
 import { AgentToolRegistry } from "./run-registry.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 import { ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
 import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "./testing/scripted-model.js";
@@ -30,17 +29,8 @@ function setup() {
     chunks: () => [{ type: "start" }, { type: "error", errorText: "model overloaded" }],
   });
   const scripted = new ScriptedChild("Scripted");
-  const transport = new InProcessChildTransport({ children: [researcher, failing, scripted.definition], clock });
-  const store = new InMemoryRunStore();
-  const frames: AgentToolEventFrame[] = [];
-  const registry = new AgentToolRegistry({
-    store,
-    transport,
-    clock,
-    sink: createRunEventHub(),
-    broadcast: (frame) => frames.push(frame),
-  });
-  return { registry, store, transport, frames, clock, researcher, scripted };
+  const world = inMemoryRegistry([researcher, failing, scripted.definition], clock);
+  return { ...world, clock, researcher, scripted };
 }
 
 const callOptions = (toolCallId: string, abortSignal?: AbortSignal): ToolExecutionOptions<Record<string, never>> => ({

@@ -2,12 +2,11 @@ import { isStepCount, streamText, type TextStreamPart, type ToolExecutionOptions
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AgentToolOutput, agentTool } from "./agent-tool.js";
+import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import type { AgentToolEventFrame } from "./protocol/index.js";
 import type { AgentToolRegistryOptions } from "./registry-options.js";
 import { createRunEventHub } from "./run-event-hub.js";
 import { AgentToolRegistry } from "./run-registry.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 import { ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
 import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "./testing/scripted-model.js";
@@ -27,21 +26,8 @@ function setup(options: Partial<AgentToolRegistryOptions> = {}) {
     chunks: () => [{ type: "start" }, { type: "error", errorText: "model overloaded" }],
   });
   const scripted = new ScriptedChild("Scripted");
-  const transport = new InProcessChildTransport({
-    children: [researcher, rater, badRater, failing, scripted.definition],
-    clock,
-  });
-  const store = new InMemoryRunStore();
-  const frames: AgentToolEventFrame[] = [];
-  const registry = new AgentToolRegistry({
-    store,
-    transport,
-    clock,
-    sink: createRunEventHub(),
-    broadcast: (frame) => frames.push(frame),
-    ...options,
-  });
-  return { registry, store, transport, frames, clock, researcher, scripted };
+  const world = inMemoryRegistry([researcher, rater, badRater, failing, scripted.definition], clock, options);
+  return { ...world, clock, researcher, scripted };
 }
 
 type ExecutableAgentTool = {

@@ -54,9 +54,13 @@ export async function completedSteps(entries: readonly AgentToolLogEntry[], runI
     if (entry.body.type === "finish-step") end = index;
   });
   const chunks = kept.slice(0, end + 1).map((entry) => entry.body);
-  const message = await assembleMessage(
+  return { chunks, message: await assembleTurnMessage(chunks, runId) };
+}
+
+/** The assistant message a run's turn chunks make (data parts, ours among them, left out), as a resumed turn gets it. */
+export function assembleTurnMessage(chunks: readonly UIMessageChunk[], runId: string): Promise<UIMessage | null> {
+  return assembleMessage(
     chunks.filter((chunk) => !chunk.type.startsWith("data-")),
     `agent-tool-${runId}-output`,
   );
-  return { chunks, message };
 }

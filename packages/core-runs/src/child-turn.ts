@@ -1,5 +1,5 @@
 import { convertToModelMessages, type UIMessage, type UIMessageChunk } from "ai";
-import { assembleMessage, type CompletedSteps } from "./assemble-message.js";
+import { assembleTurnMessage, type CompletedSteps } from "./assemble-message.js";
 import type { AgentToolChildDefinition, AgentToolTurnContext, AgentToolTurnStream } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
 import { errorMessage } from "./errors.js";
@@ -67,7 +67,7 @@ export async function runChildTurn(
     let resumedMessage = resume?.completed.message ?? null;
     if (resume?.openStep) {
       const closing = await finishOpenStep(definition, resume.openStep, {
-        messages: [...messages, ...(await assembled(resumedChunks, runId))],
+        conversation: async () => [...messages, ...messageOrNone(await assembleTurnMessage(resumedChunks, runId))],
         abortSignal: signal,
       });
       for (const chunk of closing) {
@@ -75,7 +75,7 @@ export async function runChildTurn(
         log.append(chunk);
         entries += 1;
       }
-      resumedMessage = (await assembled([...resumedChunks, ...closing], runId))[0] ?? null;
+      resumedMessage = messageOrNone(await assembleTurnMessage([...resumedChunks, ...closing], runId))[0] ?? null;
     }
     if (resumedMessage) messages.push(resumedMessage);
     const stream = await definition.turn({
@@ -199,16 +199,17 @@ async function turnEnding(context: {
 
 /**
  * Finish a kept cut step: run its pending tool calls again (with their own ids, the definition's tools) and close it.
- * Resolves the chunks to log: each call's result (or error), then `finish-step`.
+ * Resolves the chunks to log: each call's result (or error), then `finish-step`. `conversation` (what the tools are
+ * told of it) is read only when a call runs.
  */
 async function finishOpenStep(
   definition: ChildTurnHost["definition"],
   openStep: OpenStep,
-  options: { messages: UIMessage[]; abortSignal: AbortSignal },
+  options: { conversation: () => Promise<UIMessage[]>; abortSignal: AbortSignal },
 ): Promise<UIMessageChunk[]> {
   if (openStep.pendingToolCalls.length === 0) return [{ type: "finish-step" }];
   const tools = definition.getTools?.();
-  const modelMessages = await convertToModelMessages(options.messages, tools ? { tools } : {});
+  const modelMessages = await convertToModelMessages(await options.conversation(), tools ? { tools } : {});
   const results = await Promise.all(
     openStep.pendingToolCalls.map((call) =>
       runPendingToolCall(tools, call, { messages: modelMessages, abortSignal: options.abortSignal }),
@@ -217,12 +218,8 @@ async function finishOpenStep(
   return [...results, { type: "finish-step" }];
 }
 
-/** The assistant message the chunks make (data parts left out, as `completedSteps` does), if any. */
-async function assembled(chunks: readonly UIMessageChunk[], runId: string): Promise<UIMessage[]> {
-  const message = await assembleMessage(
-    chunks.filter((chunk) => !chunk.type.startsWith("data-")),
-    `agent-tool-${runId}-output`,
-  );
+/** The message, unless it is missing or has no part. */
+function messageOrNone(message: UIMessage | null): UIMessage[] {
   return message && message.parts.length > 0 ? [message] : [];
 }
 

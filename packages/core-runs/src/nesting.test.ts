@@ -3,12 +3,12 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { agentTool } from "./agent-tool.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
+import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import type { Clock } from "./ports/clock.js";
 import type { AgentToolEventFrame } from "./protocol/index.js";
-import { createRunEventHub } from "./run-event-hub.js";
-import { AgentToolRegistry } from "./run-registry.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
+import type { AgentToolRegistry } from "./run-registry.js";
+import type { InMemoryRunStore } from "./testing/in-memory-run-store.js";
+import type { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 import { ManualClock } from "./testing/manual-clock.js";
 import {
   type ScriptedModelCall,
@@ -34,18 +34,7 @@ type Level = {
 };
 
 function makeLevel(children: AgentToolChildDefinition[], clock: Clock, maxConcurrentAgentTools?: number): Level {
-  const store = new InMemoryRunStore();
-  const transport = new InProcessChildTransport({ children, clock });
-  const frames: AgentToolEventFrame[] = [];
-  const registry = new AgentToolRegistry({
-    store,
-    transport,
-    clock,
-    sink: createRunEventHub(),
-    broadcast: (frame) => frames.push(frame),
-    ...(maxConcurrentAgentTools !== undefined ? { maxConcurrentAgentTools } : {}),
-  });
-  return { registry, store, transport, frames };
+  return inMemoryRegistry(children, clock, maxConcurrentAgentTools !== undefined ? { maxConcurrentAgentTools } : {});
 }
 
 // --- the mock model ---------------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ import {
   type DetachedRunsOptions,
 } from "@agent-tools/detached";
 import { type RecoverAgentToolRunsOptions, recoverAgentToolRuns } from "@agent-tools/recovery";
-import type { Tool, ToolExecutionOptions, ToolSet, UIMessage, UIMessageChunk } from "ai";
+import type { Tool, ToolSet, UIMessage, UIMessageChunk } from "ai";
 import { type ChildNamespace, DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
 import { DurableObjectWakeupScheduler } from "../adapters/durable-object-wakeup-scheduler.js";
@@ -53,6 +53,7 @@ import {
 import { DurableObjectChatStore } from "../chat/chat-store.js";
 import { type ChatTurnContext, ChatTurns } from "../chat/chat-turns.js";
 import { ParentChatHost } from "../chat/parent-chat-host.js";
+import { runAfterCallStored } from "../chat/stored-call-tools.js";
 import { DEFAULT_CHAT_WRITE_INTERVAL_MS } from "../chat/turn-log-writer.js";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
 import { readCancelRequest } from "./cancel-request.js";
@@ -228,29 +229,12 @@ export abstract class AgentToolParent<TEnv = unknown> extends DurableObject<TEnv
     options: AgentToolOptions<TInput, TOutput>,
   ): Tool<TInput, AgentToolOutput<TOutput>> | Tool<TInput, AgentToolPreliminaryOutput<TOutput>> {
     const whenStored = (toolCallId: string) => this.#parts().turns.whenToolCallStored(toolCallId);
-    type Execute = (input: TInput, callOptions: ToolExecutionOptions<unknown>) => unknown;
-    if (options.preliminaryResults === true) {
-      const tool = agentTool(this.registry, child, { ...options, preliminaryResults: true });
-      const execute = tool.execute as Execute | undefined;
-      if (execute === undefined) return tool;
-      return {
-        ...tool,
-        execute: async function* (input: TInput, callOptions: ToolExecutionOptions<unknown>) {
-          await whenStored(callOptions.toolCallId);
-          yield* execute(input, callOptions) as AsyncIterable<AgentToolPreliminaryOutput<TOutput>>;
-        },
-      } as unknown as Tool<TInput, AgentToolPreliminaryOutput<TOutput>>;
-    }
-    const tool = agentTool(this.registry, child, { ...options, preliminaryResults: false });
-    const execute = tool.execute as Execute | undefined;
-    if (execute === undefined) return tool;
-    return {
-      ...tool,
-      execute: async (input: TInput, callOptions: ToolExecutionOptions<unknown>) => {
-        await whenStored(callOptions.toolCallId);
-        return execute(input, callOptions);
-      },
-    } as unknown as Tool<TInput, AgentToolOutput<TOutput>>;
+    const tool =
+      options.preliminaryResults === true
+        ? agentTool(this.registry, child, { ...options, preliminaryResults: true })
+        : agentTool(this.registry, child, { ...options, preliminaryResults: false });
+    // Guarded here too, not only in a turn's `context.tools`: an agent tool may be given to a model some other way.
+    return runAfterCallStored({ tool } as ToolSet, whenStored)["tool"] as typeof tool;
   }
 
   /**
