@@ -1,4 +1,10 @@
 // Durable Object adapters of the agent-tools ports
+
+// the durable conversation (the engine is @agent-tools/chat's; what a parent's user needs is re-exported)
+export type { ChatLimits, ChatTurnContext } from "@agent-tools/chat";
+export { ChatLimitError, DEFAULT_CHAT_LIMITS, INTERRUPTED_TURN_TEXT } from "@agent-tools/chat";
+export type { ChatStoreStorage } from "./adapters/durable-object-chat-store.js";
+export { CHAT_STORE_TABLES, DurableObjectChatStore } from "./adapters/durable-object-chat-store.js";
 export type {
   AgentToolChildChatRpc,
   AgentToolChildRpc,
@@ -24,27 +30,17 @@ export {
   signRunReadToken,
   verifyRunReadToken,
 } from "./auth/run-read-token.js";
-// the durable conversation
-export type { ChatStoreStorage, ChatTurnOrigin, StoredChatTurn } from "./chat/chat-store.js";
-export { CHAT_STORE_TABLES, DurableObjectChatStore } from "./chat/chat-store.js";
-export type { ChatTurnContext } from "./chat/chat-turns.js";
-export { INTERRUPTED_TURN_TEXT } from "./chat/chat-turns.js";
-export type { ChatSendDecision, ChatSendRequest } from "./chat/merge-chat-send.js";
-export { mergeChatSend } from "./chat/merge-chat-send.js";
-export { DEFAULT_CHAT_WRITE_INTERVAL_MS } from "./chat/turn-log-writer.js";
 // the child and parent hosts
 export { AgentToolChild, DEFAULT_CHILD_WAKE_INTERVAL_MS } from "./child/agent-tool-child.js";
-export type { SubAgentHandle } from "./parent/agent-tool-parent.js";
-export {
-  AgentToolParent,
-  DEFAULT_PARENT_WAKE_INTERVAL_MS,
-  DEFAULT_RUN_TOKEN_TTL_MS,
-  RUN_TOKEN_SECRET_BINDING,
-} from "./parent/agent-tool-parent.js";
+export { AgentToolParent } from "./parent/agent-tool-parent.js";
 export type { CancelRequestBody } from "./parent/cancel-request.js";
 export { MAX_CANCEL_REASON_LENGTH, readCancelRequest } from "./parent/cancel-request.js";
+export type { ParentChatOptions } from "./parent/parent-chat.js";
+export { AgentToolParentDefinition, DEFAULT_PARENT_WAKE_INTERVAL_MS } from "./parent/parent-definition.js";
 export type { AgentToolParentRoute } from "./parent/parent-routes.js";
 export { PARENT_PATH_SEGMENTS, parseParentRoute } from "./parent/parent-routes.js";
+export { DEFAULT_RUN_TOKEN_TTL_MS, RUN_TOKEN_SECRET_BINDING } from "./parent/run-read-tokens.js";
+export type { SubAgentHandle } from "./parent/sub-agent.js";
 // routing
 export type { AgentToolRequestTarget, AgentToolRouterOptions } from "./routing.js";
 export { matchAgentToolPath, routeAgentToolRequest } from "./routing.js";

@@ -1,10 +1,10 @@
-import { convertToModelMessages, type UIMessage, type UIMessageChunk } from "ai";
+import type { UIMessage, UIMessageChunk } from "ai";
 import { assembleTurnMessage, type CompletedSteps } from "./assemble-message.js";
 import type { AgentToolChildDefinition, AgentToolTurnContext, AgentToolTurnStream } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
+import { closeCutStep } from "./close-cut-step.js";
 import { errorMessage } from "./errors.js";
 import type { LiveRun } from "./live-run.js";
-import { runPendingToolCall } from "./pending-tool-call.js";
 import type { Clock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
@@ -66,7 +66,9 @@ export async function runChildTurn(
     const messages = [toInputMessage(record.input, runId, definition.formatAgentToolInput)];
     let resumedMessage = resume?.completed.message ?? null;
     if (resume?.openStep) {
-      const closing = await finishOpenStep(definition, resume.openStep, {
+      const closing = await closeCutStep({
+        pendingToolCalls: resume.openStep.pendingToolCalls,
+        tools: resume.openStep.pendingToolCalls.length > 0 ? definition.getTools?.() : undefined,
         conversation: async () => [...messages, ...messageOrNone(await assembleTurnMessage(resumedChunks, runId))],
         abortSignal: signal,
       });
@@ -195,27 +197,6 @@ async function turnEnding(context: {
   } catch (hookError) {
     return { status: "error", error: `Reading the child's output failed: ${errorMessage(hookError)}` };
   }
-}
-
-/**
- * Finish a kept cut step: run its pending tool calls again (with their own ids, the definition's tools) and close it.
- * Resolves the chunks to log: each call's result (or error), then `finish-step`. `conversation` (what the tools are
- * told of it) is read only when a call runs.
- */
-async function finishOpenStep(
-  definition: ChildTurnHost["definition"],
-  openStep: OpenStep,
-  options: { conversation: () => Promise<UIMessage[]>; abortSignal: AbortSignal },
-): Promise<UIMessageChunk[]> {
-  if (openStep.pendingToolCalls.length === 0) return [{ type: "finish-step" }];
-  const tools = definition.getTools?.();
-  const modelMessages = await convertToModelMessages(await options.conversation(), tools ? { tools } : {});
-  const results = await Promise.all(
-    openStep.pendingToolCalls.map((call) =>
-      runPendingToolCall(tools, call, { messages: modelMessages, abortSignal: options.abortSignal }),
-    ),
-  );
-  return [...results, { type: "finish-step" }];
 }
 
 /** The message, unless it is missing or has no part. */

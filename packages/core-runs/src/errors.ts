@@ -2,10 +2,16 @@ const marker = Symbol.for("agent-tools.error");
 
 /**
  * The closed set of misuse and infrastructure error codes: `INVALID_ARGUMENT` (misuse of an API), `UNKNOWN_AGENT_TYPE`
- * (a transport has no child of that type), `STORE_FAILED` (storage could not be read), `INTERNAL` (anything else,
- * normalised at a host boundary by `toAgentToolsError`). Unknown run ids and refused dispatches are values, not errors.
+ * (a transport has no child of that type), `STORE_FAILED` (storage could not be read), `LIMIT_EXCEEDED` (a request over a
+ * documented size or count limit: nothing was written), `INTERNAL` (anything else, normalised at a host boundary by
+ * `toAgentToolsError`). Unknown run ids and refused dispatches are values, not errors.
  */
-export type AgentToolsErrorCode = "INVALID_ARGUMENT" | "UNKNOWN_AGENT_TYPE" | "STORE_FAILED" | "INTERNAL";
+export type AgentToolsErrorCode =
+  | "INVALID_ARGUMENT"
+  | "UNKNOWN_AGENT_TYPE"
+  | "STORE_FAILED"
+  | "LIMIT_EXCEEDED"
+  | "INTERNAL";
 
 /**
  * Thrown for misuse and infrastructure failures (expected outcomes of a run are values: `AgentToolFailure`).

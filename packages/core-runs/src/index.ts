@@ -10,6 +10,8 @@ export type { FormatAgentToolInput } from "./child-input-message.js";
 export { defaultFormatAgentToolInput, inputMessageId, toInputMessage } from "./child-input-message.js";
 export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child-runner.js";
 export { AgentToolChildRunner } from "./child-runner.js";
+export type { CloseCutStepOptions } from "./close-cut-step.js";
+export { closeCutStep } from "./close-cut-step.js";
 // errors
 export type { AgentToolsErrorCode } from "./errors.js";
 export { AgentToolsError, errorMessage, toAgentToolsError } from "./errors.js";

@@ -172,11 +172,15 @@ export class Assistant extends AgentToolParent<Env> {
    */
   async #holdOnceStored(turnId: string, storedType?: string): Promise<never> {
     const store = new DurableObjectChatStore(this.ctx.storage);
-    const stored = (): string[] => store.turnChunks(turnId).map((chunk) => chunk.type);
-    for (let attempt = 0; storedType !== undefined && attempt < 400 && !stored().includes(storedType); attempt += 1) {
+    const stored = async (): Promise<string[]> => (await store.turnChunks(turnId)).map((chunk) => chunk.type);
+    for (
+      let attempt = 0;
+      storedType !== undefined && attempt < 400 && !(await stored()).includes(storedType);
+      attempt += 1
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    return this.#faults.hold({ turnId, stored: stored() });
+    return this.#faults.hold({ turnId, stored: await stored() });
   }
 
   override onAgentToolStart(run: AgentToolRunInfo): void {

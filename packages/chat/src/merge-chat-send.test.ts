@@ -2,7 +2,7 @@
 // core-runs' planTurnRecovery, tested there).
 import type { UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import { mergeChatSend } from "../src/chat/merge-chat-send.js";
+import { mergeChatSend } from "./merge-chat-send.js";
 
 const message = (id: string, role: UIMessage["role"], text = id): UIMessage => ({
   id,

@@ -1,10 +1,10 @@
-// runAfterCallStored (Node): a tool starts only once its call is stored; a generator tool stays a generator (its
+// guardTools (Node): a tool starts only once its call is stored; a generator tool stays a generator (its
 // preliminary results still stream); a tool without execute is left alone.
 import { flushMicrotasks } from "@agent-tools/core-runs/testing";
 import { type ToolExecutionOptions, type ToolSet, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { runAfterCallStored } from "../src/chat/stored-call-tools.js";
+import { guardTools } from "./guarded-tools.js";
 
 const callOptions = (toolCallId: string) => ({ toolCallId, messages: [] }) as unknown as ToolExecutionOptions<unknown>;
 
@@ -18,11 +18,11 @@ function storage() {
   };
 }
 
-describe("runAfterCallStored", () => {
+describe("guardTools", () => {
   it("starts a tool only once its call is stored, with the call's own id", async () => {
     const started: string[] = [];
     const calls = storage();
-    const tools = runAfterCallStored(
+    const tools = guardTools(
       {
         note: tool({
           inputSchema: z.object({ text: z.string() }),
@@ -32,7 +32,7 @@ describe("runAfterCallStored", () => {
           },
         }),
       },
-      calls.whenStored,
+      { whenStored: calls.whenStored },
     );
     const result = (tools.note.execute as (input: unknown, options: unknown) => Promise<string>)(
       { text: "hi" },
@@ -48,7 +48,7 @@ describe("runAfterCallStored", () => {
 
   it("keeps a generator tool a generator: every preliminary value, after the call is stored", async () => {
     const calls = storage();
-    const tools = runAfterCallStored(
+    const tools = guardTools(
       {
         count: tool({
           inputSchema: z.object({}),
@@ -58,7 +58,7 @@ describe("runAfterCallStored", () => {
           },
         }),
       },
-      calls.whenStored,
+      { whenStored: calls.whenStored },
     );
     const output = (tools.count.execute as (input: unknown, options: unknown) => AsyncIterable<number>)(
       {},
@@ -78,7 +78,7 @@ describe("runAfterCallStored", () => {
 
   it("leaves a tool without execute (a client-side tool) as it is", () => {
     const clientSide = { inputSchema: z.object({}) } as unknown as ToolSet[string];
-    const tools = runAfterCallStored({ clientSide } as ToolSet, storage().whenStored);
+    const tools = guardTools({ clientSide } as ToolSet, { whenStored: storage().whenStored });
     expect(tools["clientSide"]).toBe(clientSide);
   });
 });

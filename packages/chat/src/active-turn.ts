@@ -1,0 +1,151 @@
+import type { UIMessageChunk, WebSocketChatTransportResponse } from "ai";
+import { type ChatLimits, checkSize } from "./chat-limits.js";
+import type { StoredChatTurn } from "./ports/chat-store.js";
+import { approximateChunkBytes, isDecidedToolCall, isPreliminaryOutput, isToolOutcome } from "./turn-chunks.js";
+import type { TurnLogWriter } from "./turn-log-writer.js";
+import { nextTurnState, type TurnEvent, type TurnState } from "./turn-machine.js";
+
+/** A peer following the turn: the request id it knows the turn by, and the sequence of its next chunk. */
+export type Following = {
+  requestId: string;
+  next: number;
+  /** True for a peer that resumed the turn (it follows it), false for the one whose `send` started it. */
+  resumed: boolean;
+};
+
+/** What a pushed chunk did: it was taken, or it would take the answer over `maxAnswerBytes` (it was not taken). */
+export type PushResult = "taken" | "over-answer-limit";
+
+/**
+ * The turn in flight, in memory: its state (the turn machine), its chunks in order (preliminary tool outputs aside:
+ * only the latest of each call is kept, and never written), the peers following it (each numbers its own chunks from
+ * 0), its log writer, and the tool executions waiting for their call to be stored.
+ * @internal
+ */
+export class ActiveTurn<TPeer> {
+  readonly stored: StoredChatTurn;
+  readonly chunks: UIMessageChunk[] = [];
+  readonly preliminary = new Map<string, UIMessageChunk>();
+  readonly followers = new Map<TPeer, Following>();
+  readonly controller = new AbortController();
+  readonly writer: TurnLogWriter;
+  state: TurnState;
+  /** True while the turn reads its model's stream (the tool calls it decides come through it). */
+  consuming = false;
+  readonly #send: (peer: TPeer, frame: WebSocketChatTransportResponse) => void;
+  readonly #limits: ChatLimits;
+  readonly #toolCallWaiters = new Map<string, Array<(stored: Promise<void>) => void>>();
+  #hasStart = false;
+  #answerBytes = 0;
+
+  constructor(options: {
+    stored: StoredChatTurn;
+    state: TurnState;
+    writer: TurnLogWriter;
+    limits: ChatLimits;
+    send: (peer: TPeer, frame: WebSocketChatTransportResponse) => void;
+  }) {
+    this.stored = options.stored;
+    this.state = options.state;
+    this.writer = options.writer;
+    this.#limits = options.limits;
+    this.#send = options.send;
+  }
+
+  /** Apply an event of the turn machine; resolves whether it changed anything. */
+  apply(event: TurnEvent): boolean {
+    const next = nextTurnState(this.state, event);
+    if (next === this.state) return false;
+    this.state = next;
+    return true;
+  }
+
+  /** Follow the turn: the chunks so far (from 0), then the live ones. */
+  follow(peer: TPeer, requestId: string, resumed: boolean): void {
+    const following: Following = { requestId, next: 0, resumed };
+    this.followers.set(peer, following);
+    for (const chunk of [...this.chunks, ...this.preliminary.values()]) this.#deliver(peer, following, chunk);
+  }
+
+  /**
+   * Add a chunk to the turn: the turn's single `start` names its assistant message (a later `start`, as a resumed
+   * turn's stream sends, only carries metadata); it is sent to every follower and (unless `write` is false, for
+   * chunks already stored) written. A decided tool call is written at once and releases the tool waiting for it.
+   */
+  push(raw: UIMessageChunk, options: { write?: boolean } = {}): PushResult {
+    let chunk: UIMessageChunk | null = raw;
+    if (raw.type === "start") {
+      chunk = this.#hasStart
+        ? raw.messageMetadata !== undefined
+          ? { type: "message-metadata", messageMetadata: raw.messageMetadata }
+          : null
+        : { ...raw, messageId: this.stored.assistantMessageId };
+      this.#hasStart = true;
+    } else if (!this.#hasStart) {
+      this.push({ type: "start" }, options);
+    }
+    if (chunk === null) return "taken";
+    if (isPreliminaryOutput(chunk)) {
+      this.preliminary.set(chunk.toolCallId, chunk);
+    } else {
+      chunk = this.#withinToolOutputLimit(chunk);
+      if (options.write !== false) {
+        this.#answerBytes += approximateChunkBytes(chunk);
+        if (this.#answerBytes > this.#limits.maxAnswerBytes) return "over-answer-limit";
+      }
+      if (isToolOutcome(chunk)) this.preliminary.delete(chunk.toolCallId);
+      this.chunks.push(chunk);
+      if (options.write !== false) this.#write(chunk);
+    }
+    for (const [peer, following] of this.followers) this.#deliver(peer, following, chunk);
+    return "taken";
+  }
+
+  /**
+   * Resolves once the turn has stored the tool call `toolCallId` (see `ChatEngine.whenToolCallStored`); at once when
+   * the turn is not reading its model's stream (a call from elsewhere), and when the turn ends without that call.
+   */
+  whenToolCallStored(toolCallId: string): Promise<void> {
+    if (this.chunks.some((chunk) => isDecidedToolCall(chunk) && chunk.toolCallId === toolCallId)) {
+      return this.writer.flush();
+    }
+    if (!this.consuming) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.#toolCallWaiters.set(toolCallId, [...(this.#toolCallWaiters.get(toolCallId) ?? []), resolve]);
+    });
+  }
+
+  /** The turn no longer reads its model: release every tool still waiting (their calls will not be stored now). */
+  stopConsuming(): void {
+    this.consuming = false;
+    for (const waiters of this.#toolCallWaiters.values()) for (const resolve of waiters) resolve(Promise.resolve());
+    this.#toolCallWaiters.clear();
+  }
+
+  /** Send a frame to every follower (the `end` or `error` that closes their stream). */
+  sendToFollowers(frame: (requestId: string) => WebSocketChatTransportResponse): void {
+    for (const [peer, { requestId }] of this.followers) this.#send(peer, frame(requestId));
+  }
+
+  #deliver(peer: TPeer, following: Following, chunk: UIMessageChunk): void {
+    this.#send(peer, { type: "chunk", requestId: following.requestId, sequence: following.next, chunk });
+    following.next += 1;
+  }
+
+  #write(chunk: UIMessageChunk): void {
+    this.writer.add(chunk);
+    if (!isDecidedToolCall(chunk)) return;
+    // A tool call the model decided is stored at once, before its tool runs (see `whenToolCallStored`).
+    const waiters = this.#toolCallWaiters.get(chunk.toolCallId) ?? [];
+    this.#toolCallWaiters.delete(chunk.toolCallId);
+    const stored = this.writer.flush();
+    for (const resolve of waiters) resolve(stored);
+  }
+
+  /** A final tool output over `maxToolOutputBytes` (a tool the guard did not wrap) becomes the call's error. */
+  #withinToolOutputLimit(chunk: UIMessageChunk): UIMessageChunk {
+    if (chunk.type !== "tool-output-available") return chunk;
+    const tooLarge = checkSize("maxToolOutputBytes", chunk.output, this.#limits, "The tool's output");
+    return tooLarge ? { type: "tool-output-error", toolCallId: chunk.toolCallId, errorText: tooLarge.message } : chunk;
+  }
+}

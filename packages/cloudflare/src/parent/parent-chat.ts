@@ -1,0 +1,97 @@
+import {
+  ChatEngine,
+  type ChatEngineOptions,
+  type ChatLimits,
+  handleChatRequest,
+  RequestBudget,
+} from "@agent-tools/chat";
+import { type Clock, getDefaultRunEventHub, type RunEventSink } from "@agent-tools/core-runs";
+import type { AgentChatEvent } from "@agent-tools/core-runs/protocol";
+import type { WebSocketChatTransportResponse } from "ai";
+import { DurableObjectChatStore } from "../adapters/durable-object-chat-store.js";
+import { webSocketUpgrade } from "../websocket-upgrade.js";
+
+const CHAT_TAG = "agent-tools:chat";
+
+/** Options of the parent's conversation (`AgentToolParent.chatOptions()`). */
+export type ParentChatOptions = {
+  /** Size and queue limits of the conversation (see `@agent-tools/chat`'s `ChatLimits`). */
+  limits?: Partial<ChatLimits>;
+  /** How often, at most, a streaming answer is written (default 250 ms). */
+  writeIntervalMs?: number;
+  /** How many times a cut turn is resumed before it is closed as interrupted (default 3). */
+  maxResumeAttempts?: number;
+  /** `resume` requests a socket may make at once (default 20), then one per `resumeRefillMs` (default 500 ms). */
+  resumeBurst?: number;
+  resumeRefillMs?: number;
+};
+
+type HostedEngineOptions = Pick<ChatEngineOptions<WebSocket>, "stream" | "tools" | "track">;
+
+/**
+ * The parent's durable conversation on a Durable Object: `@agent-tools/chat`'s engine over the object's SQLite
+ * storage, its chat sockets (hibernation-tagged), each socket's budget of resumes, and its events told to every
+ * client through `announce`. The engine decides everything; this only maps sockets and storage to it.
+ * @internal
+ */
+export class ParentChat {
+  readonly engine: ChatEngine<WebSocket>;
+  readonly #ctx: DurableObjectState;
+  readonly #resumes: RequestBudget<WebSocket>;
+
+  constructor(
+    ctx: DurableObjectState,
+    options: HostedEngineOptions &
+      ParentChatOptions & { clock: Clock; announce(event: AgentChatEvent): void; sink?: RunEventSink },
+  ) {
+    this.#ctx = ctx;
+    this.#resumes = new RequestBudget({
+      clock: options.clock,
+      burst: options.resumeBurst ?? 20,
+      refillMs: options.resumeRefillMs ?? 500,
+    });
+    this.engine = new ChatEngine<WebSocket>({
+      store: new DurableObjectChatStore(ctx.storage),
+      clock: options.clock,
+      stream: options.stream,
+      tools: options.tools,
+      send,
+      announce: options.announce,
+      generateId: () => crypto.randomUUID(),
+      sink: options.sink ?? getDefaultRunEventHub(),
+      ...(options.track ? { track: options.track } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.writeIntervalMs !== undefined ? { writeIntervalMs: options.writeIntervalMs } : {}),
+      ...(options.maxResumeAttempts !== undefined ? { maxResumeAttempts: options.maxResumeAttempts } : {}),
+    });
+  }
+
+  /** Accept a chat socket (the AI SDK's `WebSocketChatTransport` connects here). */
+  accept(): Response {
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    this.#ctx.acceptWebSocket(server, [CHAT_TAG]);
+    return webSocketUpgrade(client);
+  }
+
+  isChatSocket(ws: WebSocket): boolean {
+    return this.#ctx.getTags(ws).includes(CHAT_TAG);
+  }
+
+  /** One frame from a chat socket; resolves once a send's turn ended. */
+  receive(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    return handleChatRequest({ engine: this.engine, send, mayResume: (peer) => this.#resumes.take(peer) }, ws, message);
+  }
+
+  /** A socket closed or failed: it follows nothing, and its sends still waiting are dropped. */
+  disconnect(ws: WebSocket): void {
+    this.engine.disconnect(ws);
+  }
+}
+
+function send(ws: WebSocket, frame: WebSocketChatTransportResponse): void {
+  try {
+    ws.send(JSON.stringify(frame));
+  } catch {
+    // a closing socket: the turn goes on and is stored
+  }
+}

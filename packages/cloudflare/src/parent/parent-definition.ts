@@ -1,0 +1,85 @@
+import { DurableObject } from "cloudflare:workers";
+import type { ChatTurnContext } from "@agent-tools/chat";
+import type {
+  AgentToolLifecycleResult,
+  AgentToolMilestone,
+  AgentToolProgressSnapshot,
+  AgentToolRegistryOptions,
+  AgentToolRunInfo,
+  AgentToolTurnStream,
+} from "@agent-tools/core-runs";
+import type { DetachedRunsOptions } from "@agent-tools/detached";
+import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
+import type { ToolSet } from "ai";
+import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
+import type { ParentLifecycleHooks } from "./lifecycle-hooks.js";
+import type { ParentChatOptions } from "./parent-chat.js";
+import type { AgentToolParentRoute } from "./parent-routes.js";
+import { RUN_TOKEN_SECRET_BINDING } from "./run-read-tokens.js";
+
+/** While the parent has work in flight, its alarm is never further away than this (10 s). */
+export const DEFAULT_PARENT_WAKE_INTERVAL_MS = 10_000;
+
+/**
+ * What a parent agent says about itself: the members an `AgentToolParent` subclass overrides (its children, how it
+ * answers, its tools, authorization, options and lifecycle hooks), with their defaults. `AgentToolParent` is what
+ * it does with them.
+ */
+export abstract class AgentToolParentDefinition<TEnv = unknown>
+  extends DurableObject<TEnv>
+  implements ParentLifecycleHooks
+{
+  /** While work is in flight, the alarm wakes the parent at least this often, so a crash is followed by a start-up. */
+  protected readonly agentToolWakeIntervalMs: number = DEFAULT_PARENT_WAKE_INTERVAL_MS;
+
+  /** The child agent types this parent runs, by agentType (a class's `static agentType`): their namespaces. */
+  protected abstract children(): Record<string, ChildNamespace>;
+  /** Answer one turn of the conversation: a stream of `UIMessageChunk`s (e.g. `toUIMessageStream` of `streamText`). */
+  protected abstract onChatMessage(context: ChatTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
+  /** The conversation's tools: a turn gets them as `context.tools`, each started once its call is stored. */
+  protected getTools(): ToolSet | undefined {
+    return undefined;
+  }
+  /** Refuse a request by returning a response (e.g. 401); every route and upgrade but a drill-in with a run token. */
+  protected authorize(
+    _request: Request,
+    _route: AgentToolParentRoute,
+  ): Response | undefined | Promise<Response | undefined> {
+    return undefined;
+  }
+  /** A request to a path the parent does not serve itself (after `authorize`). Default: 404. */
+  protected onRequest(_request: Request, _route: AgentToolParentRoute): Response | Promise<Response> {
+    return new Response("Not found", { status: 404 });
+  }
+  /** Options of the registry (cap, input limit, retry policy, …). */
+  protected registryOptions(): Partial<Omit<AgentToolRegistryOptions, "store" | "transport" | "hooks" | "broadcast">> {
+    return {};
+  }
+  /** Options of start-up recovery (re-attach windows, deadlines). */
+  protected recoveryOptions(): RecoverAgentToolRunsOptions {
+    return {};
+  }
+  /** Options of detached runs (budgets, delivery, formatting). */
+  protected detachedOptions(): Partial<
+    Omit<DetachedRunsOptions<object>, "registry" | "host" | "scheduler" | "chatHost">
+  > {
+    return {};
+  }
+  /** Options of the conversation: size and queue limits, write interval, resume attempts. */
+  protected chatOptions(): ParentChatOptions {
+    return {};
+  }
+  /** The secret run read tokens are signed with (default: the `AGENT_TOOLS_RUN_TOKEN_SECRET` binding). */
+  protected runTokenSecret(): string | undefined {
+    const value = (this.env as Record<string, unknown> | undefined)?.[RUN_TOKEN_SECRET_BINDING];
+    return typeof value === "string" && value !== "" ? value : undefined;
+  }
+
+  /** Lifecycle hooks (the seed's names): override to observe runs. Each is isolated: a throwing hook stops nothing. */
+  onAgentToolStart?(run: AgentToolRunInfo): void | Promise<void>;
+  onAgentToolFinish?(run: AgentToolRunInfo, result: AgentToolLifecycleResult): void | Promise<void>;
+  onProgress?(run: AgentToolRunInfo, snapshot: AgentToolProgressSnapshot): void | Promise<void>;
+  /** The text told to the chat when a detached run with `notify` finishes (or reaches a milestone); "" sends nothing. */
+  formatDetachedCompletion?(run: AgentToolRunInfo, result: AgentToolLifecycleResult): string;
+  formatDetachedMilestone?(run: AgentToolRunInfo, milestone: AgentToolMilestone): string;
+}

@@ -1,0 +1,61 @@
+import { AgentToolsError, type Clock } from "@agent-tools/core-runs";
+import {
+  importRunReadTokenKey,
+  type RunReadTokenCheck,
+  type RunReadTokenKey,
+  signRunReadToken,
+  verifyRunReadToken,
+} from "../auth/run-read-token.js";
+
+/** Default lifetime of a run read token: 1 h. */
+export const DEFAULT_RUN_TOKEN_TTL_MS = 60 * 60 * 1000;
+
+/** The binding a parent reads its run token secret from, unless `runTokenSecret()` says otherwise. */
+export const RUN_TOKEN_SECRET_BINDING = "AGENT_TOOLS_RUN_TOKEN_SECRET";
+
+/**
+ * A parent's run read tokens: signed with its secret (read on first use, its key imported once), naming the parent,
+ * the run and an expiry. Without a secret, signing is an error and every token is refused as forged.
+ * @internal
+ */
+export class RunReadTokens {
+  readonly #options: { parentId: string; clock: Clock; secret: () => string | undefined };
+  #key: Promise<RunReadTokenKey | null> | undefined;
+
+  constructor(options: { parentId: string; clock: Clock; secret: () => string | undefined }) {
+    this.#options = options;
+  }
+
+  /** Sign a token for run `runId` of `agentType`, valid for `ttlMs`. */
+  async sign(
+    agentType: string,
+    runId: string,
+    ttlMs = DEFAULT_RUN_TOKEN_TTL_MS,
+  ): Promise<{ token: string; expiresAt: number }> {
+    const key = await this.#keyOrNull();
+    if (!key) {
+      throw new AgentToolsError(
+        "INVALID_ARGUMENT",
+        `Run read tokens need a secret: set the ${RUN_TOKEN_SECRET_BINDING} binding or override runTokenSecret()`,
+      );
+    }
+    const expiresAt = this.#options.clock.now() + ttlMs;
+    const token = await signRunReadToken(key, { parentId: this.#options.parentId, agentType, runId, expiresAt });
+    return { token, expiresAt };
+  }
+
+  /** Check a token for run `runId` of `agentType` now; never throws (no secret: `forged`). */
+  async check(token: string, agentType: string, runId: string): Promise<RunReadTokenCheck> {
+    const key = await this.#keyOrNull();
+    if (!key) return { ok: false, refusal: "forged" };
+    const { parentId, clock } = this.#options;
+    return verifyRunReadToken(key, token, { parentId, agentType, runId, now: clock.now() });
+  }
+
+  #keyOrNull(): Promise<RunReadTokenKey | null> {
+    const secret = this.#options.secret();
+    if (secret === undefined) return Promise.resolve(null);
+    this.#key ??= importRunReadTokenKey(secret);
+    return this.#key;
+  }
+}
