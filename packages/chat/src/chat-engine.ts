@@ -83,6 +83,9 @@ export type ChatEngineOptions<TPeer> = {
 /** The text that ends an answer closed because it could not be resumed. */
 export const INTERRUPTED_TURN_TEXT = "This answer was interrupted before it could finish.";
 
+/** The text that ends an answer that failed (its error follows). */
+export const FAILED_TURN_TEXT = "This answer failed:";
+
 /** The text that ends an answer whose turn could not be stored as it ended. */
 export const UNSTORED_TURN_TEXT = "This answer could not be saved.";
 
@@ -506,6 +509,9 @@ export class ChatEngine<TPeer> {
     // Followers see each call closed before their stream ends; the stored answer has the same.
     for (const chunk of closing) active.push(chunk, { write: false });
     let answer = await assembleAnswer(chunks, assistantMessageId);
+    // A failed answer says so where it is stored, for every tab and every later reload, not only in the sender's
+    // error frame.
+    if (end === "error") answer = withNotice(answer, assistantMessageId, failedTurnText(active.state.errorText));
     try {
       await this.#options.store.finishTurn(turnId, answer);
       active.apply({ type: "stored" });
@@ -557,14 +563,8 @@ export class ChatEngine<TPeer> {
    */
   async #finishWithNotice(stored: StoredChatTurn, chunks: UIMessageChunk[], notice: string): Promise<UIMessage | null> {
     const partial = await assembleAnswer(chunks, stored.assistantMessageId);
-    const noticePart = { type: "text", text: notice, state: "done" } as const;
-    const whole: UIMessage = {
-      id: stored.assistantMessageId,
-      role: "assistant",
-      ...(partial?.metadata !== undefined ? { metadata: partial.metadata } : {}),
-      parts: [...(partial?.parts ?? []), noticePart],
-    };
-    const bare: UIMessage = { id: stored.assistantMessageId, role: "assistant", parts: [noticePart] };
+    const whole = withNotice(partial, stored.assistantMessageId, notice);
+    const bare = withNotice(null, stored.assistantMessageId, notice);
     for (const answer of [whole, bare]) {
       try {
         await this.#options.store.finishTurn(stored.turnId, answer);
@@ -598,6 +598,21 @@ export class ChatEngine<TPeer> {
 /** A turn's end as a client hears it (`dropped` sends never became turns). */
 function turnStatus(end: TurnEnd | undefined): AgentChatTurnStatus {
   return end === undefined || end === "dropped" ? "error" : end;
+}
+
+/** The text a failed answer ends with. */
+export function failedTurnText(errorText: string | undefined): string {
+  return errorText === undefined ? FAILED_TURN_TEXT : `${FAILED_TURN_TEXT} ${errorText}`;
+}
+
+/** `answer` (or an empty answer) with a text part `notice` after what it holds. */
+function withNotice(answer: UIMessage | null, id: string, notice: string): UIMessage {
+  return {
+    id,
+    role: "assistant",
+    ...(answer?.metadata !== undefined ? { metadata: answer.metadata } : {}),
+    parts: [...(answer?.parts ?? []), { type: "text", text: notice, state: "done" }],
+  };
 }
 
 /** The answer the chunks make, or `null` when they make none. */

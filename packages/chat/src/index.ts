@@ -3,6 +3,8 @@ export type { ChatEngineOptions, ChatFollower, ChatTurnContext } from "./chat-en
 export {
   ChatEngine,
   DEFAULT_MAX_CHAT_RESUME_ATTEMPTS,
+  FAILED_TURN_TEXT,
+  failedTurnText,
   INTERRUPTED_TURN_TEXT,
   UNSTORED_TURN_TEXT,
 } from "./chat-engine.js";

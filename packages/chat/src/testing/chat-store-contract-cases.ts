@@ -150,7 +150,7 @@ export const chatStoreContractCases: readonly ChatStoreContractCase[] = [
   {
     name: "a message of 3 MB (Unicode across every split) is stored whole and read back equal",
     async run(store) {
-      const big = makeChatMessage("big", "user", bigText(1_500_000));
+      const big = makeChatMessage("big", "user", bigText(3_000_000));
       await store.upsertMessage(makeChatMessage("before"));
       assertEqual(await store.upsertMessage(big), true, "stored");
       await store.upsertMessage(makeChatMessage("after"));

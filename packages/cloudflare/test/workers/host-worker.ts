@@ -15,7 +15,8 @@
  *   without waiting; `GET /test/hooks`
  *   the finish hook calls counted in storage; `POST /test/direct?name=&text=` one direct chat message to `Echo`,
  *   answered as text; `GET /test/direct-messages?name=` that conversation; `POST /test/send?text=` a chat message
- *   from code (`sendChatMessage`), answered as the stored answer.
+ *   from code (`sendChatMessage`), answered as the stored answer; `POST /test/seed-turns` writes turn rows, their
+ *   user messages and raw log rows into the chat tables (what a crash of an earlier version could leave).
  * - `GET /constructed` (Worker level): how many `Echo` objects were constructed in this process (a guessed drill-in
  *   must construct none).
  * - `Lookout` (binding `LOOKOUT`) gives its model two tools, `fast` and `slow`, which it calls in one step, then says what
@@ -30,6 +31,7 @@ import {
   AgentToolChild,
   AgentToolParent,
   type AgentToolParentRoute,
+  CHAT_STORE_TABLES,
   type ChatTurnContext,
   type ChildNamespace,
   DEFAULT_PARENT_WAKE_INTERVAL_MS,
@@ -311,6 +313,34 @@ export class Parent extends AgentToolParent<Env> {
       case "/test/notes":
         this.ctx.storage.sql.exec(NOTES_TABLE);
         return Response.json(this.ctx.storage.sql.exec("SELECT tool_call_id, text FROM test_notes").toArray());
+      case "/test/seed-turns": {
+        // What an earlier version could leave in storage after a crash: turn rows (oldest first in the body), each
+        // with its user message and its log's rows as given (a row's text is written as is, valid JSON or not).
+        const turns = (await request.json()) as Array<{ turn: { turnId: string }; user: UIMessage; log: string[] }>;
+        const sql = this.ctx.storage.sql;
+        await this.whenAgentToolsReady();
+        for (const { turn, user, log } of turns) {
+          sql.exec(
+            `INSERT INTO ${CHAT_STORE_TABLES.messages} (id, message) VALUES (?, ?)`,
+            user.id,
+            JSON.stringify(user),
+          );
+          sql.exec(
+            `INSERT INTO ${CHAT_STORE_TABLES.turns} (turn_id, turn) VALUES (?, ?)`,
+            turn.turnId,
+            JSON.stringify(turn),
+          );
+          log.forEach((chunks, index) => {
+            sql.exec(
+              `INSERT INTO ${CHAT_STORE_TABLES.turnLog} (turn_id, first_index, chunks) VALUES (?, ?, ?)`,
+              turn.turnId,
+              index * 1000,
+              chunks,
+            );
+          });
+        }
+        return Response.json({ seeded: turns.length });
+      }
       case "/test/held":
         await this.#isHeld;
         return Response.json({ held: true });
