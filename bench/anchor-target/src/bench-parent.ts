@@ -1,18 +1,14 @@
-import { DurableObject } from "cloudflare:workers";
 import {
   type AgentToolChildRpc,
+  AgentToolParent,
+  type ChatTurnContext,
+  type ChildNamespace,
   childObjectName,
   DurableObjectChildTransport,
   DurableObjectRunStore,
-  webSocketUpgrade,
 } from "@agent-tools/cloudflare";
-import { AgentToolRegistry, type RunRecord, systemClock } from "@agent-tools/core-runs";
-import {
-  AGENT_TOOL_CURSORS_PARAM,
-  type AgentToolEventFrame,
-  encodeAgentToolFrame,
-  parseAgentToolCursors,
-} from "@agent-tools/core-runs/protocol";
+import { getDefaultRunEventHub, type RunEventSink, type RunRecord } from "@agent-tools/core-runs";
+import type { UIMessageChunk } from "ai";
 import { BENCH_CHILD_TYPE } from "./bench-child.js";
 import type { REAL_CHILD_TYPE } from "./real-child.js";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
@@ -28,9 +24,6 @@ export type BenchEnv = {
   BenchParent: DurableObjectNamespace<BenchParent>;
 } & Partial<Record<BenchChildType, DurableObjectNamespace>>;
 
-/** The tag of the sockets that receive `agent-tool-event` frames (hibernation API, as the demo's Assistant). */
-const EVENTS_TAG = "events";
-
 /** A text frame sent after the replay of a connect: not an agent-tool frame (the harness ignores it). */
 export const REPLAY_DONE_TYPE = "bench-replay-done";
 
@@ -40,7 +33,7 @@ type ProbeableChild = AgentToolChildRpc & {
 };
 
 /** Parent-side counters, reset on read by `benchStats`. */
-type ParentCounters = { woken: number; framesBroadcast: number; replays: number; replayFrames: number };
+type ParentCounters = { woken: number; replays: number; replayFrames: number };
 
 /** Per parent object id: survives the object being evicted (module state of the one isolate under Miniflare). */
 const parentCounters = new Map<string, ParentCounters>();
@@ -48,30 +41,32 @@ const parentCounters = new Map<string, ParentCounters>();
 function countersOf(parentId: string): ParentCounters {
   let found = parentCounters.get(parentId);
   if (!found) {
-    found = { woken: 0, framesBroadcast: 0, replays: 0, replayFrames: 0 };
+    found = { woken: 0, replays: 0, replayFrames: 0 };
     parentCounters.set(parentId, found);
   }
   return found;
 }
 
 /**
- * The benchmark parent, wired like the demo's Assistant (apps/demo/src/agents/assistant.ts): an
- * `AgentToolRegistry` over `DurableObjectRunStore` + `DurableObjectChildTransport`, frames broadcast to the
- * hibernatable event sockets, replay (with cursors) on connect, live runs resumed on wake. No chat, no model.
- * RPC methods serve the anchor harness's `/bench/*` contract and `pnpm bench`'s extra workloads.
+ * The benchmark parent: `AgentToolParent` from `@agent-tools/cloudflare`, subclassed as the README's example does
+ * (its children, its conversation), so every workload measures the path users ship — the registry, detached runs,
+ * recovery and the conversation wired by the package, the events socket with replay and cursors, start-up that
+ * re-attaches live runs. What it adds is measurement: RPC methods serving the anchor harness's `/bench/*` contract
+ * and `pnpm bench`'s extra workloads, a SQL meter, and counters (replays through the registry's event sink).
  *
  * Every run goes to one child type, `static childType` (default: the stub `BenchChild`); a target's parent that
  * dispatches another child is a subclass that sets it (real-child/worker.ts).
  */
-export class BenchParent extends DurableObject<BenchEnv> {
+export class BenchParent extends AgentToolParent<BenchEnv> {
   /** The agentType this parent's runs go to; the Worker binds its Durable Objects under the same name. */
   static readonly childType: BenchChildType = BENCH_CHILD_TYPE;
 
   readonly childType: BenchChildType;
   readonly meter: SqlMeter;
+  /** The same tables the registry writes, for the bench's own reads and for seeding retained runs. */
   readonly store: DurableObjectRunStore;
-  readonly transport: DurableObjectChildTransport;
-  readonly registry: AgentToolRegistry;
+  /** Reaches this parent's child objects (the same names the registry's transport uses), for probes. */
+  readonly #probes: DurableObjectChildTransport;
   readonly #counters: ParentCounters;
   /** Children addressed outside the registry (W5's never-used probe), for `/bench/stats`. */
   readonly #extraChildren = new Set<string>();
@@ -83,65 +78,70 @@ export class BenchParent extends DurableObject<BenchEnv> {
     const children = env[this.childType];
     if (!children) throw new Error(`no Durable Object binding named ${this.childType} (target.json durableObjects)`);
     this.#children = children;
+    // Before the parts are built (on first use, after this constructor): the schema work is metered too.
     this.meter = installSqlMeter(ctx.storage);
     this.#counters = countersOf(ctx.id.toString());
     this.#counters.woken += 1;
     this.store = new DurableObjectRunStore(ctx.storage);
-    this.transport = new DurableObjectChildTransport({
+    this.#probes = new DurableObjectChildTransport({
       parentId: ctx.id.toString(),
       namespaces: { [this.childType]: children },
     });
-    this.registry = new AgentToolRegistry({
-      store: this.store,
-      transport: this.transport,
-      clock: systemClock,
-      broadcast: (frame) => this.#broadcast(frame),
-      waitUntil: (promise) => ctx.waitUntil(promise),
-    });
-    ctx.waitUntil(this.#resumeLiveRuns());
   }
 
+  protected children(): Record<string, ChildNamespace> {
+    return { [this.childType]: this.#children };
+  }
+
+  /** The conversation is not a bench workload yet: a turn answers at once, with no model. */
+  protected onChatMessage(_context: ChatTurnContext): ReadableStream<UIMessageChunk> {
+    return new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        for (const chunk of [
+          { type: "start" },
+          { type: "text-start", id: "t" },
+          { type: "text-delta", id: "t", delta: "ok" },
+          { type: "text-end", id: "t" },
+          { type: "finish" },
+        ] satisfies UIMessageChunk[]) {
+          controller.enqueue(chunk);
+        }
+        controller.close();
+      },
+    });
+  }
+
+  /** The registry's events go to the process-wide hub as usual; replays are counted on the way. */
+  protected override registryOptions(): { sink: RunEventSink } {
+    const hub = getDefaultRunEventHub();
+    return {
+      sink: {
+        emit: (event) => {
+          if (event.type === "agent_tool:replay") {
+            this.#counters.replays += 1;
+            this.#counters.replayFrames += Number(event["frames"] ?? 0);
+          }
+          hub.emit(event);
+        },
+      },
+    };
+  }
+
+  /**
+   * The events socket, as `AgentToolParent` serves it (replay with cursors, then live frames), followed by the
+   * bench's `bench-replay-done` frame on the new socket (the harness times a replay to it).
+   */
   override async fetch(request: Request): Promise<Response> {
-    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
-      return new Response("expected a WebSocket upgrade", { status: 426 });
-    }
-    const url = new URL(request.url);
-    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    this.ctx.acceptWebSocket(server, [EVENTS_TAG]);
-    const cursors = parseAgentToolCursors(url.searchParams.get(AGENT_TOOL_CURSORS_PARAM));
+    const isUpgrade = request.headers.get("Upgrade")?.toLowerCase() === "websocket";
+    if (!isUpgrade) return super.fetch(request);
+    const before = new Set(this.ctx.getWebSockets());
     const started = Date.now();
-    const replayed = await this.registry.replayAgentToolRuns((frame) => server.send(encodeAgentToolFrame(frame)), {
-      cursors,
-    });
-    this.#counters.replays += 1;
-    this.#counters.replayFrames += replayed.frames;
-    server.send(JSON.stringify({ type: REPLAY_DONE_TYPE, ...replayed, ms: Date.now() - started }));
-    return webSocketUpgrade(client);
-  }
-
-  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
-    try {
-      ws.close(code === 1005 ? 1000 : code, "closing");
-    } catch {
-      // already closed
+    const response = await super.fetch(request);
+    const ms = Date.now() - started;
+    for (const socket of this.ctx.getWebSockets()) {
+      if (!before.has(socket)) socket.send(JSON.stringify({ type: REPLAY_DONE_TYPE, ms }));
     }
-  }
-
-  #broadcast(frame: AgentToolEventFrame): void {
-    const text = encodeAgentToolFrame(frame);
-    this.#counters.framesBroadcast += 1;
-    for (const ws of this.ctx.getWebSockets(EVENTS_TAG)) {
-      try {
-        ws.send(text);
-      } catch {
-        // a closing socket
-      }
-    }
-  }
-
-  async #resumeLiveRuns(): Promise<void> {
-    const live = await this.registry.listAgentToolRuns({ status: ["starting", "running"] });
-    await Promise.all(live.map((run) => this.registry.waitForAgentToolRun(run.runId)));
+    return response;
   }
 
   // ── the harness contract ──────────────────────────────────────────────────────────────────────────────────
@@ -263,13 +263,12 @@ export class BenchParent extends DurableObject<BenchEnv> {
     const childIds = records.map((record) => this.#childId(record));
     const children = takeChildCounters([...childIds, ...this.#extraChildren]);
     const parent = { ...this.#counters };
-    Object.assign(this.#counters, { woken: 0, framesBroadcast: 0, replays: 0, replayFrames: 0 });
+    Object.assign(this.#counters, { woken: 0, replays: 0, replayFrames: 0 });
     return {
       retainedRuns: records.length,
       childrenWoken: children.childrenWoken,
       childCalls: children.childCalls,
       parentWoken: parent.woken,
-      framesBroadcast: parent.framesBroadcast,
       replays: parent.replays,
       replayFrames: parent.replayFrames,
     };
@@ -325,7 +324,7 @@ export class BenchParent extends DurableObject<BenchEnv> {
   }
 
   #child(runId: string): ProbeableChild {
-    return this.transport.stub({ agentType: this.childType, runId }) as unknown as ProbeableChild;
+    return this.#probes.stub({ agentType: this.childType, runId }) as unknown as ProbeableChild;
   }
 }
 
