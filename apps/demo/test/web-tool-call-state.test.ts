@@ -1,4 +1,4 @@
-import type { AgentToolRunState } from "@agent-tools/react";
+import { type AgentToolRunState, STOPPED_TOOL_CALL_TEXT, UNFINISHED_TOOL_CALL_TEXT } from "@agent-tools/react";
 import { describe, expect, it } from "vitest";
 import { type ToolCallContext, type ToolPart, toolCallState } from "../web/src/tool-call-state.js";
 
@@ -48,5 +48,19 @@ describe("toolCallState", () => {
     expect(label(part("output-available", { ok: false, status: "error" }), { runs: [run("error")] })).toBe("failed");
     expect(label(part("output-available", "a summary"), { runs: [run("completed")] })).toBe("done");
     expect(label(part("output-error"))).toBe("failed");
+  });
+
+  it("reads a call its stopped or failed turn closed (the server's error result) as stopped, not failed", () => {
+    const closed = (errorText: string) => ({ ...part("output-error"), errorText }) as unknown as ToolPart;
+    const over = { isStreaming: false, turnStatus: "aborted" as const };
+    expect(label(closed(STOPPED_TOOL_CALL_TEXT), { ...over, runs: [run("aborted")], stoppedHere: true })).toBe(
+      "stopped by you",
+    );
+    expect(label(closed(STOPPED_TOOL_CALL_TEXT), { ...over, runs: [run("aborted")] })).toBe("stopped with the reply");
+    expect(label(closed(STOPPED_TOOL_CALL_TEXT), { ...over, runs: [] })).toBe("stopped");
+    expect(label(closed(UNFINISHED_TOOL_CALL_TEXT), { isStreaming: false, runs: [], turnStatus: "error" })).toBe(
+      "interrupted",
+    );
+    expect(label(closed("the tool threw"), { isStreaming: false })).toBe("failed");
   });
 });

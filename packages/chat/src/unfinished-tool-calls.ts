@@ -1,10 +1,8 @@
+import { UNFINISHED_TOOL_CALL_TEXT } from "@agent-tools/core-runs/protocol";
 import type { UIMessage, UIMessageChunk } from "ai";
 
-/** The text a tool call left without a result by Stop gets as its error (the model and every tab see it). */
-export const STOPPED_TOOL_CALL_TEXT = "Stopped by the user before this tool finished";
-
-/** The text a tool call left without a result by a turn that failed or was interrupted gets as its error. */
-export const UNFINISHED_TOOL_CALL_TEXT = "The answer ended before this tool finished";
+// The texts are part of the wire protocol (a page tells a stopped call from a failed one by them).
+export { STOPPED_TOOL_CALL_TEXT, UNFINISHED_TOOL_CALL_TEXT } from "@agent-tools/core-runs/protocol";
 
 /**
  * Close what a turn that did not complete (stopped, failed, interrupted) left open among its tool calls, so that

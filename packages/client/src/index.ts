@@ -11,7 +11,12 @@ export type {
   AgentToolProgressSnapshot,
   AgentToolRunInspection,
 } from "@agent-tools/core-runs/protocol";
-export { AGENT_TOOL_CURSORS_PARAM, encodeAgentToolCursors } from "@agent-tools/core-runs/protocol";
+export {
+  AGENT_TOOL_CURSORS_PARAM,
+  encodeAgentToolCursors,
+  STOPPED_TOOL_CALL_TEXT,
+  UNFINISHED_TOOL_CALL_TEXT,
+} from "@agent-tools/core-runs/protocol";
 export type {
   AgentChatLike,
   AgentChatStatus,

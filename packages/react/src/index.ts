@@ -11,7 +11,7 @@ export type {
   AgentToolRunState,
   AgentToolTimelineState,
 } from "@agent-tools/client";
-export { isAgentChatDisconnect } from "@agent-tools/client";
+export { isAgentChatDisconnect, STOPPED_TOOL_CALL_TEXT, UNFINISHED_TOOL_CALL_TEXT } from "@agent-tools/client";
 export type {
   AgentToolEventSource,
   AgentToolMessageEvent,

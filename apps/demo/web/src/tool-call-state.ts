@@ -1,4 +1,9 @@
-import type { AgentChatTurnStatus, AgentToolRunState } from "@agent-tools/react";
+import {
+  type AgentChatTurnStatus,
+  type AgentToolRunState,
+  STOPPED_TOOL_CALL_TEXT,
+  UNFINISHED_TOOL_CALL_TEXT,
+} from "@agent-tools/react";
 import type { UIMessage } from "ai";
 import { type CancelCause, isLive } from "./format.js";
 
@@ -38,8 +43,12 @@ const isFailure = (output: unknown): output is Failure =>
  */
 export function toolCallState(part: ToolPart, context: ToolCallContext): ToolCallState {
   const aborted = context.runs.filter((run) => run.status === "aborted");
+  // A call closed by its turn's end (the server gives it an error result saying so) had no result of its own.
+  const closedByTurn =
+    part.state === "output-error" &&
+    (part.errorText === STOPPED_TOOL_CALL_TEXT || part.errorText === UNFINISHED_TOOL_CALL_TEXT);
   // A call with no result whose turn is over was stopped with its reply; one with a result was cancelled on its own.
-  const hasResult = part.state === "output-available" || part.state === "output-error";
+  const hasResult = (part.state === "output-available" || part.state === "output-error") && !closedByTurn;
   const cancelCause = (): CancelCause => {
     if (aborted.some((run) => context.cancelledHere(run.runId))) return "you";
     if (hasResult) return "elsewhere";
@@ -83,6 +92,12 @@ export function toolCallState(part: ToolPart, context: ToolCallContext): ToolCal
       }
     }
     case "output-error":
+      if (part.errorText === STOPPED_TOOL_CALL_TEXT) return stopped();
+      if (part.errorText === UNFINISHED_TOOL_CALL_TEXT) {
+        return context.turnStatus === "aborted"
+          ? stopped()
+          : { label: "interrupted", tone: "stopped", cancelCause: null };
+      }
       return { label: "failed", tone: "failed", cancelCause: null };
     case "output-denied":
       return { label: "denied", tone: "stopped", cancelCause: null };

@@ -3,6 +3,15 @@ import type { UIMessage } from "ai";
 /** The `type` of the conversation frames a chat host sends on the parent's event socket (beside agent-tool frames). */
 export const AGENT_CHAT_EVENT_TYPE = "agent-chat-event";
 
+/**
+ * The error result a tool call gets when the turn it belongs to is stopped before the tool finished (the model and
+ * every tab see it; a page can tell such a call from one whose tool failed).
+ */
+export const STOPPED_TOOL_CALL_TEXT = "Stopped by the user before this tool finished";
+
+/** The error result a tool call gets when its turn failed or was interrupted before the tool finished. */
+export const UNFINISHED_TOOL_CALL_TEXT = "The answer ended before this tool finished";
+
 /** How a turn of the parent's conversation ended. */
 export type AgentChatTurnStatus = "completed" | "aborted" | "error" | "interrupted";
 

@@ -1,5 +1,11 @@
 export type { AgentChatEvent, AgentChatEventFrame, AgentChatTurnStatus } from "./chat-events.js";
-export { AGENT_CHAT_EVENT_TYPE, encodeAgentChatEventFrame, parseAgentChatEventFrame } from "./chat-events.js";
+export {
+  AGENT_CHAT_EVENT_TYPE,
+  encodeAgentChatEventFrame,
+  parseAgentChatEventFrame,
+  STOPPED_TOOL_CALL_TEXT,
+  UNFINISHED_TOOL_CALL_TEXT,
+} from "./chat-events.js";
 export type { AgentToolCursor, AgentToolCursors } from "./cursors.js";
 export { AGENT_TOOL_CURSORS_PARAM, encodeAgentToolCursors, parseAgentToolCursors } from "./cursors.js";
 export type {
