@@ -135,6 +135,45 @@ describe("AgentToolChildRunner", () => {
     expect((await summarized.runner.inspect("r2"))?.summary).toBe('got {"count":2,"checked":true}');
   });
 
+  describe("the origin page's positional hooks (untyped code: TypeScript refuses them)", () => {
+    const emptyTurn = () => convertArrayToReadableStream<UIMessageChunk>([{ type: "start" }, { type: "finish" }]);
+    // The origin page's Extractor, as JavaScript: its output is looked up by the runId it expects as first argument.
+    const extractions: Record<string, unknown> = { r1: { rows: 3 } };
+    const finishedRun = async (definition: unknown) => {
+      const { runner } = makeRunner(definition as AgentToolChildDefinition);
+      await runner.start("r1", {});
+      await collect(runner.tail("r1", { afterSequence: 0 }));
+      return runner.inspect("r1");
+    };
+
+    it("ends the run with an error naming getAgentToolOutput and its signature when it uses the context as the runId", async () => {
+      const inspection = await finishedRun({
+        agentType: "Extractor",
+        turn: emptyTurn,
+        getAgentToolOutput(runId: string) {
+          return extractions[runId];
+        },
+      });
+      expect(inspection?.status).toBe("error");
+      expect(inspection?.error).toContain("getAgentToolOutput({ runId, input, output })");
+    });
+
+    it("ends the run with an error naming getAgentToolSummary and its signature when it takes (runId, output)", async () => {
+      const inspection = await finishedRun({
+        agentType: "Extractor",
+        turn(context: { setOutput(output: unknown): void }) {
+          context.setOutput({ rows: 3 });
+          return emptyTurn();
+        },
+        getAgentToolSummary(_runId: string, output: unknown) {
+          return output ? "Extraction complete" : "";
+        },
+      });
+      expect(inspection?.status).toBe("error");
+      expect(inspection?.error).toContain("getAgentToolSummary({ runId, output, text })");
+    });
+  });
+
   it("tails from a cursor in the middle of the log", async () => {
     const { runner } = makeRunner(echoChild("Echo", { chunks: () => textChunks(["a", "b", "c"]) }));
     await runner.start("r1", "x");

@@ -5,7 +5,13 @@ export type { AgentToolChildReference } from "./agent-type.js";
 export { resolveAgentType } from "./agent-type.js";
 export type { CompletedSteps } from "./assemble-message.js";
 export { assembleMessage, completedSteps } from "./assemble-message.js";
-export type { AgentToolChildDefinition, AgentToolTurnContext, AgentToolTurnStream } from "./child-definition.js";
+export type {
+  AgentToolChildDefinition,
+  AgentToolOutputContext,
+  AgentToolSummaryContext,
+  AgentToolTurnContext,
+  AgentToolTurnStream,
+} from "./child-definition.js";
 export type { FormatAgentToolInput } from "./child-input-message.js";
 export { defaultFormatAgentToolInput, inputMessageId, toInputMessage } from "./child-input-message.js";
 export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child-runner.js";

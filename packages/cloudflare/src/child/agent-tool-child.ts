@@ -2,7 +2,9 @@ import { DurableObject } from "cloudflare:workers";
 import {
   type AgentToolChildDefinition,
   AgentToolChildRunner,
+  type AgentToolOutputContext,
   type AgentToolRunInspection,
+  type AgentToolSummaryContext,
   type AgentToolTailItem,
   type AgentToolTurnContext,
   type AgentToolTurnStream,
@@ -56,6 +58,21 @@ export abstract class AgentToolChild<TEnv = unknown>
   /** Run one turn of `context.runId`: everything it yields goes into the run's durable log. */
   protected abstract turn(context: AgentToolTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
 
+  /**
+   * The run's structured output, read right after its turn resolves (so store it before the turn ends). It takes one
+   * context object, `getAgentToolOutput({ runId, input, output })`, not the origin page's positional `(runId)`: untyped
+   * code that uses the context as the runId ends the run `error` naming this signature. Default: what the turn passed
+   * to `setOutput`.
+   */
+  protected getAgentToolOutput?(context: AgentToolOutputContext): unknown;
+
+  /**
+   * The run's summary, read after its output. It takes one context object, `getAgentToolSummary({ runId, output, text })`,
+   * not the origin page's positional `(runId, output)`: untyped code with two parameters ends the run `error` naming
+   * this signature. Default: the turn's assistant text, else the output as text.
+   */
+  protected getAgentToolSummary?(context: AgentToolSummaryContext): string;
+
   /** The child's agentType: its class's `static agentType`, else its class name. */
   get agentType(): string {
     const type = this.constructor as { agentType?: unknown; name: string };
@@ -64,9 +81,7 @@ export abstract class AgentToolChild<TEnv = unknown>
 
   /** The child's definition for the runner; override the optional hooks on the subclass instead of this. */
   protected definition(): AgentToolChildDefinition {
-    const hooks = this as unknown as Partial<
-      Pick<AgentToolChildDefinition, "formatAgentToolInput" | "getAgentToolOutput" | "getAgentToolSummary" | "getTools">
-    >;
+    const hooks = this as unknown as Partial<Pick<AgentToolChildDefinition, "formatAgentToolInput" | "getTools">>;
     const format = hooks.formatAgentToolInput?.bind(this);
     return {
       agentType: this.agentType,
@@ -80,8 +95,8 @@ export abstract class AgentToolChild<TEnv = unknown>
           : this.turn(context),
       formatAgentToolInput: (input, options) =>
         isChildChatInput(input) ? input.message : format ? format(input, options) : defaultInput(input),
-      ...(hooks.getAgentToolOutput ? { getAgentToolOutput: hooks.getAgentToolOutput.bind(this) } : {}),
-      ...(hooks.getAgentToolSummary ? { getAgentToolSummary: hooks.getAgentToolSummary.bind(this) } : {}),
+      ...(this.getAgentToolOutput ? { getAgentToolOutput: this.getAgentToolOutput.bind(this) } : {}),
+      ...(this.getAgentToolSummary ? { getAgentToolSummary: this.getAgentToolSummary.bind(this) } : {}),
       ...(hooks.getTools ? { getTools: hooks.getTools.bind(this) } : {}),
     };
   }
