@@ -504,6 +504,19 @@ describe("AgentToolChildRunner", () => {
     }
   });
 
+  it("refuses a maxRecoveryAttempts that is not a whole number ≥ 0", () => {
+    for (const maxRecoveryAttempts of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY]) {
+      expect(
+        () =>
+          new AgentToolChildRunner({
+            definition: echoChild("Echo"),
+            store: new InMemoryRunStore(),
+            maxRecoveryAttempts,
+          }),
+      ).toThrow(/maxRecoveryAttempts must be a whole number ≥ 0/);
+    }
+  });
+
   it("gives the input as a user message (pretty JSON by default) and rebuilds messages for drill-in", async () => {
     let seen: unknown;
     const { runner } = makeRunner({

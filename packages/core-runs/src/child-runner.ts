@@ -4,6 +4,7 @@ import type { AgentToolChildDefinition } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
 import { type ChildTailOptions, openChildTail } from "./child-tail.js";
 import { type ChildTurnHost, runChildTurn, type TurnResume } from "./child-turn.js";
+import { AgentToolsError } from "./errors.js";
 import type { LiveRun } from "./live-run.js";
 import { LiveRunLog } from "./live-run-log.js";
 import { type Clock, systemClock } from "./ports/clock.js";
@@ -31,7 +32,7 @@ export type AgentToolChildRunnerOptions = {
    * Keep the host alive while a turn runs after `start` returned (e.g. a Durable Object's `ctx.waitUntil`).
    */
   waitUntil?: (promise: Promise<unknown>) => void;
-  /** How many times a cut-off turn is resumed before the run ends as `error`. Default 3. */
+  /** How many times a cut-off turn is resumed before the run ends as `error` (a whole number ≥ 0). Default 3. */
   maxRecoveryAttempts?: number;
   /** Whether to resume a cut-off run (checked before each attempt). Default: always, within the attempts. */
   shouldKeepRecovering?: (run: RunRecord) => boolean;
@@ -75,11 +76,18 @@ export class AgentToolChildRunner {
     this.#clock = options.clock ?? systemClock;
     this.#sink = options.sink ?? getDefaultRunEventHub();
     this.#waitUntil = options.waitUntil;
+    const maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
+    if (!Number.isSafeInteger(maxRecoveryAttempts) || maxRecoveryAttempts < 0) {
+      throw new AgentToolsError(
+        "INVALID_ARGUMENT",
+        `AgentToolChildRunner: maxRecoveryAttempts must be a whole number ≥ 0, got ${maxRecoveryAttempts}`,
+      );
+    }
     this.#recovery = {
       store: this.#store,
       clock: this.#clock,
       agentType: this.agentType,
-      maxRecoveryAttempts: options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS,
+      maxRecoveryAttempts,
       shouldKeepRecovering: options.shouldKeepRecovering ?? (() => true),
       canRunToolCalls: typeof options.definition.getTools === "function",
       emit: (event) => this.#emit(event),

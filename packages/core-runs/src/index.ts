@@ -89,5 +89,6 @@ export { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
 export type { TailRetryDecision, TailRetryPolicy, TailRetryState } from "./tail-retry-policy.js";
 export { DEFAULT_TAIL_RETRY_POLICY, nextTailRetry } from "./tail-retry-policy.js";
 export { TurnObserver } from "./turn-observer.js";
+export { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./turn-recovery.js";
 export type { PendingToolCall, TurnRecoveryPlan } from "./turn-recovery-plan.js";
 export { planTurnRecovery } from "./turn-recovery-plan.js";

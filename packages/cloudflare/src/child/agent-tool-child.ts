@@ -8,6 +8,8 @@ import {
   type AgentToolTailItem,
   type AgentToolTurnContext,
   type AgentToolTurnStream,
+  DEFAULT_MAX_RECOVERY_ATTEMPTS,
+  type RunRecord,
   systemClock,
 } from "@agent-tools/core-runs";
 import type { UIMessage, UIMessageChunk } from "ai";
@@ -49,6 +51,11 @@ export abstract class AgentToolChild<TEnv = unknown>
 {
   /** How often, at most, the alarm wakes this child while a run is live. */
   protected readonly agentToolWakeIntervalMs: number = DEFAULT_CHILD_WAKE_INTERVAL_MS;
+  /**
+   * How many times a turn cut by an eviction, a deploy or a crash is resumed before its run ends `error`
+   * ("interrupted before the child could finish"). Default 3; `0` never resumes a cut turn.
+   */
+  protected readonly maxRecoveryAttempts: number = DEFAULT_MAX_RECOVERY_ATTEMPTS;
   #store: DurableObjectRunStore | undefined;
   #runner: AgentToolChildRunner | undefined;
   #chats: ChildChatStore | undefined;
@@ -72,6 +79,13 @@ export abstract class AgentToolChild<TEnv = unknown>
    * this signature. Default: the turn's assistant text, else the output as text.
    */
   protected getAgentToolSummary?(context: AgentToolSummaryContext): string;
+
+  /**
+   * Whether to resume a cut run, asked before each attempt (within `maxRecoveryAttempts`) with the run's row
+   * (`recoveryAttempts` counts the attempts so far, `startedAt` when it started). `false`, or a throw, ends the run
+   * `error`. Default: always.
+   */
+  protected shouldKeepRecovering?(run: RunRecord): boolean;
 
   /** The child's agentType: its class's `static agentType`, else its class name. */
   get agentType(): string {
@@ -108,6 +122,8 @@ export abstract class AgentToolChild<TEnv = unknown>
       store: this.#runStore(),
       clock: systemClock,
       waitUntil: (promise) => this.ctx.waitUntil(promise),
+      maxRecoveryAttempts: this.maxRecoveryAttempts,
+      ...(this.shouldKeepRecovering ? { shouldKeepRecovering: this.shouldKeepRecovering.bind(this) } : {}),
     });
     return this.#runner;
   }

@@ -4,7 +4,8 @@
  * routed by `routeAgentToolRequest` under `/agents/parent/<name>/…`.
  *
  * - `Echo` answers its input (a tool run: `{ text }`; a direct chat: the last user message) word by word, `ECHO_PACE_MS`
- *   apart, and says how many user messages its conversation holds.
+ *   apart, and says how many user messages its conversation holds. `ECHO_MAX_RECOVERY_ATTEMPTS` sets its
+ *   `maxRecoveryAttempts`.
  * - `Parent` answers a chat message by calling its `echo` tool once (or `note`, a plain tool that writes the text with
  *   its call id, with `PARENT_TOOL=note`; `GET /test/notes` reads them), then saying what the tool said. It asks for
  *   `authorization: Bearer <PARENT_KEY>` (or `?key=`) when `PARENT_KEY` is set. With `PRELIMINARY=1` its tool streams
@@ -35,7 +36,12 @@ import {
   DEFAULT_PARENT_WAKE_INTERVAL_MS,
   routeAgentToolRequest,
 } from "@agent-tools/cloudflare";
-import type { AgentToolLifecycleResult, AgentToolRunInfo, AgentToolTurnContext } from "@agent-tools/core-runs";
+import {
+  type AgentToolLifecycleResult,
+  type AgentToolRunInfo,
+  type AgentToolTurnContext,
+  DEFAULT_MAX_RECOVERY_ATTEMPTS,
+} from "@agent-tools/core-runs";
 import {
   type ScriptedModelStep,
   scriptedModel,
@@ -61,6 +67,8 @@ type Env = {
   ECHO: DurableObjectNamespace;
   LOOKOUT: DurableObjectNamespace;
   PROBE: DurableObjectNamespace;
+  /** The `Echo`'s `maxRecoveryAttempts` (default: the package's). */
+  ECHO_MAX_RECOVERY_ATTEMPTS?: string;
   /** "1": the `Lookout`'s `slow` tool never answers (a restart test's fault point). */
   LOOKOUT_HOLD_SLOW?: string;
   PARENT_WAKE_MS?: string;
@@ -81,6 +89,9 @@ const textOf = (message: UIMessage | undefined) =>
 
 export class Echo extends AgentToolChild<Env> {
   static readonly agentType = "Echo";
+  protected override readonly maxRecoveryAttempts = Number(
+    this.env.ECHO_MAX_RECOVERY_ATTEMPTS ?? DEFAULT_MAX_RECOVERY_ATTEMPTS,
+  );
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
