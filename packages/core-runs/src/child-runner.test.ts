@@ -22,7 +22,7 @@ import {
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
-import type { ScriptedModelPart } from "./testing/scripted-model.js";
+import { type ScriptedModelPart, scriptedModel, textStep, toolCallsStep } from "./testing/scripted-model.js";
 
 async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<AgentToolTailItem[]> {
   const items: AgentToolTailItem[] = [];
@@ -502,6 +502,62 @@ describe("AgentToolChildRunner", () => {
       });
       expect(child.turns).toEqual(["r1"]);
     }
+  });
+
+  it("executes each turn in the host's run scope: tools of two live runs each tell their own run", async () => {
+    // Node's AsyncLocalStorage (core-runs type-checks without Node's types).
+    const { AsyncLocalStorage } = (
+      globalThis as unknown as { process: { getBuiltinModule(id: string): unknown } }
+    ).process.getBuiltinModule("node:async_hooks") as {
+      AsyncLocalStorage: new () => { getStore(): string | undefined; run<T>(store: string, run: () => T): T };
+    };
+    const scope = new AsyncLocalStorage();
+    const seen: Array<[label: string, runId: string | undefined]> = [];
+    let arrived = 0;
+    let releaseBoth = () => {};
+    const bothArrived = new Promise<void>((resolve) => {
+      releaseBoth = resolve;
+    });
+    const tools = {
+      measure: tool({
+        inputSchema: z.object({ label: z.string() }),
+        execute: async ({ label }) => {
+          // Both runs' tools are in flight before either goes on.
+          arrived += 1;
+          if (arrived === 2) releaseBoth();
+          await bothArrived;
+          seen.push([label, scope.getStore()]);
+          return label;
+        },
+      }),
+    };
+    const definition: AgentToolChildDefinition = {
+      agentType: "Gauge",
+      getTools: () => tools,
+      turn: async ({ input, messages, abortSignal }) =>
+        toUIMessageStream({
+          stream: streamText({
+            model: scriptedModel([toolCallsStep("measure", [["m", { label: input }]]), textStep(() => "done")]),
+            messages: await convertToModelMessages(messages, { tools }),
+            tools,
+            stopWhen: isStepCount(2),
+            abortSignal,
+          }).stream,
+          tools,
+        }),
+    };
+    const runner = new AgentToolChildRunner({
+      definition,
+      store: new InMemoryRunStore(),
+      runScope: (runId, run) => scope.run(runId, run),
+    });
+    await runner.start("a", "a");
+    await runner.start("b", "b");
+    await Promise.all([collect(runner.tail("a")), collect(runner.tail("b"))]);
+    expect(seen.sort()).toEqual([
+      ["a", "a"],
+      ["b", "b"],
+    ]);
   });
 
   it("refuses a maxRecoveryAttempts that is not a whole number ≥ 0", () => {

@@ -36,6 +36,12 @@ export type AgentToolChildRunnerOptions = {
   maxRecoveryAttempts?: number;
   /** Whether to resume a cut-off run (checked before each attempt). Default: always, within the attempts. */
   shouldKeepRecovering?: (run: RunRecord) => boolean;
+  /**
+   * Execute each turn inside a scope the host provides: `run` is everything the turn does (a resumed step's tool
+   * calls, `turn`, reading its stream), so with an `AsyncLocalStorage` keyed by `runId` code deep inside a turn (a
+   * tool's `execute`) can tell which run it works for, even with several runs live on one runner. Default: none.
+   */
+  runScope?: <TResult>(runId: string, run: () => TResult) => TResult;
 };
 
 /** A run's conversation as the child holds it at one point: what `getConversation` gives a drill-in. */
@@ -68,6 +74,7 @@ export class AgentToolChildRunner {
   readonly #recording = new Set<string>();
   readonly #waking = new Map<string, Promise<RunRecord | null>>();
   readonly #recovery: TurnRecoveryOptions;
+  readonly #runScope: NonNullable<AgentToolChildRunnerOptions["runScope"]>;
 
   constructor(options: AgentToolChildRunnerOptions) {
     this.#definition = options.definition;
@@ -76,6 +83,7 @@ export class AgentToolChildRunner {
     this.#clock = options.clock ?? systemClock;
     this.#sink = options.sink ?? getDefaultRunEventHub();
     this.#waitUntil = options.waitUntil;
+    this.#runScope = options.runScope ?? ((_runId, run) => run());
     const maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
     if (!Number.isSafeInteger(maxRecoveryAttempts) || maxRecoveryAttempts < 0) {
       throw new AgentToolsError(
@@ -316,7 +324,7 @@ export class AgentToolChildRunner {
       inspection: (final) => this.#inspection(final),
       ended: () => this.#live.delete(runId),
     };
-    const done = runChildTurn(host, record, live, resume);
+    const done = this.#runScope(runId, () => runChildTurn(host, record, live, resume));
     live.done = done;
     this.#waitUntil?.(done);
   }
