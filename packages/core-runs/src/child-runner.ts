@@ -10,12 +10,13 @@ import { LiveRunLog } from "./live-run-log.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
-import type {
-  AgentToolMilestone,
-  AgentToolProgressSnapshot,
-  AgentToolRunInspection,
-  AgentToolTailItem,
-  ChildRunStatus,
+import {
+  type AgentToolMilestone,
+  type AgentToolProgressSnapshot,
+  type AgentToolRunInspection,
+  type AgentToolTailItem,
+  type ChildRunStatus,
+  nextProgressSnapshot,
 } from "./protocol/index.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
 import type { RunRecord } from "./run-record.js";
@@ -230,11 +231,12 @@ export class AgentToolChildRunner {
     const entry = live.log.append(body);
     if (milestone) {
       live.milestones.push({ ...milestone, sequence: entry.sequence, at: entry.at });
-      // A milestone moves the latest snapshot on, keeping what it does not bring itself (the bar's fraction and
-      // message, and persisted data: a milestone's own data lives in the log).
-      const { name, data: _data, ...fields } = milestone;
+      // A milestone moves the latest snapshot on, keeping what it does not bring itself (the rule clients apply).
+      const { name, ...fields } = milestone;
       const given = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-      this.#recordProgress(runId, live, { ...live.progress, ...given, milestone: name, at: entry.at });
+      const report: AgentToolProgressSnapshot = { ...given, milestone: name, at: entry.at };
+      const next = nextProgressSnapshot(live.progress, report, "milestone");
+      if (next) this.#recordProgress(runId, live, next);
     }
     return entry.sequence;
   }
@@ -308,7 +310,8 @@ export class AgentToolChildRunner {
         lastSequence: log.lastSequence,
         onStoreError: () => live.controller.abort("store failed"),
       }),
-      progress: undefined,
+      // A resumed turn's milestones move on from the progress its cut turn had reached.
+      progress: record.progress,
       milestones: log.milestones,
       done: Promise.resolve(),
     };

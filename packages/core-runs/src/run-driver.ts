@@ -8,6 +8,7 @@ import {
   type AgentToolRunInspection,
   type AgentToolTailItem,
   isLiveStatus,
+  nextProgressSnapshot,
   readProgressChunk,
 } from "./protocol/index.js";
 import type { AgentToolRunOutcome } from "./registry-options.js";
@@ -284,8 +285,8 @@ export class RunDriver {
         this.#lastSequence = entry.sequence;
         this.#writer.add(entry);
         runtime.send(entryFrame(this.#record, entry));
-        const snapshot = readProgressChunk(entry.body, entry.at);
-        if (snapshot) this.#onProgress(snapshot, entry.sequence, true);
+        const report = readProgressChunk(entry.body, entry.at);
+        if (report) this.#onProgress(report, "milestone", entry.sequence, true);
       }
       return isNew;
     }
@@ -298,7 +299,7 @@ export class RunDriver {
     const isNews = item.catchUp !== true || snapshot.at > (this.#progress?.at ?? Number.NEGATIVE_INFINITY);
     if (!isNews) return false;
     this.#notify(item);
-    this.#onProgress(snapshot, undefined, item.catchUp !== true || !this.#isReattach);
+    this.#onProgress(snapshot, "progress", undefined, item.catchUp !== true || !this.#isReattach);
     return true;
   }
 
@@ -312,10 +313,24 @@ export class RunDriver {
     }
   }
 
-  #onProgress(snapshot: AgentToolProgressSnapshot, sequence: number | undefined, fireHook: boolean): void {
+  /**
+   * A report the child made: it moves the run's progress on by the rule clients apply (so a replay gives what they
+   * hold: a milestone keeps the bar's fields, a report older than the progress held changes nothing), and is told to
+   * listeners and, with `fireHook`, to `onProgress`.
+   */
+  #onProgress(
+    report: AgentToolProgressSnapshot,
+    kind: "progress" | "milestone",
+    sequence: number | undefined,
+    fireHook: boolean,
+  ): void {
     const { runtime } = this.#options;
-    this.#progress = snapshot;
-    this.#writer.progress(snapshot);
+    const next = nextProgressSnapshot(this.#progress, report, kind);
+    if (next) {
+      this.#progress = next;
+      this.#writer.progress(next);
+    }
+    const snapshot = next ?? nextProgressSnapshot(undefined, report, kind) ?? report;
     runtime.emit({
       type: "agent_tool:run:progress",
       runId: this.runId,
