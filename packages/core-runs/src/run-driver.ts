@@ -76,6 +76,8 @@ export class RunDriver {
   #ending: "none" | "stopping" | "cleared" = "none";
   #lastSequence: number;
   #progress: AgentToolProgressSnapshot | undefined;
+  /** The `onProgress` calls, in the order of the reports. */
+  #hooks: Promise<void> = Promise.resolve();
   #resolve: (record: RunRecord | null) => void = () => {};
   #reject: (error: unknown) => void = () => {};
   #isSettled = false;
@@ -342,10 +344,15 @@ export class RunDriver {
       ...(sequence !== undefined ? { sequence } : {}),
     });
     const onProgress = runtime.hooks.onProgress;
-    if (onProgress && fireHook) {
-      const run = toRunInfo({ ...this.#record, progress: snapshot });
-      void runtime.callHook("onProgress", this.#record, () => onProgress(run, snapshot));
-    }
+    if (!onProgress || !fireHook) return;
+    const run = toRunInfo({ ...this.#record, progress: snapshot });
+    // A milestone's hook fires once its entry is stored with the position (written now, not at the end of the write
+    // interval): a parent restarted after the hook re-attaches after it, so the hook is not fired again. Hooks start in
+    // the order of the reports (none waits for another to finish).
+    const isStored = sequence === undefined ? true : this.#writer.durable(sequence);
+    this.#hooks = this.#hooks.then(async () => {
+      if (await isStored) void runtime.callHook("onProgress", this.#record, () => onProgress(run, snapshot));
+    });
   }
 
   /** Write the start acknowledgement (once); then deliver a cancel that was waiting for it. */
