@@ -13,6 +13,7 @@ import {
   demoWsUrl,
   framesOfRun,
   isTerminalKind,
+  isVoidedIn,
   runIdOf,
   startDemoHost,
   voidedSequences,
@@ -52,6 +53,18 @@ async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessage["p
 
 const bodyOf = (frame: AgentToolEventFrame): ChunkBody | null =>
   frame.event.kind === "chunk" ? (frame.event.body as ChunkBody) : null;
+
+/**
+ * As the AI SDK assembles a run's chunk frames: one text part per step, every one done, the last one the run's
+ * summary — the answer of a run never cut, whatever was cut and done again.
+ */
+async function expectUninterruptedAnswer(frames: readonly AgentToolEventFrame[], summary: string | undefined) {
+  const parts = await sdkParts(frames.flatMap((frame) => (frame.event.kind === "chunk" ? [frame.event.body] : [])));
+  const texts = parts.flatMap((part) => (part.type === "text" ? [part.text] : []));
+  expect(texts.at(-1)).toBe(summary);
+  expect(parts.filter((part) => part.type === "step-start")).toHaveLength(texts.length);
+  expect(parts.every((part) => part.type !== "text" || part.state === "done")).toBe(true);
+}
 
 function researcherRunId(messages: unknown[]): string | undefined {
   const started = agentFrames(messages).find(
@@ -186,7 +199,9 @@ describeWithHost(
 
 describeWithHost(
   "recovery in workerd: the child finished while the parent was down",
-  { DEMO_PACE_MS: "100" },
+  // The parent stores every entry it forwards at once (not every 500 ms), as a loaded machine's timer has done by the
+  // crash: what it replays at start-up then always holds the cut step's first chunks.
+  { DEMO_PACE_MS: "100", FOLLOW_WRITE_INTERVAL_MS: "0" },
   ({ host, wsUrl }) => {
     it("collects the finished run at the parent's start-up instead of running it again", async () => {
       const chatId = "parent-down";
@@ -207,22 +222,36 @@ describeWithHost(
       }
       expect(finished).toMatchObject({ turns: 1, resumedTurns: 1, lookups: 1, run: { status: "completed" } });
 
-      // Now the parent starts: it finds the child finished and collects it.
-      const after = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
-      await after.waitFor((messages) => framesOfRun(messages, runId).some((frame) => isTerminalKind(frame.event.kind)));
-      const seen = framesOfRun(after.messages, runId);
+      // Now the parent starts: it finds the child finished and collects it. This client connects while the parent's
+      // start-up recovery runs, so it follows the run across the cut: it is replayed first what the parent had stored
+      // before the crash — the cut step's first chunks among it (by default they are stored when the parent's position
+      // write, every 500 ms, lands before the crash, as on a loaded machine) — and the step reset that voids them
+      // comes after, from the child. Such a client honours the reset (as the client packages do).
+      const during = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+      await during.waitFor((messages) =>
+        framesOfRun(messages, runId).some((frame) => isTerminalKind(frame.event.kind)),
+      );
+      during.close();
+      const seen = framesOfRun(during.messages, runId);
       expect(seen.at(-1)?.event).toMatchObject({ kind: "finished", summary: finished.run?.summary });
-      // Gap-free, the cut step's sequences standing in its step reset (left out of a fresh client's replay).
+      // Gap-free, the cut step's sequences standing in its step reset.
       const voided = voidedSequences(seen);
       expect(voided.size).toBeGreaterThan(0);
       const sequences = [...new Set([...dedupedLog(seen).keys(), ...voided])].sort((a, b) => a - b);
       expect(sequences).toEqual(sequences.map((_, index) => index + 1));
-      // As the AI SDK assembles the replay: one text part per step, the cut step's partial text not among them.
-      const parts = await sdkParts(seen.flatMap((frame) => (frame.event.kind === "chunk" ? [frame.event.body] : [])));
-      const texts = parts.flatMap((part) => (part.type === "text" ? [part.text] : []));
-      expect(texts.at(-1)).toBe(finished.run?.summary);
-      expect(parts.filter((part) => part.type === "step-start")).toHaveLength(texts.length);
-      expect(parts.every((part) => part.type !== "text" || part.state === "done")).toBe(true);
+      await expectUninterruptedAnswer(
+        seen.filter((frame) => !isVoidedIn(frame, seen)),
+        finished.run?.summary,
+      );
+
+      // A client that connects once the run is collected is replayed the run without the cut step (its reset still
+      // sent): even the AI SDK's own assembly, which knows nothing of step resets, makes the uninterrupted answer.
+      const fresh = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
+      await fresh.waitFor((messages) => framesOfRun(messages, runId).some((frame) => isTerminalKind(frame.event.kind)));
+      fresh.close();
+      const replayed = framesOfRun(fresh.messages, runId);
+      expect(replayed.filter((frame) => isVoidedIn(frame, replayed))).toEqual([]);
+      await expectUninterruptedAnswer(replayed, finished.run?.summary);
 
       const drill = await host().fetchJson<ResearcherDrill>(
         `/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent(runId)}`,
@@ -231,7 +260,6 @@ describeWithHost(
       expect(drill).toMatchObject({ turns: 1, resumedTurns: 1, lookups: 1, run: { status: "completed" } });
       const runs = await host().fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`);
       expect(runs.find((run) => run.runId === runId)?.status).toBe("completed");
-      after.close();
     });
   },
 );

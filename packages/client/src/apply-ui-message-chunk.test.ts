@@ -1,11 +1,4 @@
-import {
-  isStepCount,
-  parsePartialJson as sdkParsePartialJson,
-  streamText,
-  tool,
-  toUIMessageStream,
-  type UIMessageChunk,
-} from "ai";
+import { isStepCount, streamText, tool, toUIMessageStream, type UIMessageChunk } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -15,7 +8,6 @@ import {
   createUIMessageAssembly,
   type UIMessageParts,
 } from "./apply-ui-message-chunk.js";
-import { fixJson, parsePartialJson } from "./parse-partial-json.js";
 import { randomInt, sdkParts as sdkAssembly, seededRandom, textChunks, toolChunks } from "./test-support.test-utils.js";
 
 /** The parts the AI SDK's own assembly makes of `chunks`. */
@@ -279,31 +271,6 @@ describe("applyUIMessageChunk equals readUIMessageStream", () => {
       ...textChunks("t", "still here"),
     ] as unknown as UIMessageChunk[];
     expect(assembleUIMessageParts(chunks)).toEqual([{ type: "text", text: "still here", state: "done" }]);
-  });
-});
-
-describe("parsePartialJson (a synchronous port of the SDK's)", () => {
-  it("reads every prefix of JSON texts as the SDK does", async () => {
-    const texts = [
-      '{"query":"cats","limit":3,"tags":["a","b"],"deep":{"ok":true,"none":null,"n":-1.5e3},"s":"a\\"b\\u00e9\\n"}',
-      '[1, 2.5, -3e-2, "x", [true, false, null], {"k": [{}]}]',
-      '"just a string with \\\\ backslash"',
-      '  {  "spaced"  :  [ 1 , 2 ]  }  ',
-      '{"__proto__":{"polluted":true}}',
-      '{"constructor":{"prototype":{"x":1}}}',
-    ];
-    for (const text of texts) {
-      for (let end = 0; end <= text.length; end++) {
-        const prefix = text.slice(0, end);
-        const expected = await sdkParsePartialJson(prefix);
-        expect(parsePartialJson(prefix), `prefix ${JSON.stringify(prefix)}`).toEqual(expected.value);
-      }
-    }
-  });
-
-  it("closes truncated JSON", () => {
-    expect(fixJson('{"a":[1,{"b":"c')).toBe('{"a":[1,{"b":"c"}]}');
-    expect(fixJson('{"a":tr')).toBe('{"a":true}');
   });
 });
 

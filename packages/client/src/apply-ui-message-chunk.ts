@@ -1,5 +1,5 @@
 import type { UIMessage, UIMessageChunk } from "ai";
-import { parsePartialJson } from "./parse-partial-json.js";
+import { readPartialJson } from "./partial-json.js";
 import {
   currentStepStart,
   defined,
@@ -261,7 +261,7 @@ export function applyUIMessageChunk(assembly: UIMessageAssembly, chunk: UIMessag
       const partial = getOwn(assembly.partialToolCalls, body.toolCallId);
       if (!partial) return assembly;
       const text = partial.text + body.inputTextDelta;
-      const input = partial.inputEncoding === "text" ? text : parsePartialJson(text);
+      const input = partial.inputEncoding === "text" ? text : readPartialJson(text);
       const next = updateToolPart(
         parts,
         {

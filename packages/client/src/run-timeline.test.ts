@@ -173,7 +173,8 @@ describe("applyAgentToolEvent", () => {
       { sequence: 1, name: "fetched", at: 15 },
       { sequence: 2, name: "parsed", fraction: 0.7, at: 30 },
     ]);
-    expect(run?.progress).toEqual({ milestone: "parsed", fraction: 0.7, at: 30 });
+    // The newest milestone moves the progress on, keeping the bar's fields it does not bring (here the message).
+    expect(run?.progress).toEqual({ milestone: "parsed", fraction: 0.7, message: "halfway", at: 30 });
     // Milestones are durable chunks: the AI SDK would render them as data parts, and so do we. Progress is not.
     expect(run?.parts.map((part) => part.type)).toEqual(["data-agent-milestone", "data-agent-milestone"]);
     expect(run?.lastSequence).toBe(2);

@@ -8,6 +8,7 @@ import {
   type AgentToolMilestone,
   type AgentToolProgressSnapshot,
   isHardTerminalStatus,
+  nextProgressSnapshot,
   type RunStatus,
   readMilestoneChunk,
   readProgressChunk,
@@ -338,11 +339,14 @@ function applyChunk(
   if (run.parentToolCallId === null && frame.parentToolCallId !== undefined) {
     run = { ...run, parentToolCallId: frame.parentToolCallId };
   }
-  // Progress and milestones: the newest report by server time wins, whatever order the frames came in.
-  const snapshot = readProgressChunk(body, run.progress?.at ?? 0);
-  if (snapshot && (run.progress === null || snapshot.at >= run.progress.at)) run = { ...run, progress: snapshot };
-  if (body.type === AGENT_MILESTONE_PART) {
-    const milestone = readMilestoneChunk(body, sequence ?? run.lastSequence, snapshot?.at ?? 0);
+  // Progress and milestones: the newest report by server time wins, whatever order the frames came in; a milestone
+  // keeps the bar's fields it does not bring (the rule the server applies, so a replay gives the same progress).
+  const report = readProgressChunk(body, run.progress?.at ?? 0);
+  const isMilestone = body.type === AGENT_MILESTONE_PART;
+  const progress = report && nextProgressSnapshot(run.progress, report, isMilestone ? "milestone" : "progress");
+  if (progress) run = { ...run, progress };
+  if (isMilestone) {
+    const milestone = readMilestoneChunk(body, sequence ?? run.lastSequence, report?.at ?? 0);
     if (milestone) run = { ...run, milestones: insertMilestone(run.milestones, milestone) };
   }
   if (body.type !== AGENT_PROGRESS_PART) {

@@ -56,8 +56,20 @@ export type AgentToolChildDefinition = {
   getTools?(): ToolSet | undefined;
   /** Default: a string as is, anything else as pretty JSON; message id `agent-tool-${runId}-input`. */
   formatAgentToolInput?: FormatAgentToolInput;
-  /** Read right after the turn resolves. Default: what the turn passed to `setOutput`. */
-  getAgentToolOutput?(context: { runId: string; input: unknown; output: unknown }): unknown;
-  /** Default: the turn's assistant text (last step with text), else the output as text. */
-  getAgentToolSummary?(context: { runId: string; output: unknown; text: string }): string;
+  /**
+   * Read right after the turn resolves, with one context object (not the origin page's positional `(runId)`).
+   * Default: what the turn passed to `setOutput`.
+   */
+  getAgentToolOutput?(context: AgentToolOutputContext): unknown;
+  /**
+   * Read after the output, with one context object (not the origin page's positional `(runId, output)`).
+   * Default: the turn's assistant text (last step with text), else the output as text.
+   */
+  getAgentToolSummary?(context: AgentToolSummaryContext): string;
 };
+
+/** What `getAgentToolOutput` receives: the run, its input, and what the turn passed to `setOutput` (if anything). */
+export type AgentToolOutputContext = { runId: string; input: unknown; output: unknown };
+
+/** What `getAgentToolSummary` receives: the run, its output, and the turn's assistant text. */
+export type AgentToolSummaryContext = { runId: string; output: unknown; text: string };

@@ -22,7 +22,7 @@ import {
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
-import type { ScriptedModelPart } from "./testing/scripted-model.js";
+import { type ScriptedModelPart, scriptedModel, textStep, toolCallsStep } from "./testing/scripted-model.js";
 
 async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<AgentToolTailItem[]> {
   const items: AgentToolTailItem[] = [];
@@ -133,6 +133,45 @@ describe("AgentToolChildRunner", () => {
     await summarized.runner.start("r2", {});
     await collect(summarized.runner.tail("r2", { afterSequence: 0 }));
     expect((await summarized.runner.inspect("r2"))?.summary).toBe('got {"count":2,"checked":true}');
+  });
+
+  describe("the origin page's positional hooks (untyped code: TypeScript refuses them)", () => {
+    const emptyTurn = () => convertArrayToReadableStream<UIMessageChunk>([{ type: "start" }, { type: "finish" }]);
+    // The origin page's Extractor, as JavaScript: its output is looked up by the runId it expects as first argument.
+    const extractions: Record<string, unknown> = { r1: { rows: 3 } };
+    const finishedRun = async (definition: unknown) => {
+      const { runner } = makeRunner(definition as AgentToolChildDefinition);
+      await runner.start("r1", {});
+      await collect(runner.tail("r1", { afterSequence: 0 }));
+      return runner.inspect("r1");
+    };
+
+    it("ends the run with an error naming getAgentToolOutput and its signature when it uses the context as the runId", async () => {
+      const inspection = await finishedRun({
+        agentType: "Extractor",
+        turn: emptyTurn,
+        getAgentToolOutput(runId: string) {
+          return extractions[runId];
+        },
+      });
+      expect(inspection?.status).toBe("error");
+      expect(inspection?.error).toContain("getAgentToolOutput({ runId, input, output })");
+    });
+
+    it("ends the run with an error naming getAgentToolSummary and its signature when it takes (runId, output)", async () => {
+      const inspection = await finishedRun({
+        agentType: "Extractor",
+        turn(context: { setOutput(output: unknown): void }) {
+          context.setOutput({ rows: 3 });
+          return emptyTurn();
+        },
+        getAgentToolSummary(_runId: string, output: unknown) {
+          return output ? "Extraction complete" : "";
+        },
+      });
+      expect(inspection?.status).toBe("error");
+      expect(inspection?.error).toContain("getAgentToolSummary({ runId, output, text })");
+    });
   });
 
   it("tails from a cursor in the middle of the log", async () => {
@@ -462,6 +501,75 @@ describe("AgentToolChildRunner", () => {
         error: "interrupted before the child could finish",
       });
       expect(child.turns).toEqual(["r1"]);
+    }
+  });
+
+  it("executes each turn in the host's run scope: tools of two live runs each tell their own run", async () => {
+    // Node's AsyncLocalStorage (core-runs type-checks without Node's types).
+    const { AsyncLocalStorage } = (
+      globalThis as unknown as { process: { getBuiltinModule(id: string): unknown } }
+    ).process.getBuiltinModule("node:async_hooks") as {
+      AsyncLocalStorage: new () => { getStore(): string | undefined; run<T>(store: string, run: () => T): T };
+    };
+    const scope = new AsyncLocalStorage();
+    const seen: Array<[label: string, runId: string | undefined]> = [];
+    let arrived = 0;
+    let releaseBoth = () => {};
+    const bothArrived = new Promise<void>((resolve) => {
+      releaseBoth = resolve;
+    });
+    const tools = {
+      measure: tool({
+        inputSchema: z.object({ label: z.string() }),
+        execute: async ({ label }) => {
+          // Both runs' tools are in flight before either goes on.
+          arrived += 1;
+          if (arrived === 2) releaseBoth();
+          await bothArrived;
+          seen.push([label, scope.getStore()]);
+          return label;
+        },
+      }),
+    };
+    const definition: AgentToolChildDefinition = {
+      agentType: "Gauge",
+      getTools: () => tools,
+      turn: async ({ input, messages, abortSignal }) =>
+        toUIMessageStream({
+          stream: streamText({
+            model: scriptedModel([toolCallsStep("measure", [["m", { label: input }]]), textStep(() => "done")]),
+            messages: await convertToModelMessages(messages, { tools }),
+            tools,
+            stopWhen: isStepCount(2),
+            abortSignal,
+          }).stream,
+          tools,
+        }),
+    };
+    const runner = new AgentToolChildRunner({
+      definition,
+      store: new InMemoryRunStore(),
+      runScope: (runId, run) => scope.run(runId, run),
+    });
+    await runner.start("a", "a");
+    await runner.start("b", "b");
+    await Promise.all([collect(runner.tail("a")), collect(runner.tail("b"))]);
+    expect(seen.sort()).toEqual([
+      ["a", "a"],
+      ["b", "b"],
+    ]);
+  });
+
+  it("refuses a maxRecoveryAttempts that is not a whole number ≥ 0", () => {
+    for (const maxRecoveryAttempts of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY]) {
+      expect(
+        () =>
+          new AgentToolChildRunner({
+            definition: echoChild("Echo"),
+            store: new InMemoryRunStore(),
+            maxRecoveryAttempts,
+          }),
+      ).toThrow(/maxRecoveryAttempts must be a whole number ≥ 0/);
     }
   });
 

@@ -4,17 +4,19 @@ import type { AgentToolChildDefinition } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
 import { type ChildTailOptions, openChildTail } from "./child-tail.js";
 import { type ChildTurnHost, runChildTurn, type TurnResume } from "./child-turn.js";
+import { AgentToolsError } from "./errors.js";
 import type { LiveRun } from "./live-run.js";
 import { LiveRunLog } from "./live-run-log.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
-import type {
-  AgentToolMilestone,
-  AgentToolProgressSnapshot,
-  AgentToolRunInspection,
-  AgentToolTailItem,
-  ChildRunStatus,
+import {
+  type AgentToolMilestone,
+  type AgentToolProgressSnapshot,
+  type AgentToolRunInspection,
+  type AgentToolTailItem,
+  type ChildRunStatus,
+  nextProgressSnapshot,
 } from "./protocol/index.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
 import type { RunRecord } from "./run-record.js";
@@ -31,10 +33,16 @@ export type AgentToolChildRunnerOptions = {
    * Keep the host alive while a turn runs after `start` returned (e.g. a Durable Object's `ctx.waitUntil`).
    */
   waitUntil?: (promise: Promise<unknown>) => void;
-  /** How many times a cut-off turn is resumed before the run ends as `error`. Default 3. */
+  /** How many times a cut-off turn is resumed before the run ends as `error` (a whole number ≥ 0). Default 3. */
   maxRecoveryAttempts?: number;
   /** Whether to resume a cut-off run (checked before each attempt). Default: always, within the attempts. */
   shouldKeepRecovering?: (run: RunRecord) => boolean;
+  /**
+   * Execute each turn inside a scope the host provides: `run` is everything the turn does (a resumed step's tool
+   * calls, `turn`, reading its stream), so with an `AsyncLocalStorage` keyed by `runId` code deep inside a turn (a
+   * tool's `execute`) can tell which run it works for, even with several runs live on one runner. Default: none.
+   */
+  runScope?: <TResult>(runId: string, run: () => TResult) => TResult;
 };
 
 /** A run's conversation as the child holds it at one point: what `getConversation` gives a drill-in. */
@@ -67,6 +75,7 @@ export class AgentToolChildRunner {
   readonly #recording = new Set<string>();
   readonly #waking = new Map<string, Promise<RunRecord | null>>();
   readonly #recovery: TurnRecoveryOptions;
+  readonly #runScope: NonNullable<AgentToolChildRunnerOptions["runScope"]>;
 
   constructor(options: AgentToolChildRunnerOptions) {
     this.#definition = options.definition;
@@ -75,11 +84,19 @@ export class AgentToolChildRunner {
     this.#clock = options.clock ?? systemClock;
     this.#sink = options.sink ?? getDefaultRunEventHub();
     this.#waitUntil = options.waitUntil;
+    this.#runScope = options.runScope ?? ((_runId, run) => run());
+    const maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
+    if (!Number.isSafeInteger(maxRecoveryAttempts) || maxRecoveryAttempts < 0) {
+      throw new AgentToolsError(
+        "INVALID_ARGUMENT",
+        `AgentToolChildRunner: maxRecoveryAttempts must be a whole number ≥ 0, got ${maxRecoveryAttempts}`,
+      );
+    }
     this.#recovery = {
       store: this.#store,
       clock: this.#clock,
       agentType: this.agentType,
-      maxRecoveryAttempts: options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS,
+      maxRecoveryAttempts,
       shouldKeepRecovering: options.shouldKeepRecovering ?? (() => true),
       canRunToolCalls: typeof options.definition.getTools === "function",
       emit: (event) => this.#emit(event),
@@ -214,11 +231,12 @@ export class AgentToolChildRunner {
     const entry = live.log.append(body);
     if (milestone) {
       live.milestones.push({ ...milestone, sequence: entry.sequence, at: entry.at });
-      // A milestone moves the latest snapshot on, keeping what it does not bring itself (the bar's fraction and
-      // message, and persisted data: a milestone's own data lives in the log).
-      const { name, data: _data, ...fields } = milestone;
+      // A milestone moves the latest snapshot on, keeping what it does not bring itself (the rule clients apply).
+      const { name, ...fields } = milestone;
       const given = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-      this.#recordProgress(runId, live, { ...live.progress, ...given, milestone: name, at: entry.at });
+      const report: AgentToolProgressSnapshot = { ...given, milestone: name, at: entry.at };
+      const next = nextProgressSnapshot(live.progress, report, "milestone");
+      if (next) this.#recordProgress(runId, live, next);
     }
     return entry.sequence;
   }
@@ -292,7 +310,8 @@ export class AgentToolChildRunner {
         lastSequence: log.lastSequence,
         onStoreError: () => live.controller.abort("store failed"),
       }),
-      progress: undefined,
+      // A resumed turn's milestones move on from the progress its cut turn had reached.
+      progress: record.progress,
       milestones: log.milestones,
       done: Promise.resolve(),
     };
@@ -308,7 +327,7 @@ export class AgentToolChildRunner {
       inspection: (final) => this.#inspection(final),
       ended: () => this.#live.delete(runId),
     };
-    const done = runChildTurn(host, record, live, resume);
+    const done = this.#runScope(runId, () => runChildTurn(host, record, live, resume));
     live.done = done;
     this.#waitUntil?.(done);
   }

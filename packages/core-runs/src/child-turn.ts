@@ -2,6 +2,7 @@ import type { UIMessage, UIMessageChunk } from "ai";
 import { assembleTurnMessage, type CompletedSteps } from "./assemble-message.js";
 import type { AgentToolChildDefinition, AgentToolTurnContext, AgentToolTurnStream } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
+import { readChildTurnResult } from "./child-result-hooks.js";
 import { closeCutStep } from "./close-cut-step.js";
 import { errorMessage } from "./errors.js";
 import type { LiveRun } from "./live-run.js";
@@ -183,17 +184,14 @@ async function turnEnding(context: {
       error: `The child called ${observer.unexecutedTools.map((name) => `"${name}"`).join(", ")}, which has no server-side execution; client-side tools are not available in an agent-tool run`,
     };
   }
-  const { definition } = host;
-  const { runId } = record;
-  let output = context.output;
   try {
-    if (definition.getAgentToolOutput) {
-      output = await definition.getAgentToolOutput({ runId, input: record.input, output });
-    }
-    const summary = definition.getAgentToolSummary
-      ? definition.getAgentToolSummary({ runId, output, text: observer.text })
-      : observer.text || outputAsText(output);
-    return { status: "completed", summary, output };
+    const result = await readChildTurnResult(host.definition, {
+      runId: record.runId,
+      input: record.input,
+      output: context.output,
+      text: observer.text,
+    });
+    return { status: "completed", ...result };
   } catch (hookError) {
     return { status: "error", error: `Reading the child's output failed: ${errorMessage(hookError)}` };
   }
@@ -206,16 +204,6 @@ function messageOrNone(message: UIMessage | null): UIMessage[] {
 
 function isTransient(chunk: UIMessageChunk): boolean {
   return (chunk as { transient?: unknown }).transient === true;
-}
-
-function outputAsText(output: unknown): string {
-  if (output === undefined || output === null) return "";
-  if (typeof output === "string") return output;
-  try {
-    return JSON.stringify(output) ?? "";
-  } catch {
-    return String(output);
-  }
 }
 
 function toReader(stream: AgentToolTurnStream): ReadableStreamDefaultReader<UIMessageChunk> {

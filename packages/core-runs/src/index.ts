@@ -5,7 +5,13 @@ export type { AgentToolChildReference } from "./agent-type.js";
 export { resolveAgentType } from "./agent-type.js";
 export type { CompletedSteps } from "./assemble-message.js";
 export { assembleMessage, completedSteps } from "./assemble-message.js";
-export type { AgentToolChildDefinition, AgentToolTurnContext, AgentToolTurnStream } from "./child-definition.js";
+export type {
+  AgentToolChildDefinition,
+  AgentToolOutputContext,
+  AgentToolSummaryContext,
+  AgentToolTurnContext,
+  AgentToolTurnStream,
+} from "./child-definition.js";
 export type { FormatAgentToolInput } from "./child-input-message.js";
 export { defaultFormatAgentToolInput, inputMessageId, toInputMessage } from "./child-input-message.js";
 export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child-runner.js";
@@ -85,5 +91,6 @@ export { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
 export type { TailRetryDecision, TailRetryPolicy, TailRetryState } from "./tail-retry-policy.js";
 export { DEFAULT_TAIL_RETRY_POLICY, nextTailRetry } from "./tail-retry-policy.js";
 export { TurnObserver } from "./turn-observer.js";
+export { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./turn-recovery.js";
 export type { PendingToolCall, TurnRecoveryPlan } from "./turn-recovery-plan.js";
 export { planTurnRecovery } from "./turn-recovery-plan.js";

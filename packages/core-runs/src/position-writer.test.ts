@@ -40,6 +40,29 @@ describe("PositionWriter: bounded writes of the parent's position in a followed 
     expect(store.stats.writes).toBe(4);
   });
 
+  it("durable(sequence) writes now, inside the interval, and tells once the entry is stored", async () => {
+    const { store, writer } = await world();
+    writer.add(entry(1));
+    await flushMicrotasks();
+    writer.add(entry(2));
+    writer.add(entry(3));
+    await flushMicrotasks();
+    expect((await store.getRun("r1"))?.lastSequence).toBe(1); // the interval holds entries 2 and 3
+    expect(await writer.durable(2)).toBe(true);
+    expect((await store.getRun("r1"))?.lastSequence).toBe(3);
+    expect(await writer.durable(1)).toBe(true);
+  });
+
+  it("durable(sequence) tells false when the writer is closed before the entry is stored", async () => {
+    const { store, writer } = await world();
+    store.appendLog = () => Promise.reject(new Error("storage busy"));
+    writer.add(entry(1));
+    const isStored = writer.durable(1);
+    await flushMicrotasks();
+    await writer.close();
+    expect(await isStored).toBe(false);
+  });
+
   it("flush writes everything now, with the latest progress", async () => {
     const { store, writer } = await world();
     writer.add(entry(1));

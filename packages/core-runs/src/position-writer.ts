@@ -10,7 +10,8 @@ export const DEFAULT_FOLLOW_WRITE_INTERVAL_MS = 500;
  * progress — so that after a restart it re-attaches from there (clients are not sent again what they hold) and replay
  * reads it without waking the child. Writes are bounded: at most one in flight, and at most one per `intervalMs`;
  * entries forwarded meanwhile go into the next write (so a crash re-sends at most one interval of chunks, which
- * clients dedupe by sequence). `flush()` writes everything now (before a terminal is recorded).
+ * clients dedupe by sequence). `flush()` writes everything now (before a terminal is recorded); `durable(sequence)`
+ * writes without waiting for the interval and tells when an entry is stored (what a hook fired once needs).
  * @internal
  */
 export class PositionWriter {
@@ -27,6 +28,12 @@ export class PositionWriter {
   #timer: TimerHandle | null = null;
   #lastWriteAt = Number.NEGATIVE_INFINITY;
   #isClosed = false;
+  /** The highest sequence stored. */
+  #durableSequence = Number.NEGATIVE_INFINITY;
+  /** `durable()` calls waiting for their sequence to be stored. */
+  #waiters: Array<{ sequence: number; resolve: (isDurable: boolean) => void }> = [];
+  /** A `durable()` call waits: the next write goes out without waiting for the interval. */
+  #isUrgent = false;
 
   constructor(options: { store: RunStore; clock: Clock; runId: string; intervalMs: number }) {
     this.#store = options.store;
@@ -69,12 +76,29 @@ export class PositionWriter {
     if (progress === this.#progress) this.#progressDirty = false;
   }
 
+  /**
+   * Resolves `true` once the entry `sequence` (already added) is stored, written now rather than at the end of the
+   * interval; after a failed write it waits for the next one (an interval later). Resolves `false` if the writer is closed
+   * first (the run was cleared).
+   */
+  durable(sequence: number): Promise<boolean> {
+    if (sequence <= this.#durableSequence) return Promise.resolve(true);
+    if (this.#isClosed) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      this.#waiters.push({ sequence, resolve });
+      this.#isUrgent = true;
+      this.#cancelTimer();
+      this.#schedule();
+    });
+  }
+
   /** Stop writing (the run was cleared); waits for a write in flight, drops the rest. */
   async close(): Promise<void> {
     this.#isClosed = true;
     this.#cancelTimer();
     if (this.#writing !== null) await this.#writing;
     this.#unwritten = [];
+    for (const waiter of this.#waiters.splice(0)) waiter.resolve(false);
   }
 
   #hasWork(): boolean {
@@ -83,7 +107,7 @@ export class PositionWriter {
 
   #schedule(): void {
     if (this.#writing || this.#timer !== null) return;
-    const wait = this.#lastWriteAt + this.#intervalMs - this.#clock.now();
+    const wait = this.#isUrgent ? 0 : this.#lastWriteAt + this.#intervalMs - this.#clock.now();
     if (wait <= 0) {
       void this.#write();
       return;
@@ -104,6 +128,7 @@ export class PositionWriter {
     const progress = this.#progressDirty ? this.#progress : undefined;
     this.#inFlight = this.#unwritten.length;
     this.#progressDirty = false;
+    this.#isUrgent = false;
     this.#lastWriteAt = this.#clock.now();
     const writing = (async () => {
       try {
@@ -131,5 +156,10 @@ export class PositionWriter {
       ...(progress ? { progress } : {}),
       updatedAt: this.#clock.now(),
     });
+    if (!last) return;
+    this.#durableSequence = Math.max(this.#durableSequence, last.sequence);
+    const stored = this.#waiters.filter((waiter) => waiter.sequence <= this.#durableSequence);
+    this.#waiters = this.#waiters.filter((waiter) => waiter.sequence > this.#durableSequence);
+    for (const waiter of stored) waiter.resolve(true);
   }
 }

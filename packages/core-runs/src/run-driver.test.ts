@@ -191,44 +191,80 @@ describe("run driver: a parent restarted while it follows a run (SPEC §9)", () 
     await running;
   });
 
-  it("does not fire onProgress again for a snapshot reported before the restart", async () => {
+  /**
+   * A parent following run `r1` of the scripted child, its `onProgress` calls in `seen`; `restart()` is the crash: a
+   * new registry on the same store, whose calls go to `seenAfter`. (The old instance stays in this process: a test
+   * cannot kill it; only the restarted one's hook counts.)
+   */
+  async function followedRun() {
     const seen: string[] = [];
     const seenAfter: string[] = [];
     const hooksOf = (into: string[]): AgentToolHooks => ({
-      onProgress: (run, snapshot) => void into.push(`${run.runId}:${snapshot.message}`),
+      onProgress: (run, snapshot) => void into.push(`${run.runId}:${snapshot.milestone ?? snapshot.message}`),
     });
     const before = world({ hooks: hooksOf(seen) });
     void before.registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
     const run = before.scripted.run("r1");
     const context = await run.context;
-    await settle();
-    context.publishEphemeral(progressChunk({ message: "half", fraction: 0.5, at: before.clock.now() }), {
-      message: "half",
-      fraction: 0.5,
-      at: before.clock.now(),
-    });
-    await settle();
-    await before.clock.advanceBy(5_000);
-    expect(seen).toEqual(["r1:half"]);
+    const restart = () =>
+      new AgentToolRegistry({
+        store: before.store,
+        transport: before.transport,
+        clock: before.clock,
+        hooks: hooksOf(seenAfter),
+      });
+    return { ...before, seen, seenAfter, run, context, restart };
+  }
 
-    const restarted = new AgentToolRegistry({
-      store: before.store,
-      transport: before.transport,
-      clock: before.clock,
-      hooks: hooksOf(seenAfter),
+  it("does not fire onProgress again for a milestone reported less than a position write before the crash", async () => {
+    const { clock, store, seen, seenAfter, run, context, restart } = await followedRun();
+    // The parent's first position write goes out at once; the next one waits for the write interval (500 ms).
+    run.emit({ type: "start" });
+    await clock.advanceBy(0);
+    await settle();
+    expect((await store.getRun("r1"))?.lastSequence).toBe(1);
+    const at = clock.now();
+    context.appendChunk({ type: "data-agent-milestone", data: { milestone: "parsed", at } } as UIMessageChunk, {
+      name: "parsed",
     });
+    await clock.advanceBy(0);
+    await settle();
+    expect(seen).toEqual(["r1:parsed"]);
+
+    // The parent crashes now, before the interval's timer fires: a new registry on the same store takes over.
+    const restarted = restart();
     const collected = restarted.waitForAgentToolRun("r1");
     await settle();
-    context.publishEphemeral(progressChunk({ message: "almost", fraction: 0.9, at: before.clock.now() }), {
-      message: "almost",
-      fraction: 0.9,
-      at: before.clock.now(),
-    });
+    run.emit({ type: "finish" });
+    run.complete();
+    await clock.advanceBy(0);
+    await collected;
+    await restarted.whenIdle();
+    expect(seenAfter).toEqual([]);
+  });
+
+  it("does not fire onProgress again for a snapshot reported before the restart", async () => {
+    const { clock, seen, seenAfter, run, context, restart } = await followedRun();
+    await settle();
+    const report = (message: string, fraction: number) =>
+      context.publishEphemeral(progressChunk({ message, fraction, at: clock.now() }), {
+        message,
+        fraction,
+        at: clock.now(),
+      });
+    report("half", 0.5);
+    await settle();
+    await clock.advanceBy(5_000);
+    expect(seen).toEqual(["r1:half"]);
+
+    const restarted = restart();
+    const collected = restarted.waitForAgentToolRun("r1");
+    await settle();
+    report("almost", 0.9);
     await settle();
     run.complete();
     await collected;
     await restarted.whenIdle();
-    // The old instance is still in this process (a test cannot kill it); only the restarted one's hook counts.
     expect(seenAfter).toEqual(["r1:almost"]);
   });
 });

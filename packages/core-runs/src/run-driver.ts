@@ -8,6 +8,7 @@ import {
   type AgentToolRunInspection,
   type AgentToolTailItem,
   isLiveStatus,
+  nextProgressSnapshot,
   readProgressChunk,
 } from "./protocol/index.js";
 import type { AgentToolRunOutcome } from "./registry-options.js";
@@ -75,6 +76,8 @@ export class RunDriver {
   #ending: "none" | "stopping" | "cleared" = "none";
   #lastSequence: number;
   #progress: AgentToolProgressSnapshot | undefined;
+  /** The `onProgress` calls, in the order of the reports. */
+  #hooks: Promise<void> = Promise.resolve();
   #resolve: (record: RunRecord | null) => void = () => {};
   #reject: (error: unknown) => void = () => {};
   #isSettled = false;
@@ -284,8 +287,8 @@ export class RunDriver {
         this.#lastSequence = entry.sequence;
         this.#writer.add(entry);
         runtime.send(entryFrame(this.#record, entry));
-        const snapshot = readProgressChunk(entry.body, entry.at);
-        if (snapshot) this.#onProgress(snapshot, entry.sequence, true);
+        const report = readProgressChunk(entry.body, entry.at);
+        if (report) this.#onProgress(report, "milestone", entry.sequence, true);
       }
       return isNew;
     }
@@ -298,7 +301,7 @@ export class RunDriver {
     const isNews = item.catchUp !== true || snapshot.at > (this.#progress?.at ?? Number.NEGATIVE_INFINITY);
     if (!isNews) return false;
     this.#notify(item);
-    this.#onProgress(snapshot, undefined, item.catchUp !== true || !this.#isReattach);
+    this.#onProgress(snapshot, "progress", undefined, item.catchUp !== true || !this.#isReattach);
     return true;
   }
 
@@ -312,10 +315,24 @@ export class RunDriver {
     }
   }
 
-  #onProgress(snapshot: AgentToolProgressSnapshot, sequence: number | undefined, fireHook: boolean): void {
+  /**
+   * A report the child made: it moves the run's progress on by the rule clients apply (so a replay gives what they
+   * hold: a milestone keeps the bar's fields, a report older than the progress held changes nothing), and is told to
+   * listeners and, with `fireHook`, to `onProgress`.
+   */
+  #onProgress(
+    report: AgentToolProgressSnapshot,
+    kind: "progress" | "milestone",
+    sequence: number | undefined,
+    fireHook: boolean,
+  ): void {
     const { runtime } = this.#options;
-    this.#progress = snapshot;
-    this.#writer.progress(snapshot);
+    const next = nextProgressSnapshot(this.#progress, report, kind);
+    if (next) {
+      this.#progress = next;
+      this.#writer.progress(next);
+    }
+    const snapshot = next ?? nextProgressSnapshot(undefined, report, kind) ?? report;
     runtime.emit({
       type: "agent_tool:run:progress",
       runId: this.runId,
@@ -327,10 +344,15 @@ export class RunDriver {
       ...(sequence !== undefined ? { sequence } : {}),
     });
     const onProgress = runtime.hooks.onProgress;
-    if (onProgress && fireHook) {
-      const run = toRunInfo({ ...this.#record, progress: snapshot });
-      void runtime.callHook("onProgress", this.#record, () => onProgress(run, snapshot));
-    }
+    if (!onProgress || !fireHook) return;
+    const run = toRunInfo({ ...this.#record, progress: snapshot });
+    // A milestone's hook fires once its entry is stored with the position (written now, not at the end of the write
+    // interval): a parent restarted after the hook re-attaches after it, so the hook is not fired again. Hooks start in
+    // the order of the reports (none waits for another to finish).
+    const isStored = sequence === undefined ? true : this.#writer.durable(sequence);
+    this.#hooks = this.#hooks.then(async () => {
+      if (await isStored) void runtime.callHook("onProgress", this.#record, () => onProgress(run, snapshot));
+    });
   }
 
   /** Write the start acknowledgement (once); then deliver a cancel that was waiting for it. */

@@ -579,7 +579,8 @@ describe("createProgressReporter through a parent registry", () => {
       [null, 0.75],
       ["half-way", 0.5],
       [null, 1],
-      ["imported", null],
+      // A milestone's snapshot is the run's progress after it: it keeps the bar's fraction it does not bring.
+      ["imported", 1],
     ]);
     expect(progressCalls[1]?.snapshot).toEqual({
       fraction: 0.5,

@@ -12,9 +12,12 @@ export { recoverAgentToolRuns } from "./recover-agent-tool-runs.js";
 // events
 export type {
   RecoveryDoneEvent,
+  RecoveryDoneFields,
   RecoveryEvent,
   RecoveryRowEvent,
   RecoveryRowFailedEvent,
+  RecoveryRowFailedFields,
+  RecoveryRowFields,
   RecoveryRowOutcome,
 } from "./recovery-events.js";
 // options and policy

@@ -192,26 +192,14 @@ describe("recoverAgentToolRuns: a child that finished while the parent was down"
     expect(world.finished).toEqual(["done:completed"]);
     // The parent kept its own copy of the log: replaying the run does not wake the child.
     expect((await world.store.readLog("done")).map((entry) => entry.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(world.rowEvents()).toEqual([
-      {
-        type: "agent_tool:recovery:row",
-        runId: "done",
-        agentType: "Scripted",
-        outcome: "finalized",
-        status: "completed",
-        durationMs: 0,
-        at: T0,
-      },
-    ]);
+    const row = { runId: "done", agentType: "Scripted", outcome: "finalized", status: "completed", durationMs: 0 };
+    // `payload`: what the origin page's observability example logs (`event.payload`).
+    expect(world.rowEvents()).toEqual([{ type: "agent_tool:recovery:row", ...row, payload: row, at: T0 }]);
+    const done = { rows: 1, finalized: 1, reattached: 0, interrupted: 0, cleared: 0, failed: 0, durationMs: 0 };
     expect(world.events.find((event) => event.type === "agent_tool:recovery:done")).toEqual({
       type: "agent_tool:recovery:done",
-      rows: 1,
-      finalized: 1,
-      reattached: 0,
-      interrupted: 0,
-      cleared: 0,
-      failed: 0,
-      durationMs: 0,
+      ...done,
+      payload: done,
       at: T0,
     });
   });
@@ -358,6 +346,7 @@ describe("recoverAgentToolRuns: a live child", () => {
       status: "running",
     });
     expect(world.rowEvents()[0]).toMatchObject({ outcome: "interrupted", reason: "no-progress" });
+    expect(world.rowEvents()[0]?.payload).toEqual(report.rows[0]);
 
     // The typed reason is persisted and replayed to clients.
     const replayed: AgentToolEventFrame[] = [];
@@ -740,8 +729,9 @@ describe("recoverAgentToolRuns: bounded and single-flight", () => {
     ).done;
     expect(report.rows).toEqual([]);
     expect(report.failures).toEqual([{ runId: "doomed", agentType: "Scripted", error: new Error("disk full") }]);
+    const failed = { runId: "doomed", agentType: "Scripted", errorName: "Error" };
     expect(events.filter((event) => event.type.startsWith("agent_tool:recovery:"))).toEqual([
-      { type: "agent_tool:recovery:row_failed", runId: "doomed", agentType: "Scripted", errorName: "Error", at: T0 },
+      { type: "agent_tool:recovery:row_failed", ...failed, payload: failed, at: T0 },
       expect.objectContaining({ type: "agent_tool:recovery:done", rows: 1, failed: 1 }),
     ]);
     expect((await world.store.getRun("doomed"))?.status).toBe("running");

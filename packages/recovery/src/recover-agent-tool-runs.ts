@@ -5,27 +5,23 @@ import {
   isHardTerminalStatus,
   type RegistryExtension,
   type RunRecord,
-  type RunStatus,
 } from "@agent-tools/core-runs";
 import { classifyRun } from "./classify-run.js";
 import { reattachRun } from "./reattach.js";
 import { interruptedOutcome } from "./reattach-policy.js";
-import type { RecoveryEvent, RecoveryRowOutcome } from "./recovery-events.js";
+import {
+  type RecoveryDoneEvent,
+  type RecoveryEvent,
+  type RecoveryRowEvent,
+  type RecoveryRowFailedEvent,
+  type RecoveryRowFields,
+  type RecoveryRowOutcome,
+  recoveryEvent,
+} from "./recovery-events.js";
 import { type RecoverAgentToolRunsOptions, resolveRecoveryOptions } from "./recovery-options.js";
 
 /** How one row came out of recovery. */
-export type RecoveryRowReport = {
-  runId: string;
-  agentType: string;
-  outcome: RecoveryRowOutcome;
-  /** The run's status after recovery. */
-  status: RunStatus;
-  /** Set when `outcome` is `interrupted`. */
-  reason?: AgentToolInterruptedReason;
-  /** Set when `outcome` is `interrupted`. */
-  childStillRunning?: boolean;
-  durationMs: number;
-};
+export type RecoveryRowReport = RecoveryRowFields;
 
 /** A row whose recovery threw (e.g. the store failed); it was left as it was. */
 export type RecoveryRowFailure = { runId: string; agentType: string; error: unknown };
@@ -129,17 +125,22 @@ async function recover(
     failures: results.flatMap((result) => (result.kind === "failed" ? [result.failure] : [])),
   };
   const count = (outcome: RecoveryRowOutcome) => report.rows.filter((row) => row.outcome === outcome).length;
-  emit(extension, {
-    type: "agent_tool:recovery:done",
-    rows: records.length,
-    finalized: count("finalized"),
-    reattached: count("reattached"),
-    interrupted: count("interrupted"),
-    cleared: report.cleared.length,
-    failed: report.failures.length,
-    durationMs: report.durationMs,
-    at: report.completedAt,
-  });
+  emit(
+    extension,
+    recoveryEvent<RecoveryDoneEvent>(
+      "agent_tool:recovery:done",
+      {
+        rows: records.length,
+        finalized: count("finalized"),
+        reattached: count("reattached"),
+        interrupted: count("interrupted"),
+        cleared: report.cleared.length,
+        failed: report.failures.length,
+        durationMs: report.durationMs,
+      },
+      report.completedAt,
+    ),
+  );
   return report;
 }
 
@@ -150,13 +151,14 @@ async function recoverRowSafely(extension: Extension, record: RunRecord, context
   try {
     return await recoverRow(extension, record, context);
   } catch (error) {
-    emit(extension, {
-      type: "agent_tool:recovery:row_failed",
-      runId,
-      agentType,
-      errorName: error instanceof Error ? error.name : typeof error,
-      at: extension.clock.now(),
-    });
+    emit(
+      extension,
+      recoveryEvent<RecoveryRowFailedEvent>(
+        "agent_tool:recovery:row_failed",
+        { runId, agentType, errorName: error instanceof Error ? error.name : typeof error },
+        extension.clock.now(),
+      ),
+    );
     return { kind: "failed", failure: { runId, agentType, error } };
   }
 }
@@ -226,16 +228,7 @@ async function recoverRow(extension: Extension, record: RunRecord, context: RowC
       ? { childStillRunning: final.childStillRunning }
       : {}),
   };
-  emit(extension, {
-    type: "agent_tool:recovery:row",
-    runId,
-    agentType,
-    outcome,
-    status: final.status,
-    durationMs,
-    at: clock.now(),
-    ...(report.reason !== undefined ? { reason: report.reason } : {}),
-  });
+  emit(extension, recoveryEvent<RecoveryRowEvent>("agent_tool:recovery:row", report, clock.now()));
   return { kind: "recovered", report };
 }
 

@@ -9,9 +9,8 @@ export type RecoveryRowOutcome =
   /** Recovery gave up on the run: it is `interrupted` with a `reason`. */
   | "interrupted";
 
-/** One recovered row, emitted as `agent_tool:recovery:row` through the registry's sink. */
-export type RecoveryRowEvent = {
-  type: "agent_tool:recovery:row";
+/** What one recovered row's event says (also its `payload`). */
+export type RecoveryRowFields = {
   runId: string;
   agentType: string;
   outcome: RecoveryRowOutcome;
@@ -19,23 +18,32 @@ export type RecoveryRowEvent = {
   status: RunStatus;
   /** Set when `outcome` is `interrupted`. */
   reason?: AgentToolInterruptedReason;
+  /** Set when `outcome` is `interrupted`. */
+  childStillRunning?: boolean;
   /** Time spent recovering this row (ms of the registry's clock). */
   durationMs: number;
-  at: number;
 };
+
+/**
+ * One recovered row, emitted as `agent_tool:recovery:row` through the registry's sink. Its fields are also its
+ * `payload`, which the origin design's observability example logs (`event.payload`).
+ */
+export type RecoveryRowEvent = { type: "agent_tool:recovery:row" } & RecoveryRowFields & {
+    payload: RecoveryRowFields;
+    at: number;
+  };
+
+/** What a failed row's event says (also its `payload`). */
+export type RecoveryRowFailedFields = { runId: string; agentType: string; errorName: string };
 
 /** The row's recovery threw (a store failure): the row was left as it was, for the next start-up. */
-export type RecoveryRowFailedEvent = {
-  type: "agent_tool:recovery:row_failed";
-  runId: string;
-  agentType: string;
-  errorName: string;
-  at: number;
-};
+export type RecoveryRowFailedEvent = { type: "agent_tool:recovery:row_failed" } & RecoveryRowFailedFields & {
+    payload: RecoveryRowFailedFields;
+    at: number;
+  };
 
-/** The summary of one recovery, emitted as `agent_tool:recovery:done`. */
-export type RecoveryDoneEvent = {
-  type: "agent_tool:recovery:done";
+/** What the summary event says (also its `payload`). */
+export type RecoveryDoneFields = {
   /** Rows that were `starting`/`running` when recovery began. */
   rows: number;
   finalized: number;
@@ -46,8 +54,25 @@ export type RecoveryDoneEvent = {
   /** Rows whose recovery threw (see `agent_tool:recovery:row_failed`). */
   failed: number;
   durationMs: number;
-  at: number;
 };
+
+/** The summary of one recovery, emitted as `agent_tool:recovery:done`. */
+export type RecoveryDoneEvent = { type: "agent_tool:recovery:done" } & RecoveryDoneFields & {
+    payload: RecoveryDoneFields;
+    at: number;
+  };
 
 /** Every event this package emits. */
 export type RecoveryEvent = RecoveryRowEvent | RecoveryRowFailedEvent | RecoveryDoneEvent;
+
+/**
+ * An event of this package with its fields, and the same fields as its `payload`.
+ * @internal
+ */
+export function recoveryEvent<TEvent extends RecoveryEvent>(
+  type: TEvent["type"],
+  fields: TEvent["payload"],
+  at: number,
+): TEvent {
+  return { type, ...fields, payload: fields, at } as TEvent;
+}

@@ -191,6 +191,11 @@ export class Assistant extends AgentToolParent<Env> {
     this.#hooks().count(run.runId, `finish:${result.status}`);
   }
 
+  protected override registryOptions() {
+    const interval = this.env.FOLLOW_WRITE_INTERVAL_MS;
+    return interval !== undefined && interval !== "" ? { followWriteIntervalMs: Number(interval) } : {};
+  }
+
   protected override recoveryOptions(): RecoverAgentToolRunsOptions {
     const bindings = this.env as unknown as Record<string, unknown>;
     return Object.fromEntries(

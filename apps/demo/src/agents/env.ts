@@ -17,6 +17,11 @@ export type Env = ModelEnv &
     DEBUG?: string;
     /** Test knobs (fault tests). How often a background run is re-followed after a restart, in ms. */
     DETACHED_WATCH_INTERVAL_MS?: string;
+    /**
+     * How often, at most, the Assistant persists its position in a followed run, in ms (default 500). `0` writes every
+     * forwarded entry at once: a crash then finds all of them stored (recovery tests).
+     */
+    FOLLOW_WRITE_INTERVAL_MS?: string;
     /** How long a background delivery's claim holds before it may be retried, in ms (default 60 s). */
     DEMO_DELIVERY_LEASE_MS?: string;
     /** "1": a child's `agentToolStart` never answers nor records the run (fault tests: "before the child starts"). */

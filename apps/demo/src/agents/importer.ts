@@ -79,7 +79,7 @@ export class Importer extends DemoChild<ImporterEnv> {
     return reportProgress.wrapTurnStream(importChunks());
   }
 
-  getAgentToolSummary({ output }: { output: unknown }) {
+  override getAgentToolSummary({ output }: { output: unknown }) {
     return `Imported ${(output as { rows: number }).rows} rows`;
   }
 }

@@ -52,7 +52,7 @@ export class Summarizer extends DemoChild<Env> {
     );
   }
 
-  getAgentToolSummary({ output }: { output: unknown }) {
+  override getAgentToolSummary({ output }: { output: unknown }) {
     const summary = output as Summary | undefined;
     return summary ? `${summary.title}: ${summary.bullets.join("; ")}` : "";
   }

@@ -2,12 +2,22 @@ import { DurableObject } from "cloudflare:workers";
 import {
   type AgentToolChildDefinition,
   AgentToolChildRunner,
+  type AgentToolOutputContext,
   type AgentToolRunInspection,
+  type AgentToolSummaryContext,
   type AgentToolTailItem,
   type AgentToolTurnContext,
   type AgentToolTurnStream,
+  DEFAULT_MAX_RECOVERY_ATTEMPTS,
+  type RunRecord,
   systemClock,
 } from "@agent-tools/core-runs";
+import {
+  createProgressReporter,
+  type ProgressReporter,
+  type ProgressUpdate,
+  type ReportProgressOptions,
+} from "@agent-tools/progress";
 import type { UIMessage, UIMessageChunk } from "ai";
 import type { AgentToolChildChatRpc, AgentToolChildRpc } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
@@ -15,6 +25,16 @@ import { toNdjson } from "../adapters/ndjson.js";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
 import { ChildChatStore, childChatRunId, isChildChatInput } from "./child-chat-store.js";
 import { serveDrillIn } from "./drill-in-socket.js";
+import { createRunContext } from "./run-context.js";
+
+/** The run a turn's code works for, and its progress reporter (one per turn). */
+type RunScope = { runId: string; reporter: ProgressReporter };
+
+const OUTSIDE_RUN_WARNING =
+  "this.reportProgress was called outside a run of this child (not from its turn nor a tool of it): progress is ignored.";
+const NO_RUN_CONTEXT_WARNING =
+  "this.reportProgress needs the nodejs_compat (or nodejs_als) compatibility flag: without AsyncLocalStorage the " +
+  "child cannot tell which run reports, so progress is ignored.";
 
 /** Default `agentToolWakeIntervalMs`: while a run is live, the child's alarm wakes it at least this often (5 s). */
 export const DEFAULT_CHILD_WAKE_INTERVAL_MS = 5_000;
@@ -47,14 +67,67 @@ export abstract class AgentToolChild<TEnv = unknown>
 {
   /** How often, at most, the alarm wakes this child while a run is live. */
   protected readonly agentToolWakeIntervalMs: number = DEFAULT_CHILD_WAKE_INTERVAL_MS;
+  /**
+   * How many times a turn cut by an eviction, a deploy or a crash is resumed before its run ends `error`
+   * ("interrupted before the child could finish"). Default 3; `0` never resumes a cut turn.
+   */
+  protected readonly maxRecoveryAttempts: number = DEFAULT_MAX_RECOVERY_ATTEMPTS;
   #store: DurableObjectRunStore | undefined;
   #runner: AgentToolChildRunner | undefined;
   #chats: ChildChatStore | undefined;
   /** Per conversation, the answer in flight: a conversation's messages are answered one at a time. */
   readonly #chatQueues = new Map<string, Promise<unknown>>();
+  /** The run whose turn the code running now belongs to (every turn executes inside it). */
+  readonly #runContext = createRunContext<RunScope>();
+  /** The reporter of code outside any run: reports nothing, warns once. */
+  #outsideRun: ProgressReporter | undefined;
 
   /** Run one turn of `context.runId`: everything it yields goes into the run's durable log. */
   protected abstract turn(context: AgentToolTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
+
+  /**
+   * The run's structured output, read right after its turn resolves (so store it before the turn ends). It takes one
+   * context object, `getAgentToolOutput({ runId, input, output })`, not the origin page's positional `(runId)`: untyped
+   * code that uses the context as the runId ends the run `error` naming this signature. Default: what the turn passed
+   * to `setOutput`.
+   */
+  protected getAgentToolOutput?(context: AgentToolOutputContext): unknown;
+
+  /**
+   * The run's summary, read after its output. It takes one context object, `getAgentToolSummary({ runId, output, text })`,
+   * not the origin page's positional `(runId, output)`: untyped code with two parameters ends the run `error` naming
+   * this signature. Default: the turn's assistant text, else the output as text.
+   */
+  protected getAgentToolSummary?(context: AgentToolSummaryContext): string;
+
+  /**
+   * Whether to resume a cut run, asked before each attempt (within `maxRecoveryAttempts`) with the run's row
+   * (`recoveryAttempts` counts the attempts so far, `startedAt` when it started). `false`, or a throw, ends the run
+   * `error`. Default: always.
+   */
+  protected shouldKeepRecovering?(run: RunRecord): boolean;
+
+  /**
+   * Report progress of the run whose turn is running this code — for instance from the `execute` of a tool of
+   * `getTools()` — with no run id to pass: the same `reportProgress` as `@agent-tools/progress`'s, one reporter per
+   * turn. Ephemeral progress (`fraction`, `message`, `phase`, `data`) is coalesced (200 ms, the last value always
+   * sent, `fraction: 1` at once) and reaches the parent's clients as a transient `data-agent-progress` chunk; a
+   * `milestone` is a durable `data-agent-milestone` chunk in the run's log. Invalid input rejects with an
+   * `AgentToolsError` (`INVALID_ARGUMENT`). Outside a run (and in a runtime without `AsyncLocalStorage`: it needs the
+   * `nodejs_compat` flag) it does nothing and warns once. Each run reports for itself, also when one child object has
+   * several runs live (direct chats).
+   */
+  protected reportProgress<TData = unknown>(
+    update: ProgressUpdate<TData>,
+    options?: ReportProgressOptions,
+  ): Promise<void> {
+    const scope = this.#runContext?.getStore();
+    if (scope) return scope.reporter(update, options);
+    const warning = this.#runContext ? OUTSIDE_RUN_WARNING : NO_RUN_CONTEXT_WARNING;
+    // biome-ignore lint/suspicious/noConsole: SPEC §7 asks for one development warning outside a run.
+    this.#outsideRun ??= createProgressReporter(null, { warn: () => console.warn(warning) });
+    return this.#outsideRun(update, options);
+  }
 
   /** The child's agentType: its class's `static agentType`, else its class name. */
   get agentType(): string {
@@ -64,37 +137,56 @@ export abstract class AgentToolChild<TEnv = unknown>
 
   /** The child's definition for the runner; override the optional hooks on the subclass instead of this. */
   protected definition(): AgentToolChildDefinition {
-    const hooks = this as unknown as Partial<
-      Pick<AgentToolChildDefinition, "formatAgentToolInput" | "getAgentToolOutput" | "getAgentToolSummary" | "getTools">
-    >;
+    const hooks = this as unknown as Partial<Pick<AgentToolChildDefinition, "formatAgentToolInput" | "getTools">>;
     const format = hooks.formatAgentToolInput?.bind(this);
     return {
       agentType: this.agentType,
       // A direct-chat run answers its message with the conversation so far before it.
-      turn: (context) =>
-        isChildChatInput(context.input)
+      turn: async (context) => {
+        const stream = await (isChildChatInput(context.input)
           ? this.turn({
               ...context,
               messages: [...this.#chatStore().messages(context.input.conversation), ...context.messages],
             })
-          : this.turn(context),
+          : this.turn(context));
+        // A value `reportProgress` still holds is sent before the run ends.
+        const scope = this.#runContext?.getStore();
+        return scope?.runId === context.runId ? scope.reporter.wrapTurnStream(stream) : stream;
+      },
       formatAgentToolInput: (input, options) =>
         isChildChatInput(input) ? input.message : format ? format(input, options) : defaultInput(input),
-      ...(hooks.getAgentToolOutput ? { getAgentToolOutput: hooks.getAgentToolOutput.bind(this) } : {}),
-      ...(hooks.getAgentToolSummary ? { getAgentToolSummary: hooks.getAgentToolSummary.bind(this) } : {}),
+      ...(this.getAgentToolOutput ? { getAgentToolOutput: this.getAgentToolOutput.bind(this) } : {}),
+      ...(this.getAgentToolSummary ? { getAgentToolSummary: this.getAgentToolSummary.bind(this) } : {}),
       ...(hooks.getTools ? { getTools: hooks.getTools.bind(this) } : {}),
     };
   }
 
   /** The runner of this child's runs (created on first use). */
   protected get runner(): AgentToolChildRunner {
-    this.#runner ??= new AgentToolChildRunner({
+    if (this.#runner) return this.#runner;
+    const runContext = this.#runContext;
+    const runner: AgentToolChildRunner = new AgentToolChildRunner({
       definition: this.definition(),
       store: this.#runStore(),
       clock: systemClock,
       waitUntil: (promise) => this.ctx.waitUntil(promise),
+      maxRecoveryAttempts: this.maxRecoveryAttempts,
+      ...(this.shouldKeepRecovering ? { shouldKeepRecovering: this.shouldKeepRecovering.bind(this) } : {}),
+      ...(runContext
+        ? {
+            runScope: (runId, run) => {
+              const reporter = createProgressReporter({
+                appendChunk: (body, milestone) => runner.appendChunk(runId, body, milestone),
+                publishEphemeral: (body, snapshot) => runner.publishEphemeral(runId, body, snapshot),
+                clock: systemClock,
+              });
+              return runContext.run({ runId, reporter }, run);
+            },
+          }
+        : {}),
     });
-    return this.#runner;
+    this.#runner = runner;
+    return runner;
   }
 
   async agentToolStart(runId: string, input: unknown): Promise<AgentToolRunInspection> {

@@ -4,7 +4,8 @@
  * routed by `routeAgentToolRequest` under `/agents/parent/<name>/…`.
  *
  * - `Echo` answers its input (a tool run: `{ text }`; a direct chat: the last user message) word by word, `ECHO_PACE_MS`
- *   apart, and says how many user messages its conversation holds.
+ *   apart, and says how many user messages its conversation holds. `ECHO_MAX_RECOVERY_ATTEMPTS` sets its
+ *   `maxRecoveryAttempts`.
  * - `Parent` answers a chat message by calling its `echo` tool once (or `note`, a plain tool that writes the text with
  *   its call id, with `PARENT_TOOL=note`; `GET /test/notes` reads them), then saying what the tool said. It asks for
  *   `authorization: Bearer <PARENT_KEY>` (or `?key=`) when `PARENT_KEY` is set. With `PRELIMINARY=1` its tool streams
@@ -22,6 +23,11 @@
  * - `Lookout` (binding `LOOKOUT`) gives its model two tools, `fast` and `slow`, which it calls in one step, then says what
  *   they answered; it hands them to the runner too (`getTools`). Each tool counts its runs in the child's storage
  *   (the drill-in JSON's `toolRuns`); with `LOOKOUT_HOLD_SLOW=1`, `slow` never answers.
+ * - `Gauge` (binding `GAUGE`) has its model call one tool of its `getTools()`, `measure`, which reports progress with the
+ *   child's own `this.reportProgress`, named after the run's input text: a milestone, then — once a second party has
+ *   arrived at its gate (the input's `gate`, default the text) — ephemeral progress. `POST /test/gauge-gate?name=`
+ *   (Worker level) arrives at a gate; `GET /test/gauge-pair` runs `a` and `b` on one object through one gate (their
+ *   tools report at the same time) and answers both runs' inspections.
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
  *   the parent tells the `Probe` object (binding `PROBE`) "answered" when its conversation ends with an answer; a test
  *   waits for that with `GET /probe/wait?event=answered` (Worker level, never touching the parent).
@@ -37,7 +43,12 @@ import {
   DEFAULT_PARENT_WAKE_INTERVAL_MS,
   routeAgentToolRequest,
 } from "@agent-tools/cloudflare";
-import type { AgentToolLifecycleResult, AgentToolRunInfo, AgentToolTurnContext } from "@agent-tools/core-runs";
+import {
+  type AgentToolLifecycleResult,
+  type AgentToolRunInfo,
+  type AgentToolTurnContext,
+  DEFAULT_MAX_RECOVERY_ATTEMPTS,
+} from "@agent-tools/core-runs";
 import {
   type ScriptedModelStep,
   scriptedModel,
@@ -62,7 +73,10 @@ type Env = {
   PARENT: DurableObjectNamespace;
   ECHO: DurableObjectNamespace;
   LOOKOUT: DurableObjectNamespace;
+  GAUGE: DurableObjectNamespace;
   PROBE: DurableObjectNamespace;
+  /** The `Echo`'s `maxRecoveryAttempts` (default: the package's). */
+  ECHO_MAX_RECOVERY_ATTEMPTS?: string;
   /** "1": the `Lookout`'s `slow` tool never answers (a restart test's fault point). */
   LOOKOUT_HOLD_SLOW?: string;
   PARENT_WAKE_MS?: string;
@@ -83,6 +97,9 @@ const textOf = (message: UIMessage | undefined) =>
 
 export class Echo extends AgentToolChild<Env> {
   static readonly agentType = "Echo";
+  protected override readonly maxRecoveryAttempts = Number(
+    this.env.ECHO_MAX_RECOVERY_ATTEMPTS ?? DEFAULT_MAX_RECOVERY_ATTEMPTS,
+  );
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -188,6 +205,63 @@ export class Lookout extends AgentToolChild<Env> {
   }
 }
 
+/** Waits until two callers have arrived, then lets both go on. Module-level: every object of the isolate shares it. */
+class Rendezvous {
+  #arrived = 0;
+  #release: () => void = () => undefined;
+  readonly #released = new Promise<void>((resolve) => {
+    this.#release = resolve;
+  });
+
+  arrive(): Promise<void> {
+    this.#arrived += 1;
+    if (this.#arrived >= 2) this.#release();
+    return this.#released;
+  }
+}
+
+const gates = new Map<string, Rendezvous>();
+const gate = (name: string) => {
+  const found = gates.get(name) ?? new Rendezvous();
+  gates.set(name, found);
+  return found;
+};
+
+export class Gauge extends AgentToolChild<Env> {
+  static readonly agentType = "Gauge";
+
+  getTools(): ToolSet {
+    return {
+      measure: tool({
+        description: "Measures, reporting its progress",
+        inputSchema: z.object({ label: z.string(), gate: z.string() }),
+        execute: async ({ label, gate: name }) => {
+          await this.reportProgress({ milestone: `measuring ${label}` });
+          await gate(name).arrive();
+          await this.reportProgress({ fraction: 0.5, phase: `measuring ${label}`, message: `half of ${label}` });
+          return `${label} measured`;
+        },
+      }),
+    };
+  }
+
+  async turn({ input, messages, abortSignal }: AgentToolTurnContext) {
+    const { text, gate: name } = input as { text: string; gate?: string };
+    const tools = this.getTools();
+    const result = streamText({
+      model: scriptedModel([
+        toolCallsStep("measure", [["m", { label: text, gate: name ?? text }]]),
+        textStep(() => `${text} done`),
+      ]),
+      messages: await convertToModelMessages(messages, { tools }),
+      tools,
+      stopWhen: isStepCount(3),
+      abortSignal,
+    });
+    return toUIMessageStream({ stream: result.stream, tools });
+  }
+}
+
 export class Parent extends AgentToolParent<Env> {
   protected override readonly agentToolWakeIntervalMs = Number(
     this.env.PARENT_WAKE_MS ?? DEFAULT_PARENT_WAKE_INTERVAL_MS,
@@ -198,7 +272,7 @@ export class Parent extends AgentToolParent<Env> {
   });
 
   protected children(): Record<string, ChildNamespace> {
-    return { Echo: this.env.ECHO, Lookout: this.env.LOOKOUT };
+    return { Echo: this.env.ECHO, Lookout: this.env.LOOKOUT, Gauge: this.env.GAUGE };
   }
 
   protected override getTools(): ToolSet {
@@ -288,7 +362,8 @@ export class Parent extends AgentToolParent<Env> {
     switch (route.path) {
       case "/test/start": {
         const runId = params.get("runId") ?? crypto.randomUUID();
-        const child = params.get("agent") === "Lookout" ? Lookout : Echo;
+        const agent = params.get("agent");
+        const child = agent === "Lookout" ? Lookout : agent === "Gauge" ? Gauge : Echo;
         this.ctx.waitUntil(this.runAgentTool(child, { input: { text }, runId }));
         return Response.json({ runId });
       }
@@ -371,10 +446,30 @@ export class Probe extends DurableObject<Env> {
   }
 }
 
+/** Two runs on one `Gauge` object whose tools report progress at the same time; both runs' inspections when done. */
+async function gaugePair(env: Env): Promise<Record<string, unknown>> {
+  const gauge = env.GAUGE.get(env.GAUGE.idFromName("pair")) as unknown as Pick<
+    Gauge,
+    "agentToolStart" | "agentToolTail" | "agentToolInspect"
+  >;
+  const runIds = ["a", "b"];
+  for (const runId of runIds) await gauge.agentToolStart(runId, { text: runId, gate: "pair" });
+  // Each tail ends once its run has ended.
+  await Promise.all(runIds.map(async (runId) => new Response(await gauge.agentToolTail(runId, 0)).text()));
+  return Object.fromEntries(
+    await Promise.all(runIds.map(async (runId) => [runId, await gauge.agentToolInspect(runId)])),
+  );
+}
+
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/constructed") return Response.json(constructed);
+    if (url.pathname === "/test/gauge-pair") return Response.json(await gaugePair(env));
+    if (url.pathname === "/test/gauge-gate") {
+      void gate(url.searchParams.get("name") ?? "").arrive();
+      return Response.json({ arrived: true });
+    }
     if (url.pathname.startsWith("/probe/")) {
       const path = url.pathname.slice("/probe".length);
       return env.PROBE.get(env.PROBE.idFromName("probe")).fetch(`https://probe${path}${url.search}`);

@@ -38,7 +38,13 @@ export type {
 export { AGENT_TOOL_EVENT_TYPE, encodeAgentToolFrame, isLifecycleEvent } from "./frames.js";
 export type { ParseAgentToolFrameResult } from "./parse-frame.js";
 export { parseAgentToolFrame } from "./parse-frame.js";
-export { AGENT_MILESTONE_PART, AGENT_PROGRESS_PART, readMilestoneChunk, readProgressChunk } from "./progress-parts.js";
+export {
+  AGENT_MILESTONE_PART,
+  AGENT_PROGRESS_PART,
+  nextProgressSnapshot,
+  readMilestoneChunk,
+  readProgressChunk,
+} from "./progress-parts.js";
 export type {
   AgentToolDisplay,
   AgentToolEndCause,

@@ -43,6 +43,25 @@ export function readProgressChunk(
   return snapshot;
 }
 
+/**
+ * A run's latest progress after one more report: the one rule the child's row, the parent and every client apply, so
+ * a client that watched a run live and one that replays it later hold the same snapshot. Ephemeral progress
+ * (`"progress"`: a `data-agent-progress` chunk, also the snapshot a replay or a tail starts from) replaces the
+ * snapshot. A `"milestone"` moves it on, keeping what it does not bring itself (the bar's `fraction`, `message`,
+ * `phase`, and `data`: a milestone's own data stays in the milestone). A report older than `previous` (by `at`) changes
+ * nothing: `null`.
+ */
+export function nextProgressSnapshot(
+  previous: AgentToolProgressSnapshot | null | undefined,
+  report: AgentToolProgressSnapshot,
+  kind: "progress" | "milestone",
+): AgentToolProgressSnapshot | null {
+  if (previous && report.at < previous.at) return null;
+  if (kind === "progress") return report;
+  const { data: _ownData, ...fields } = report;
+  return { ...previous, ...fields };
+}
+
 /** The milestone a `data-agent-milestone` chunk carries at `sequence`, or `null`. Never throws. */
 export function readMilestoneChunk(body: unknown, sequence: number, fallbackAt: number): AgentToolMilestone | null {
   const snapshot = readProgressChunk(body, fallbackAt);
