@@ -4,7 +4,7 @@
 //
 // The Worker's settings come from apps/demo/wrangler.jsonc, the file `wrangler deploy` reads (scripts/demo-config.mjs):
 // its entry, the Durable Object bindings (SQLite-backed), the compatibility settings, the variables, and the static
-// assets (the page, served in front of the Worker except for `/agents/*`).
+// assets (the page, served in front of the Worker except for `/agents/*` and `/plain.html`).
 //
 // Environment: PORT (default 8787); DEMO_DATA_DIR (default apps/demo/.demo-data/); OPENAI_API_KEY, OPENAI_MODEL,
 // AGENT_TOOLS_RUN_TOKEN_SECRET, DEMO_PACE_MS, DEBUG are passed to the Worker as bindings when set (over
