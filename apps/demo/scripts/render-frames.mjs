@@ -23,7 +23,15 @@ const SUMMARY = 240;
 
 /** A fresh render state: the runs seen so far (tags, statuses, revisions, applied sequences), and cleared runIds. */
 export function createRenderState() {
-  return { runs: new Map(), cleared: new Set(), tagCounters: new Map(), chatTools: new Map(), chatError: null };
+  return {
+    runs: new Map(),
+    cleared: new Set(),
+    tagCounters: new Map(),
+    chatTools: new Map(),
+    chatError: null,
+    deliveries: new Map(),
+    serverTurns: new Set(),
+  };
 }
 
 /** True when `status` is terminal (including the soft `interrupted`). */
@@ -112,6 +120,7 @@ function ensureRun(state, runId, agentType) {
       lastProgress: null,
       tools: new Map(),
       parentToolCallId: null,
+      detached: false,
     };
     state.runs.set(runId, run);
   }
@@ -259,6 +268,7 @@ function applyLifecycle(run, frame) {
   }
   if (event.kind === "started") {
     if (nonEmptyString(event.agentType)) run.agentType = event.agentType;
+    if (event.detached === true) run.detached = true;
     if (!isTerminal(run.status)) run.status = "running";
   } else {
     run.status = LIFECYCLE_STATUS[event.kind];
@@ -350,6 +360,59 @@ export function renderChatChunk(state, chunk) {
     }
   } catch {
     return { text: "", lines: [] };
+  }
+}
+
+/**
+ * The id `@agent-tools/detached` gives the message that tells the chat a background run ended:
+ * `agent-tool:detached:<runId>:<status>`.
+ */
+const COMPLETION_MESSAGE_ID = /^agent-tool:detached:(.+):(completed|error|aborted|interrupted)$/;
+
+/** The text parts of a `UIMessage`, joined. */
+function messageText(message) {
+  if (!isObject(message) || !Array.isArray(message.parts)) return "";
+  return message.parts
+    .filter((part) => isObject(part) && part.type === "text" && typeof part.text === "string")
+    .map((part) => part.text)
+    .join("")
+    .trim();
+}
+
+/**
+ * Lines for a conversation frame of the event socket (`agent-chat-event`) about a background run: the message that
+ * tells the chat the run ended (`» …`), then the answer of the turn the server starts for it. The run's entry in
+ * `state.deliveries` goes `told`, then `answered`. Other frames print nothing. Never throws.
+ *
+ * @returns {string[]}
+ */
+export function renderChatEvent(state, input) {
+  try {
+    const raw = typeof input === "string" ? JSON.parse(input) : input;
+    if (!isObject(raw) || raw.type !== "agent-chat-event" || !isObject(raw.event)) return [];
+    const event = raw.event;
+    switch (event.kind) {
+      case "message": {
+        const runId = COMPLETION_MESSAGE_ID.exec(isObject(event.message) ? String(event.message.id) : "")?.[1];
+        if (runId === undefined || state.deliveries.has(runId)) return [];
+        state.deliveries.set(runId, "told");
+        return [`» ${messageText(event.message)}`];
+      }
+      case "turn-started":
+        if (event.origin === "server" && nonEmptyString(event.turnId)) state.serverTurns.add(event.turnId);
+        return [];
+      case "turn-ended": {
+        if (!state.serverTurns.delete(event.turnId)) return [];
+        const told = [...state.deliveries].filter(([, stage]) => stage === "told");
+        for (const [runId] of told) state.deliveries.set(runId, "answered");
+        const answer = messageText(event.message);
+        return told.length > 0 && answer !== "" ? [answer] : [];
+      }
+      default:
+        return [];
+    }
+  } catch {
+    return [];
   }
 }
 

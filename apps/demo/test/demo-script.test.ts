@@ -180,3 +180,38 @@ describe.skipIf(!hasPnpm)("pnpm demo stopped with Ctrl-C", () => {
     expect(`${finished.stdout}\n${finished.stderr}`).not.toMatch(/ELIFECYCLE|ERR_PNPM|Command failed/);
   });
 });
+
+describe("pnpm demo:chat with a background run", () => {
+  it("waits for the run's completion told to the chat, and the Assistant's answer to it, then exits 0", async () => {
+    const port = await freePort();
+    const data = await mkdtemp(path.join(tmpdir(), "demo-data-"));
+    cleanups.push(() => rm(data, { recursive: true, force: true }));
+    const env = { ...process.env, PORT: String(port), DEMO_DATA_DIR: data, DEMO_PACE_MS: "2" };
+    const demoProcess = spawn(process.execPath, [DEMO_SCRIPT, "--no-web"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const demo = watch(demoProcess);
+    cleanups.push(async () => {
+      demoProcess.kill("SIGINT");
+      await demo.exited;
+    });
+    await demo.waitFor(/running at (http:\/\/\S+)/);
+
+    const chat = spawn(process.execPath, [CHAT_SCRIPT, "start a background import", "--timeout", "60"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const finished = await watch(chat).exited;
+
+    expect(finished, finished.stderr).toMatchObject({ code: 0, stderr: "" });
+    const lines = finished.stdout.split("\n");
+    const runFinished = lines.findIndex((line) => /└ \[imp1\] finished: /.test(line));
+    const told = lines.findIndex((line) =>
+      /^» Background task Background import \(background:\S+\) completed: /.test(line),
+    );
+    const answer = lines.findIndex((line) => /^Update on your background task: Background import/.test(line));
+    expect(
+      [runFinished, told, answer].every((index) => index >= 0),
+      finished.stdout,
+    ).toBe(true);
+    expect(runFinished < told && told < answer, finished.stdout).toBe(true);
+  });
+});

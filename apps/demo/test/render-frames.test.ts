@@ -6,6 +6,7 @@ import {
   parseFrame,
   progressBar,
   renderChatChunk,
+  renderChatEvent,
   renderFrame,
   renderRunInfo,
 } from "../scripts/render-frames.mjs";
@@ -281,6 +282,52 @@ describe("renderChatChunk", () => {
     expect(state.chatError).toBe("model failed");
     expect(renderChatChunk(state, { type: "finish" })).toEqual({ text: "", lines: [] });
     expect(renderChatChunk(state, "garbage")).toEqual({ text: "", lines: [] });
+  });
+});
+
+describe("renderChatEvent", () => {
+  const chatEvent = (event: Record<string, unknown>) => JSON.stringify({ type: "agent-chat-event", event });
+  const message = (id: string, role: string, text: string) => ({ id, role, parts: [{ type: "text", text }] });
+
+  it("prints a background run's completion told to the chat, then the answer of the server's turn", () => {
+    const state = createRenderState();
+    renderFrame(
+      state,
+      frame({ kind: "started", runId: "bg", agentType: "Importer", displayOrder: 0, detached: true }, { revision: 1 }),
+    );
+    expect(state.runs.get("bg")?.detached).toBe(true);
+    const told = message("agent-tool:detached:bg:completed", "user", "Background task Importer (bg) completed: done");
+    expect(renderChatEvent(state, chatEvent({ kind: "message", message: told }))).toEqual([
+      "» Background task Importer (bg) completed: done",
+    ]);
+    expect(state.deliveries.get("bg")).toBe("told");
+    // The same message again (a second delivery) prints nothing.
+    expect(renderChatEvent(state, chatEvent({ kind: "message", message: told }))).toEqual([]);
+    expect(
+      renderChatEvent(state, chatEvent({ kind: "turn-started", turnId: "t2", origin: "server", resumed: false })),
+    ).toEqual([]);
+    const answer = message("a2", "assistant", "Update on your background task: done");
+    expect(
+      renderChatEvent(state, chatEvent({ kind: "turn-ended", turnId: "t2", status: "completed", message: answer })),
+    ).toEqual(["Update on your background task: done"]);
+    expect(state.deliveries.get("bg")).toBe("answered");
+  });
+
+  it("prints nothing for other conversation frames, a client's turns, or what it cannot read", () => {
+    const state = createRenderState();
+    const other = message("m1", "user", "hello from another tab");
+    expect(renderChatEvent(state, chatEvent({ kind: "message", message: other }))).toEqual([]);
+    expect(
+      renderChatEvent(state, chatEvent({ kind: "turn-started", turnId: "t1", origin: "client", resumed: false })),
+    ).toEqual([]);
+    const answer = message("a1", "assistant", "hi");
+    expect(
+      renderChatEvent(state, chatEvent({ kind: "turn-ended", turnId: "t1", status: "completed", message: answer })),
+    ).toEqual([]);
+    expect(renderChatEvent(state, chatEvent({ kind: "history" }))).toEqual([]);
+    expect(renderChatEvent(state, "not json")).toEqual([]);
+    expect(renderChatEvent(state, started())).toEqual([]);
+    expect(state.deliveries.size).toBe(0);
   });
 });
 
