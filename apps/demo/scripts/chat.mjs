@@ -18,6 +18,7 @@ import {
   encodeCursors,
   flushAll,
   isTerminal,
+  printable,
   renderChatChunk,
   renderChatEvent,
   renderFrame,
@@ -145,7 +146,8 @@ async function getJson(path) {
   } catch (error) {
     fail(`cannot reach ${options.origin.origin} (${describeError(error)}) — ${notRunning}`);
   }
-  if (!response.ok) fail(`GET ${agentPath}${path} → HTTP ${response.status}: ${truncateBody(await response.text())}`);
+  if (!response.ok)
+    fail(`GET ${agentPath}${path} → HTTP ${response.status}: ${printable(truncateBody(await response.text()))}`);
   try {
     return await response.json();
   } catch {
@@ -224,7 +226,8 @@ function onChatFrame(data, requestId) {
   }
   if (frame === null || typeof frame !== "object" || frame.requestId !== requestId) {
     // An error for a request the server could not read carries an empty requestId.
-    if (frame?.type === "error" && frame.requestId === "") fail(`chat error: ${frame.errorText ?? "unknown error"}`);
+    if (frame?.type === "error" && frame.requestId === "")
+      fail(`chat error: ${printable(frame.errorText ?? "unknown error")}`);
     return;
   }
   switch (frame.type) {
@@ -241,7 +244,7 @@ function onChatFrame(data, requestId) {
       return;
     case "error":
       writeLines(flushAll(state));
-      fail(`chat error: ${frame.errorText ?? "unknown error"}`);
+      fail(`chat error: ${printable(frame.errorText ?? "unknown error")}`);
       return;
     default:
       return;

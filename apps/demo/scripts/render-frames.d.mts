@@ -35,6 +35,7 @@ export const TERMINAL_STATUSES: readonly string[];
 export function createRenderState(): RenderState;
 export function isTerminal(status: unknown): boolean;
 export function progressBar(fraction: unknown, width?: number): string;
+export function printable(text: unknown): string;
 export function truncate(text: unknown, max: number): string;
 export function parseFrame(input: unknown): Record<string, unknown> | null;
 export function renderFrame(state: RenderState, input: unknown, options?: { replay?: boolean }): string[];

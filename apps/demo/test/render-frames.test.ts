@@ -146,6 +146,39 @@ describe("renderFrame", () => {
     expect(interrupted.runs.get(RUN)?.status).toBe("interrupted");
   });
 
+  it("escapes control characters in what it prints: a cancel reason with a newline and ANSI escapes forges nothing", () => {
+    const reason = "bye\n[agent-tools] forged\u001b[31mRED\u001b[0m\u009b2J";
+    const aborted = startedState();
+    expect(renderFrame(aborted, frame({ kind: "aborted", runId: RUN, error: reason }, { revision: 2 }))).toEqual([
+      "  └ [res1] aborted: bye [agent-tools] forged\\u001b[31mRED\\u001b[0m\\u009b2J",
+    ]);
+
+    const odd = createRenderState();
+    const runId = "r\u001b[2J";
+    expect(
+      renderFrame(odd, frame({ kind: "started", runId, agentType: "Echo\rX", displayOrder: 0 }, { revision: 1 })),
+    ).toEqual(["  ┌ [ech1] Echo\\u000dX (r\\u001b[2J) started"]);
+
+    const interrupted = startedState();
+    expect(
+      renderFrame(
+        interrupted,
+        frame({ kind: "interrupted", runId: RUN, error: "cut", reason: "no-progress\u001b[0m" }, { revision: 2 }),
+      ),
+    ).toEqual(["  └ [res1] interrupted (no-progress\\u001b[0m): cut"]);
+  });
+
+  it("escapes control characters in streamed text, keeping its newlines", () => {
+    const state = startedState();
+    expect(
+      renderFrame(state, chunk({ type: "text-delta", id: "t", delta: "one\u001b[1A\r\ntwo\u2028three\n" }, 1)),
+    ).toEqual(["  │ [res1] one\\u001b[1A\\u000d", "  │ [res1] two\\u2028three"]);
+    expect(renderChatChunk(state, { type: "text-delta", id: "t", delta: "a\u001b[31mb\nc" })).toEqual({
+      text: "a\\u001b[31mb\nc",
+      lines: [],
+    });
+  });
+
   it("applies lifecycle frames only when their revision is newer", () => {
     const state = startedState();
     renderFrame(state, frame({ kind: "finished", runId: RUN, summary: "done" }, { revision: 3 }));
