@@ -195,7 +195,7 @@ describe("pnpm demo:chat with a background run", () => {
     });
     await demo.waitFor(/running at (http:\/\/\S+)/);
 
-    const chat = spawn(process.execPath, [CHAT_SCRIPT, "start a background import", "--timeout", "60"], {
+    const chat = spawn(process.execPath, [CHAT_SCRIPT, "start a background import", "--timeout", "90"], {
       env,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -213,5 +213,5 @@ describe("pnpm demo:chat with a background run", () => {
       finished.stdout,
     ).toBe(true);
     expect(runFinished < told && told < answer, finished.stdout).toBe(true);
-  });
+  }, 120_000);
 });
