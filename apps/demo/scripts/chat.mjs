@@ -5,8 +5,10 @@
 // Options: --url <origin> (default http://127.0.0.1:$PORT, PORT defaulting to 8787 as for `pnpm demo`), --chat <name>
 // (default "default"), --replay (also print retained runs replayed on connect), --timeout <seconds> (default 120).
 //
-// Exits 0 once the reply has ended and every run started during it is terminal; 1 on an error frame, a
-// connection error, or the timeout.
+// Exits 0 once the reply has ended and every run started during it is terminal, and, for a run started in the
+// background, once its completion has been told to the chat and the Assistant has answered it (both printed; at
+// most 30 s after everything else, for a run that tells the chat nothing); 1 on an error frame, a connection error,
+// or the timeout.
 
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
@@ -16,7 +18,9 @@ import {
   encodeCursors,
   flushAll,
   isTerminal,
+  printable,
   renderChatChunk,
+  renderChatEvent,
   renderFrame,
   renderRunInfo,
 } from "./render-frames.mjs";
@@ -39,6 +43,8 @@ const USAGE =
   "  --url: the demo's address (default: 127.0.0.1 and PORT, 8787 unless set, as for pnpm demo)";
 const POLL_MS = 1_000;
 const RECONNECT_MS = 500;
+/** How long to wait, once the rest is done, for a background run's completion to reach the chat and be answered. */
+const DELIVERY_WAIT_MS = 30_000;
 const MAX_RECONNECTS = 5;
 
 function parseCli(argv) {
@@ -125,11 +131,12 @@ let chatSocket = null;
 const overall = setTimeout(() => {
   const live = [...ours].filter(isLive);
   writeLines(flushAll(state));
-  fail(
-    chatEnded
-      ? `timed out after ${options.timeoutSeconds} s waiting for ${live.length} run(s): ${live.join(", ")}`
-      : `timed out after ${options.timeoutSeconds} s waiting for the reply to end`,
-  );
+  const waitingFor = !chatEnded
+    ? "the reply to end"
+    : live.length > 0
+      ? `${live.length} run(s): ${live.join(", ")}`
+      : `the answer to the completion of ${[...ours].filter(awaitsDelivery).join(", ")}`;
+  fail(`timed out after ${options.timeoutSeconds} s waiting for ${waitingFor}`);
 }, options.timeoutSeconds * 1000);
 
 async function getJson(path) {
@@ -139,7 +146,8 @@ async function getJson(path) {
   } catch (error) {
     fail(`cannot reach ${options.origin.origin} (${describeError(error)}) — ${notRunning}`);
   }
-  if (!response.ok) fail(`GET ${agentPath}${path} → HTTP ${response.status}: ${truncateBody(await response.text())}`);
+  if (!response.ok)
+    fail(`GET ${agentPath}${path} → HTTP ${response.status}: ${printable(truncateBody(await response.text()))}`);
   try {
     return await response.json();
   } catch {
@@ -183,7 +191,7 @@ function onEventFrame(data, renderReplay) {
   } catch {
     // renderFrame skips what it cannot read
   }
-  writeLines(renderFrame(state, text, { replay: renderReplay }));
+  writeLines([...renderFrame(state, text, { replay: renderReplay }), ...renderChatEvent(state, text)]);
   if (startedLive !== null && state.runs.has(startedLive)) ours.add(startedLive);
   checkDone();
 }
@@ -218,7 +226,8 @@ function onChatFrame(data, requestId) {
   }
   if (frame === null || typeof frame !== "object" || frame.requestId !== requestId) {
     // An error for a request the server could not read carries an empty requestId.
-    if (frame?.type === "error" && frame.requestId === "") fail(`chat error: ${frame.errorText ?? "unknown error"}`);
+    if (frame?.type === "error" && frame.requestId === "")
+      fail(`chat error: ${printable(frame.errorText ?? "unknown error")}`);
     return;
   }
   switch (frame.type) {
@@ -235,7 +244,7 @@ function onChatFrame(data, requestId) {
       return;
     case "error":
       writeLines(flushAll(state));
-      fail(`chat error: ${frame.errorText ?? "unknown error"}`);
+      fail(`chat error: ${printable(frame.errorText ?? "unknown error")}`);
       return;
     default:
       return;
@@ -275,10 +284,28 @@ async function discoverRuns() {
   }
 }
 
+/** A background run of ours whose completion the chat has not answered yet. */
+const awaitsDelivery = (runId) =>
+  state.runs.get(runId)?.detached === true && !state.cleared.has(runId) && state.deliveries.get(runId) !== "answered";
+
+/** Set once the bounded wait for deliveries is over. */
+let deliveryWait = null;
+let deliveryWaitOver = false;
+
 function checkDone() {
   if (finishing || !chatEnded) return;
   if ([...ours].some(isLive)) return;
+  const undelivered = [...ours].filter(awaitsDelivery);
+  if (undelivered.length > 0 && !deliveryWaitOver) {
+    deliveryWait ??= setTimeout(() => {
+      deliveryWaitOver = true;
+      writeLines([`(no answer to the completion of ${undelivered.join(", ")} within ${DELIVERY_WAIT_MS / 1000} s)`]);
+      checkDone();
+    }, DELIVERY_WAIT_MS);
+    return;
+  }
   finishing = true;
+  clearTimeout(deliveryWait);
   writeLines(flushAll(state));
   if (!atLineStart) writeText("\n");
   clearTimeout(overall);

@@ -4,13 +4,14 @@
 //
 // The Worker's settings come from apps/demo/wrangler.jsonc, the file `wrangler deploy` reads (scripts/demo-config.mjs):
 // its entry, the Durable Object bindings (SQLite-backed), the compatibility settings, the variables, and the static
-// assets (the page, served in front of the Worker except for `/agents/*`).
+// assets (the page, served in front of the Worker except for `/agents/*` and `/plain.html`).
 //
 // Environment: PORT (default 8787); DEMO_DATA_DIR (default apps/demo/.demo-data/); OPENAI_API_KEY, OPENAI_MODEL,
 // AGENT_TOOLS_RUN_TOKEN_SECRET, DEMO_PACE_MS, DEBUG are passed to the Worker as bindings when set (over
 // apps/demo/.dev.vars, read as `wrangler dev` does, over the config's `vars`).
 //
-// A port already in use ends it at once with one line and exit code 1. Ctrl-C (SIGINT) disposes Miniflare and exits
+// A port already in use ends it at once with one line and exit code 1 (0 under `pnpm demo`, so that pnpm adds no
+// failure line of its own). Ctrl-C (SIGINT) disposes Miniflare and exits
 // 0. (The `demo` scripts in package.json start it with `trap '' INT; exec node …`: Ctrl-C reaches every process of
 // the terminal's group, and the shells pnpm runs scripts in would otherwise die of it at once, which pnpm reports as
 // a failed command while the demo is still shutting down. Node installs its own SIGINT handler all the same.)
@@ -127,6 +128,14 @@ export function portInUseMessage(port) {
   return `demo: port ${port} is in use on ${HOST}: stop the server that holds it, or run with PORT=<another port>`;
 }
 
+/**
+ * The exit code after that line: 1, except under `pnpm demo`, where any other code than 0 makes pnpm print a failure
+ * line of its own (" ELIFECYCLE  Command failed with exit code 1.") under the one that says what to do.
+ */
+export function portInUseExitCode(env = process.env) {
+  return env.npm_lifecycle_event === "demo" ? 0 : 1;
+}
+
 function parsePort(value) {
   if (value === undefined || value === "") return DEFAULT_PORT;
   const port = Number(value);
@@ -154,7 +163,7 @@ async function main() {
   // Before anything else: workerd would only find out after the build, and print a stack trace of its own first.
   if (await isPortInUse(port)) {
     process.stderr.write(`${portInUseMessage(port)}\n`);
-    exitSoon(1);
+    exitSoon(portInUseExitCode());
     return;
   }
   if (values.reset) {
@@ -211,7 +220,7 @@ async function main() {
     // Taken between the check above and workerd's bind: the same one line (after workerd's own report).
     if (/in use/i.test(message)) {
       process.stderr.write(`${portInUseMessage(port)}\n`);
-      exitSoon(1);
+      exitSoon(portInUseExitCode());
       return;
     }
     throw new Error(`the demo did not start: ${message}`);

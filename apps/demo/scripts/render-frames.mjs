@@ -23,7 +23,15 @@ const SUMMARY = 240;
 
 /** A fresh render state: the runs seen so far (tags, statuses, revisions, applied sequences), and cleared runIds. */
 export function createRenderState() {
-  return { runs: new Map(), cleared: new Set(), tagCounters: new Map(), chatTools: new Map(), chatError: null };
+  return {
+    runs: new Map(),
+    cleared: new Set(),
+    tagCounters: new Map(),
+    chatTools: new Map(),
+    chatError: null,
+    deliveries: new Map(),
+    serverTurns: new Set(),
+  };
 }
 
 /** True when `status` is terminal (including the soft `interrupted`). */
@@ -38,9 +46,33 @@ export function progressBar(fraction, width = 10) {
   return `[${"█".repeat(filled)}${"░".repeat(width - filled)}]`;
 }
 
-/** Whitespace collapsed to single spaces and cut to `max` characters (with an ellipsis). */
+/**
+ * Characters that end a line or steer a terminal: C0 and C1 controls (ESC, CSI, NEL, …), DEL, the line and paragraph
+ * separators, invisible format characters (bidi overrides). What the server sends (a client's cancel reason, a
+ * model's text, ids) prints with these escaped, so it can neither forge lines nor send escape sequences.
+ */
+const CONTROL_CHARACTERS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+function escapeCharacter(character) {
+  const code = character.codePointAt(0) ?? 0;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/** Text for one line: every control character escaped (`\u001b`), newlines too. */
+export function printable(text) {
+  return String(text).replace(CONTROL_CHARACTERS, escapeCharacter);
+}
+
+/** Streamed text: control characters escaped, its newlines and tabs kept. */
+function printableText(text) {
+  return String(text).replace(CONTROL_CHARACTERS, (character) =>
+    character === "\n" || character === "\t" ? character : escapeCharacter(character),
+  );
+}
+
+/** Whitespace collapsed to single spaces, control characters escaped, cut to `max` characters (with an ellipsis). */
 export function truncate(text, max) {
-  const flat = String(text).replace(/\s+/g, " ").trim();
+  const flat = printable(String(text).replace(/\s+/g, " ").trim());
   return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat;
 }
 
@@ -112,6 +144,7 @@ function ensureRun(state, runId, agentType) {
       lastProgress: null,
       tools: new Map(),
       parentToolCallId: null,
+      detached: false,
     };
     state.runs.set(runId, run);
   }
@@ -180,7 +213,7 @@ function renderChildChunk(run, body) {
   switch (body.type) {
     case "text-delta":
       if (typeof body.delta !== "string") return [];
-      run.pending += body.delta;
+      run.pending += printableText(body.delta);
       return drainText(run, false);
     case "text-end":
       return drainText(run, true);
@@ -200,7 +233,7 @@ function renderChildChunk(run, body) {
       return [...drainText(run, true), bodyLine(run, `◆ ${truncate(name, PREVIEW)}${message}`)];
     }
     case "tool-input-available": {
-      const name = nonEmptyString(body.toolName) ? body.toolName : "tool";
+      const name = nonEmptyString(body.toolName) ? printable(body.toolName) : "tool";
       if (nonEmptyString(body.toolCallId)) run.tools.set(body.toolCallId, name);
       return [...drainText(run, true), bodyLine(run, `→ tool ${name}(${jsonPreview(body.input, PREVIEW)})`)];
     }
@@ -210,7 +243,8 @@ function renderChildChunk(run, body) {
     }
     case "tool-output-error":
     case "tool-input-error": {
-      const name = run.tools.get(body.toolCallId) ?? (nonEmptyString(body.toolName) ? body.toolName : "tool");
+      const name =
+        run.tools.get(body.toolCallId) ?? (nonEmptyString(body.toolName) ? printable(body.toolName) : "tool");
       return [...drainText(run, true), bodyLine(run, `✗ ${name}: ${truncate(body.errorText ?? "failed", SUMMARY)}`)];
     }
     case "error":
@@ -221,11 +255,11 @@ function renderChildChunk(run, body) {
 }
 
 function lifecycleLine(run, event) {
-  const name = run.agentType ?? "run";
+  const name = printable(run.agentType ?? "run");
   switch (event.kind) {
     case "started": {
       const preview = nonEmptyString(event.inputPreview) ? ` — ${truncate(event.inputPreview, PREVIEW)}` : "";
-      return `  ┌ ${run.tag} ${name} (${run.runId}) started${preview}`;
+      return `  ┌ ${run.tag} ${name} (${printable(run.runId)}) started${preview}`;
     }
     case "finished": {
       const summary = nonEmptyString(event.summary) ? truncate(event.summary, SUMMARY) : "(no summary)";
@@ -238,6 +272,7 @@ function lifecycleLine(run, event) {
     case "interrupted": {
       const details = [event.reason, event.childStillRunning === true ? "child still running" : null]
         .filter(nonEmptyString)
+        .map(printable)
         .join(", ");
       const error = nonEmptyString(event.error) ? `: ${truncate(event.error, SUMMARY)}` : "";
       return `  └ ${run.tag} interrupted${details ? ` (${details})` : ""}${error}`;
@@ -259,6 +294,7 @@ function applyLifecycle(run, frame) {
   }
   if (event.kind === "started") {
     if (nonEmptyString(event.agentType)) run.agentType = event.agentType;
+    if (event.detached === true) run.detached = true;
     if (!isTerminal(run.status)) run.status = "running";
   } else {
     run.status = LIFECYCLE_STATUS[event.kind];
@@ -329,15 +365,16 @@ export function renderChatChunk(state, chunk) {
     if (body === null) return { text: "", lines: [] };
     switch (body.type) {
       case "text-delta":
-        return { text: typeof body.delta === "string" ? body.delta : "", lines: [] };
+        return { text: typeof body.delta === "string" ? printableText(body.delta) : "", lines: [] };
       case "tool-input-available": {
-        const name = nonEmptyString(body.toolName) ? body.toolName : "tool";
+        const name = nonEmptyString(body.toolName) ? printable(body.toolName) : "tool";
         if (nonEmptyString(body.toolCallId)) state.chatTools.set(body.toolCallId, name);
         return { text: "", lines: [`→ ${name}(${jsonPreview(body.input, PREVIEW)})`] };
       }
       case "tool-output-error":
       case "tool-input-error": {
-        const name = state.chatTools.get(body.toolCallId) ?? (nonEmptyString(body.toolName) ? body.toolName : "tool");
+        const name =
+          state.chatTools.get(body.toolCallId) ?? (nonEmptyString(body.toolName) ? printable(body.toolName) : "tool");
         return { text: "", lines: [`✗ ${name}: ${truncate(body.errorText ?? "failed", SUMMARY)}`] };
       }
       case "error": {
@@ -350,6 +387,59 @@ export function renderChatChunk(state, chunk) {
     }
   } catch {
     return { text: "", lines: [] };
+  }
+}
+
+/**
+ * The id `@agent-tools/detached` gives the message that tells the chat a background run ended:
+ * `agent-tool:detached:<runId>:<status>`.
+ */
+const COMPLETION_MESSAGE_ID = /^agent-tool:detached:(.+):(completed|error|aborted|interrupted)$/;
+
+/** The text parts of a `UIMessage`, joined. */
+function messageText(message) {
+  if (!isObject(message) || !Array.isArray(message.parts)) return "";
+  return message.parts
+    .filter((part) => isObject(part) && part.type === "text" && typeof part.text === "string")
+    .map((part) => part.text)
+    .join("")
+    .trim();
+}
+
+/**
+ * Lines for a conversation frame of the event socket (`agent-chat-event`) about a background run: the message that
+ * tells the chat the run ended (`» …`), then the answer of the turn the server starts for it. The run's entry in
+ * `state.deliveries` goes `told`, then `answered`. Other frames print nothing. Never throws.
+ *
+ * @returns {string[]}
+ */
+export function renderChatEvent(state, input) {
+  try {
+    const raw = typeof input === "string" ? JSON.parse(input) : input;
+    if (!isObject(raw) || raw.type !== "agent-chat-event" || !isObject(raw.event)) return [];
+    const event = raw.event;
+    switch (event.kind) {
+      case "message": {
+        const runId = COMPLETION_MESSAGE_ID.exec(isObject(event.message) ? String(event.message.id) : "")?.[1];
+        if (runId === undefined || state.deliveries.has(runId)) return [];
+        state.deliveries.set(runId, "told");
+        return [`» ${printable(messageText(event.message))}`];
+      }
+      case "turn-started":
+        if (event.origin === "server" && nonEmptyString(event.turnId)) state.serverTurns.add(event.turnId);
+        return [];
+      case "turn-ended": {
+        if (!state.serverTurns.delete(event.turnId)) return [];
+        const told = [...state.deliveries].filter(([, stage]) => stage === "told");
+        for (const [runId] of told) state.deliveries.set(runId, "answered");
+        const answer = printableText(messageText(event.message));
+        return told.length > 0 && answer !== "" ? [answer] : [];
+      }
+      default:
+        return [];
+    }
+  } catch {
+    return [];
   }
 }
 

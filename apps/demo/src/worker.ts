@@ -12,12 +12,17 @@ const PAGE_NOT_BUILT =
   "agent-tools demo: the page is not built. Build it with `node web/build.mjs` in apps/demo (`pnpm demo` does, " +
   "unless --no-web), then reload. The agents answer at /agents/assistant/<name>/… all the same.\n";
 
+/** The stock-`useChat` page (web/plain.html): wrangler.jsonc sends its file name to this Worker first. */
+const PLAIN_PAGE_FILE = "/plain.html";
+/** Where the static assets serve that page without a redirect. */
+const PLAIN_PAGE_PATH = "/plain";
+
 /**
  * Routes (wrangler.jsonc): `/agents/assistant/<name>/…` goes to the Assistant object named `<name>` (its event and
  * chat sockets, messages, runs, drill-in, …), `/agents/plain/<name>/…` to the PlainChatAssistant (the stock-`useChat`
- * page's); anything else is the page, from the static assets (the ASSETS
- * binding). Requests for a file of the page are answered by the assets before they reach this Worker; the others
- * get the assets' 404 here.
+ * page's); `/plain.html` is that page, served from `/plain`; anything else is the page, from the static assets (the
+ * ASSETS binding). Requests for a file of the page are answered by the assets before they reach this Worker; the
+ * others get the assets' 404 here.
  */
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
@@ -25,8 +30,14 @@ export default {
       parents: { assistant: "ASSISTANT", plain: "PLAIN_ASSISTANT" },
     });
     if (routed) return routed;
+    const url = new URL(request.url);
+    if (url.pathname === PLAIN_PAGE_FILE) {
+      // The assets' html_handling would redirect the file's name to `/plain`: serve the page at both addresses.
+      url.pathname = PLAIN_PAGE_PATH;
+      return env.ASSETS.fetch(new Request(url, request));
+    }
     const asset = await env.ASSETS.fetch(request);
-    if (asset.status === 404 && new URL(request.url).pathname === "/") {
+    if (asset.status === 404 && url.pathname === "/") {
       return new Response(PAGE_NOT_BUILT, { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
     }
     return asset;

@@ -61,16 +61,22 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** A port something listens on until the test ends. */
+async function occupiedPort(): Promise<number> {
+  const blocker: Server = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+  cleanups.push(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+  const address = blocker.address();
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
 describe("pnpm demo on a busy port", () => {
   it("prints one line naming the port and PORT, and exits 1 before building anything", async () => {
-    const blocker: Server = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
-    cleanups.push(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
-    const address = blocker.address();
-    if (address === null || typeof address === "string") throw new Error("no port");
+    const port = await occupiedPort();
 
     const child = spawn(process.execPath, [DEMO_SCRIPT, "--no-web"], {
-      env: { ...process.env, PORT: String(address.port) },
+      env: { ...process.env, PORT: String(port) },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const finished = await watch(child).exited;
@@ -78,7 +84,7 @@ describe("pnpm demo on a busy port", () => {
     expect(finished.code).toBe(1);
     expect(finished.stdout).toBe("");
     expect(finished.stderr.trimEnd().split("\n")).toEqual([
-      `demo: port ${address.port} is in use on 127.0.0.1: stop the server that holds it, or run with PORT=<another port>`,
+      `demo: port ${port} is in use on 127.0.0.1: stop the server that holds it, or run with PORT=<another port>`,
     ]);
   });
 });
@@ -112,21 +118,46 @@ describe("pnpm demo:chat follows PORT", () => {
 const pnpmPath = process.env["npm_execpath"];
 const hasPnpm = pnpmPath !== undefined && /pnpm/.test(path.basename(pnpmPath));
 
+/** `pnpm demo …` as a user types it: the pnpm that runs these tests, from the repository's root. */
+function spawnPnpmDemo(args: string[], env: NodeJS.ProcessEnv, options: { detached?: boolean } = {}) {
+  const [command, prefix] = /\.c?js$/.test(pnpmPath ?? "")
+    ? [process.execPath, [pnpmPath ?? ""]]
+    : [pnpmPath ?? "pnpm", [] as string[]];
+  return spawn(command, [...prefix, "demo", ...args], {
+    cwd: REPOSITORY_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.detached ?? false,
+  });
+}
+
+/** What a script printed, without the two lines pnpm prints before it (`> pkg@ script dir`, `> command`). */
+const scriptOutput = (text: string) =>
+  text
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !line.startsWith("> "))
+    .map((line) => line.trim());
+
+describe.skipIf(!hasPnpm)("pnpm demo on a busy port, through pnpm", () => {
+  it("prints the one line, and pnpm adds no failure line of its own", async () => {
+    const port = await occupiedPort();
+
+    const finished = await watch(spawnPnpmDemo(["--no-web"], { PORT: String(port) })).exited;
+
+    expect(scriptOutput(`${finished.stdout}\n${finished.stderr}`)).toEqual([
+      `demo: port ${port} is in use on 127.0.0.1: stop the server that holds it, or run with PORT=<another port>`,
+    ]);
+    expect(finished).toMatchObject({ code: 0, signal: null });
+  });
+});
+
 describe.skipIf(!hasPnpm)("pnpm demo stopped with Ctrl-C", () => {
   it("serves the agents, then ends with exit code 0 and no pnpm error when the terminal's process group gets SIGINT", async () => {
     const port = await freePort();
     const data = await mkdtemp(path.join(tmpdir(), "demo-data-"));
     cleanups.push(() => rm(data, { recursive: true, force: true }));
-    const [command, args] = /\.c?js$/.test(pnpmPath ?? "")
-      ? [process.execPath, [pnpmPath ?? "", "demo", "--no-web"]]
-      : [pnpmPath ?? "pnpm", ["demo", "--no-web"]];
     // Its own process group, like a job in a terminal: SIGINT to the group reaches pnpm, its shell and the demo.
-    const child = spawn(command, args, {
-      cwd: REPOSITORY_ROOT,
-      env: { ...process.env, PORT: String(port), DEMO_DATA_DIR: data },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
+    const child = spawnPnpmDemo(["--no-web"], { PORT: String(port), DEMO_DATA_DIR: data }, { detached: true });
     const demo = watch(child);
     cleanups.push(async () => {
       if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
@@ -148,4 +179,39 @@ describe.skipIf(!hasPnpm)("pnpm demo stopped with Ctrl-C", () => {
     expect(finished.stdout).toContain("SIGINT: stopping the demo");
     expect(`${finished.stdout}\n${finished.stderr}`).not.toMatch(/ELIFECYCLE|ERR_PNPM|Command failed/);
   });
+});
+
+describe("pnpm demo:chat with a background run", () => {
+  it("waits for the run's completion told to the chat, and the Assistant's answer to it, then exits 0", async () => {
+    const port = await freePort();
+    const data = await mkdtemp(path.join(tmpdir(), "demo-data-"));
+    cleanups.push(() => rm(data, { recursive: true, force: true }));
+    const env = { ...process.env, PORT: String(port), DEMO_DATA_DIR: data, DEMO_PACE_MS: "2" };
+    const demoProcess = spawn(process.execPath, [DEMO_SCRIPT, "--no-web"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const demo = watch(demoProcess);
+    cleanups.push(async () => {
+      demoProcess.kill("SIGINT");
+      await demo.exited;
+    });
+    await demo.waitFor(/running at (http:\/\/\S+)/);
+
+    const chat = spawn(process.execPath, [CHAT_SCRIPT, "start a background import", "--timeout", "90"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const finished = await watch(chat).exited;
+
+    expect(finished, finished.stderr).toMatchObject({ code: 0, stderr: "" });
+    const lines = finished.stdout.split("\n");
+    const runFinished = lines.findIndex((line) => /└ \[imp1\] finished: /.test(line));
+    const told = lines.findIndex((line) =>
+      /^» Background task Background import \(background:\S+\) completed: /.test(line),
+    );
+    const answer = lines.findIndex((line) => /^Update on your background task: Background import/.test(line));
+    expect(
+      [runFinished, told, answer].every((index) => index >= 0),
+      finished.stdout,
+    ).toBe(true);
+    expect(runFinished < told && told < answer, finished.stdout).toBe(true);
+  }, 120_000);
 });

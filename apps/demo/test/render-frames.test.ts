@@ -6,6 +6,7 @@ import {
   parseFrame,
   progressBar,
   renderChatChunk,
+  renderChatEvent,
   renderFrame,
   renderRunInfo,
 } from "../scripts/render-frames.mjs";
@@ -145,6 +146,39 @@ describe("renderFrame", () => {
     expect(interrupted.runs.get(RUN)?.status).toBe("interrupted");
   });
 
+  it("escapes control characters in what it prints: a cancel reason with a newline and ANSI escapes forges nothing", () => {
+    const reason = "bye\n[agent-tools] forged\u001b[31mRED\u001b[0m\u009b2J";
+    const aborted = startedState();
+    expect(renderFrame(aborted, frame({ kind: "aborted", runId: RUN, error: reason }, { revision: 2 }))).toEqual([
+      "  └ [res1] aborted: bye [agent-tools] forged\\u001b[31mRED\\u001b[0m\\u009b2J",
+    ]);
+
+    const odd = createRenderState();
+    const runId = "r\u001b[2J";
+    expect(
+      renderFrame(odd, frame({ kind: "started", runId, agentType: "Echo\rX", displayOrder: 0 }, { revision: 1 })),
+    ).toEqual(["  ┌ [ech1] Echo\\u000dX (r\\u001b[2J) started"]);
+
+    const interrupted = startedState();
+    expect(
+      renderFrame(
+        interrupted,
+        frame({ kind: "interrupted", runId: RUN, error: "cut", reason: "no-progress\u001b[0m" }, { revision: 2 }),
+      ),
+    ).toEqual(["  └ [res1] interrupted (no-progress\\u001b[0m): cut"]);
+  });
+
+  it("escapes control characters in streamed text, keeping its newlines", () => {
+    const state = startedState();
+    expect(
+      renderFrame(state, chunk({ type: "text-delta", id: "t", delta: "one\u001b[1A\r\ntwo\u2028three\n" }, 1)),
+    ).toEqual(["  │ [res1] one\\u001b[1A\\u000d", "  │ [res1] two\\u2028three"]);
+    expect(renderChatChunk(state, { type: "text-delta", id: "t", delta: "a\u001b[31mb\nc" })).toEqual({
+      text: "a\\u001b[31mb\nc",
+      lines: [],
+    });
+  });
+
   it("applies lifecycle frames only when their revision is newer", () => {
     const state = startedState();
     renderFrame(state, frame({ kind: "finished", runId: RUN, summary: "done" }, { revision: 3 }));
@@ -281,6 +315,52 @@ describe("renderChatChunk", () => {
     expect(state.chatError).toBe("model failed");
     expect(renderChatChunk(state, { type: "finish" })).toEqual({ text: "", lines: [] });
     expect(renderChatChunk(state, "garbage")).toEqual({ text: "", lines: [] });
+  });
+});
+
+describe("renderChatEvent", () => {
+  const chatEvent = (event: Record<string, unknown>) => JSON.stringify({ type: "agent-chat-event", event });
+  const message = (id: string, role: string, text: string) => ({ id, role, parts: [{ type: "text", text }] });
+
+  it("prints a background run's completion told to the chat, then the answer of the server's turn", () => {
+    const state = createRenderState();
+    renderFrame(
+      state,
+      frame({ kind: "started", runId: "bg", agentType: "Importer", displayOrder: 0, detached: true }, { revision: 1 }),
+    );
+    expect(state.runs.get("bg")?.detached).toBe(true);
+    const told = message("agent-tool:detached:bg:completed", "user", "Background task Importer (bg) completed: done");
+    expect(renderChatEvent(state, chatEvent({ kind: "message", message: told }))).toEqual([
+      "» Background task Importer (bg) completed: done",
+    ]);
+    expect(state.deliveries.get("bg")).toBe("told");
+    // The same message again (a second delivery) prints nothing.
+    expect(renderChatEvent(state, chatEvent({ kind: "message", message: told }))).toEqual([]);
+    expect(
+      renderChatEvent(state, chatEvent({ kind: "turn-started", turnId: "t2", origin: "server", resumed: false })),
+    ).toEqual([]);
+    const answer = message("a2", "assistant", "Update on your background task: done");
+    expect(
+      renderChatEvent(state, chatEvent({ kind: "turn-ended", turnId: "t2", status: "completed", message: answer })),
+    ).toEqual(["Update on your background task: done"]);
+    expect(state.deliveries.get("bg")).toBe("answered");
+  });
+
+  it("prints nothing for other conversation frames, a client's turns, or what it cannot read", () => {
+    const state = createRenderState();
+    const other = message("m1", "user", "hello from another tab");
+    expect(renderChatEvent(state, chatEvent({ kind: "message", message: other }))).toEqual([]);
+    expect(
+      renderChatEvent(state, chatEvent({ kind: "turn-started", turnId: "t1", origin: "client", resumed: false })),
+    ).toEqual([]);
+    const answer = message("a1", "assistant", "hi");
+    expect(
+      renderChatEvent(state, chatEvent({ kind: "turn-ended", turnId: "t1", status: "completed", message: answer })),
+    ).toEqual([]);
+    expect(renderChatEvent(state, chatEvent({ kind: "history" }))).toEqual([]);
+    expect(renderChatEvent(state, "not json")).toEqual([]);
+    expect(renderChatEvent(state, started())).toEqual([]);
+    expect(state.deliveries.size).toBe(0);
   });
 });
 

@@ -12,11 +12,13 @@ import { readWebAssets, WEB_ASSETS_BINDING, WEB_BUILD_DIRECTORY } from "../web/b
 import { demoConfig, demoWsUrl, startDemoHost } from "./harness/demo.js";
 
 // The page as wrangler.jsonc serves it: static assets in front of the Worker (through the ASSETS binding), except
-// `/agents/*`, which always reaches the Worker and its Assistant objects. A small hand-made "build" stands in for
-// the React page (the browser test serves the real one).
+// `/agents/*`, which always reaches the Worker and its Assistant objects, and `/plain.html`, which the Worker serves
+// from `/plain` (the assets alone would redirect it). A small hand-made "build" stands in for the React page (the
+// browser test serves the real one).
 
 const PAGE = "<!doctype html><title>a built page</title><script type=module src=/assets/app-1234.js></script>";
 const SCRIPT = "console.log('the page');";
+const PLAIN_PAGE = "<!doctype html><title>the plain useChat page</title>";
 
 async function writeFiles(folder: string, files: Record<string, string>): Promise<void> {
   for (const [path, body] of Object.entries(files)) {
@@ -40,7 +42,7 @@ describe("the demo's settings, from wrangler.jsonc", () => {
     expect(config.compatibilityFlags).toContain("nodejs_compat");
     expect(config.assets.binding).toBe("ASSETS");
     expect(join(config.assets.directory, "/")).toBe(join(WEB_BUILD_DIRECTORY, "/"));
-    expect(config.assets.routerConfig?.static_routing?.user_worker).toEqual(["/agents/*"]);
+    expect(config.assets.routerConfig?.static_routing?.user_worker).toEqual(["/agents/*", "/plain.html"]);
   });
 });
 
@@ -55,6 +57,7 @@ describe("the demo Worker serving its page", () => {
     await writeFiles(page, {
       "index.html": PAGE,
       "assets/app-1234.js": SCRIPT,
+      "plain.html": PLAIN_PAGE,
       // A file where an agent route is: the route must win.
       "agents/assistant/shadowed/runs": "a file, not the Assistant",
     });
@@ -95,6 +98,16 @@ describe("the demo Worker serving its page", () => {
     const events = await RecordingSocket.open(demoWsUrl(host, "/agents/assistant/assets"));
     expect(events.extensions).toBe("");
     events.close();
+  });
+
+  it("serves the plain page at /plain.html, with its query, without a redirect (and at /plain)", async () => {
+    host = await startDemoHost(persist, { DEMO_PACE_MS: "0" }, { assetsDirectory: page });
+    for (const path of ["/plain.html?chat=assets", "/plain?chat=assets"]) {
+      const plain = await host.fetch(path, { redirect: "manual" });
+      expect([path, plain.status, plain.headers.get("location")]).toEqual([path, 200, null]);
+      expect(plain.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(await plain.text()).toBe(PLAIN_PAGE);
+    }
   });
 
   it("answers / with a one-line hint when no page is built, the agents all the same", async () => {

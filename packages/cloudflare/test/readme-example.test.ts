@@ -1,5 +1,6 @@
 // The README's first example, run as written in workerd: the Worker module it shows, bundled with this repository's
-// sources, answering `/` with the text the README says.
+// sources, with the bindings and compatibility settings of the README's wrangler.jsonc, answering `/` with the text
+// the README says. (The consumer test runs it under `wrangler dev` against the published packages.)
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
@@ -14,24 +15,40 @@ const README = fileURLToPath(new URL("../README.md", import.meta.url));
 // Inside the package, so that the example's imports resolve to the workspace packages.
 const DIRECTORY = fileURLToPath(new URL("./.readme-example/", import.meta.url));
 
-type Example = { code: string; attributes: Record<string, string>; expected: string };
+type Example = { code: string; attributes: Record<string, string>; expected: string; config: WranglerConfig };
+type WranglerConfig = {
+  main: string;
+  compatibility_date: string;
+  compatibility_flags?: string[];
+  durable_objects: { bindings: Array<{ name: string; class_name: string }> };
+  migrations: Array<{ new_sqlite_classes?: string[] }>;
+};
 
-/** The first ts/tsx/js/mjs block, its attributes, and the first ```text block after it. */
+/**
+ * The first ts/tsx/js/mjs block, its attributes, the first ```text block after it, and the first ```jsonc block
+ * after it (the wrangler.jsonc the README says to save beside the example; fences may be indented, in a list).
+ */
 function firstExample(markdown: string): Example {
-  const blocks = [...markdown.matchAll(/^```(\S*)([^\n]*)\n([\s\S]*?)^```\s*$/gm)].map((match) => ({
-    language: match[1] ?? "",
-    words: (match[2] ?? "").trim().split(/\s+/).filter(Boolean),
-    code: match[3] ?? "",
-    index: match.index ?? 0,
+  const blocks = [...markdown.matchAll(/^( *)```(\S*)([^\n]*)\n([\s\S]*?)^\1```\s*$/gm)].map((match) => ({
+    language: match[2] ?? "",
+    words: (match[3] ?? "").trim().split(/\s+/).filter(Boolean),
+    code: (match[4] ?? "").replace(new RegExp(`^${match[1] ?? ""}`, "gm"), ""),
   }));
   const exampleAt = blocks.findIndex((block) => ["ts", "tsx", "js", "mjs"].includes(block.language));
   const example = blocks[exampleAt];
-  const output = blocks.slice(exampleAt + 1).find((block) => block.language === "text");
-  if (!example || !output) throw new Error("the README has no first example with its output");
+  const after = blocks.slice(exampleAt + 1);
+  const output = after.find((block) => block.language === "text");
+  const config = after.find((block) => block.language === "jsonc");
+  if (!example || !output || !config) throw new Error("the README has no first example with its output and config");
   const attributes = Object.fromEntries(
     example.words.map((word) => (word.includes("=") ? word.split(/=(.*)/s).slice(0, 2) : ["runner", word])),
   ) as Record<string, string>;
-  return { code: example.code, attributes, expected: output.code.trimEnd() };
+  return {
+    code: example.code,
+    attributes,
+    expected: output.code.trimEnd(),
+    config: JSON.parse(config.code) as WranglerConfig,
+  };
 }
 
 let persist: PersistDirectory | undefined;
@@ -44,23 +61,30 @@ afterAll(async () => {
 });
 
 describe("README", () => {
-  it("its first example, a Worker module, answers as the README says", async () => {
-    const example = firstExample(await readFile(README, "utf8"));
-    expect(example.attributes["runner"]).toBe("worker");
-    await mkdir(DIRECTORY, { recursive: true });
-    const entry = `${DIRECTORY}example.ts`;
-    await writeFile(entry, example.code);
+  it("its first example, a Worker module, answers as the README says with the README's wrangler.jsonc", async () => {
+    const { code, attributes, expected, config } = firstExample(await readFile(README, "utf8"));
+    expect(attributes["runner"]).toBe("wrangler");
+    expect(config.main).toBe("src/worker.ts");
+    const sqliteClasses = config.migrations.flatMap((migration) => migration.new_sqlite_classes ?? []);
     const durableObjects = Object.fromEntries(
-      (example.attributes["durable-objects"] ?? "").split(",").map((pair) => pair.split(":") as [string, string]),
+      config.durable_objects.bindings.map(({ name, class_name }) => {
+        expect(sqliteClasses).toContain(class_name);
+        return [name, { className: class_name, useSQLite: true }];
+      }),
     );
+    await mkdir(DIRECTORY, { recursive: true });
+    const entry = `${DIRECTORY}worker.ts`;
+    await writeFile(entry, code);
     persist = await createPersistDirectory("agent-tools-readme-");
     host = await MiniflareHost.start({
       scriptPath: await bundleWorker(entry),
       durableObjects,
+      compatibilityDate: config.compatibility_date,
+      compatibilityFlags: config.compatibility_flags ?? [],
       persistDirectory: persist.path,
     });
-    const response = await host.fetch(example.attributes["path"] ?? "/");
+    const response = await host.fetch(attributes["path"] ?? "/");
     expect(response.status).toBe(200);
-    expect((await response.text()).trimEnd()).toBe(example.expected);
+    expect((await response.text()).trimEnd()).toBe(expected);
   });
 });

@@ -151,6 +151,47 @@ describe("formatRunEvent", () => {
     expect(formatRunEvent({ type: "agent_tool:recovery:scan", rows: 3, at })).toBe("agent_tool:recovery:scan rows=3");
   });
 
+  it("escapes newlines and control characters in every field it prints (a client's cancel reason forges no line)", () => {
+    const forged = "bye\n[agent-tools] agent_tool:run:finish Forged/x completed 1ms\u001b[31mRED\u001b[0m";
+    // An extension event whose string field carries what a client sent, and a core event whose typed fields do not
+    // hold what their types say (the channel is public: anything may publish on it).
+    const cancelled = {
+      type: "agent_tool:detached:cancelled",
+      runId: "r1",
+      agentType: "Importer",
+      reason: forged,
+      at,
+    } as RunEvent;
+    const finish = {
+      type: "agent_tool:run:finish",
+      runId: "r1",
+      agentType: "Importer",
+      status: "aborted\r\nforged",
+      reason: forged,
+      cause: "cancel\u001b[2J",
+      previousStatus: "running",
+      durationMs: 5,
+      at,
+    } as unknown as RunEvent;
+    const escapedReason = '"bye\\n[agent-tools] agent_tool:run:finish Forged/x completed 1ms\\u001b[31mRED\\u001b[0m"';
+    expect(formatRunEvent(cancelled)).toBe(`agent_tool:detached:cancelled Importer/r1 reason=${escapedReason}`);
+    expect(formatRunEvent(finish)).toBe(
+      `agent_tool:run:finish Importer/r1 "aborted\\r\\nforged" ${escapedReason} cause="cancel\\u001b[2J" 5ms`,
+    );
+  });
+
+  it("escapes what JSON leaves as is: C1 controls, DEL, line separators, bidi overrides", () => {
+    const event = {
+      type: "agent_tool:run:start",
+      runId: "a\u0085b\u009b31mc\u007fd\u2028e\u2029f\u202eg",
+      agentType: "Echo",
+      at,
+    } as RunEvent;
+    const line = formatRunEvent(event);
+    expect(line).toBe('agent_tool:run:start Echo/"a\\u0085b\\u009b31mc\\u007fd\\u2028e\\u2029f\\u202eg"');
+    expect(line).not.toMatch(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u);
+  });
+
   it("keeps a line one line: odd ids are quoted", () => {
     expect(formatRunEvent({ type: "agent_tool:run:start", runId: "a b\nc", agentType: "Echo", at })).toBe(
       'agent_tool:run:start Echo/"a b\\nc"',

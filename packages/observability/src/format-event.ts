@@ -8,8 +8,8 @@ const COMMON_FIELDS = new Set(["type", "at", "runId", "agentType"]);
 
 /**
  * One readable line for a run event, for logs: the type, then `agentType/runId`, then the typed fields that
- * matter. Never prints inputs, outputs or objects; ids with spaces or control characters are quoted, so a line
- * stays one line.
+ * matter. Never prints inputs, outputs or objects; a string that is not a plain id or word is quoted with its
+ * newlines and control characters escaped, so a line stays one line (nothing a client sent can forge another).
  *
  * @example
  * formatRunEvent(event); // "agent_tool:run:finish Researcher/agent-tool:call-1 completed 120ms"
@@ -31,14 +31,14 @@ function coreParts(event: CoreRunEvent): string[] {
     case "agent_tool:run:start":
       return [subject(event)];
     case "agent_tool:run:rejected":
-      return [subject(event), event.rejection];
+      return [subject(event), token(event.rejection)];
     case "agent_tool:run:finish":
       return [
         subject(event),
-        event.status,
-        ...(event.reason !== undefined ? [event.reason] : []),
+        token(event.status),
+        ...(event.reason !== undefined ? [token(event.reason)] : []),
         // The child's own result goes unsaid; the parent's reasons are named.
-        ...(event.cause !== undefined && event.cause !== "child" ? [`cause=${event.cause}`] : []),
+        ...(event.cause !== undefined && event.cause !== "child" ? [`cause=${token(event.cause)}`] : []),
         `${event.durationMs}ms`,
         ...(event.previousStatus === "interrupted" ? ["(repaired)"] : []),
       ];
@@ -65,7 +65,7 @@ function coreParts(event: CoreRunEvent): string[] {
     case "agent_tool:child:turn:start":
       return [subject(event), ...(event.resumed ? ["resumed"] : [])];
     case "agent_tool:child:turn:finish":
-      return [subject(event), event.status, `entries=${event.entries}`];
+      return [subject(event), token(event.status), `entries=${event.entries}`];
     case "agent_tool:run:progress":
       return [
         subject(event),
@@ -75,7 +75,7 @@ function coreParts(event: CoreRunEvent): string[] {
         ...(event.phase !== undefined ? [`phase=${token(event.phase)}`] : []),
       ];
     case "agent_tool:child:recover":
-      return [subject(event), event.outcome, `attempt=${event.attempt}`];
+      return [subject(event), token(event.outcome), `attempt=${event.attempt}`];
   }
 }
 
@@ -111,7 +111,21 @@ function scalar(value: unknown): string | undefined {
   return undefined;
 }
 
-/** Ids print as they are when they are plain; anything else is quoted, so a line stays one line. */
+/**
+ * Characters JSON leaves as they are that still end a line or steer a terminal: C1 controls (NEL, CSI), DEL, the
+ * line and paragraph separators, invisible format characters (bidi overrides). JSON escapes the C0 controls.
+ */
+const UNSAFE_IN_JSON = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/**
+ * A string field as it prints: as it is when it is plain (ids, enum values), else quoted with every newline and
+ * control character escaped, so that a line stays one line and nothing a client sent (a cancel reason, an id) can
+ * forge a log line or reach the terminal as an escape sequence.
+ */
 function token(text: string): string {
-  return /^[\w.:@/+-]+$/.test(text) ? text : JSON.stringify(text);
+  if (/^[\w.:@/+-]+$/.test(text)) return text;
+  return JSON.stringify(text).replace(UNSAFE_IN_JSON, (character) => {
+    const code = character.codePointAt(0) ?? 0;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
 }

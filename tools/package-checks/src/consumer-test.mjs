@@ -13,9 +13,10 @@
 // 4. For each package: check the published tarball (LICENSE, README, every `exports` target, no .tsbuildinfo, README
 //    links to packed files), `publint run <tarball> --strict`, `attw <tarball> --profile esm-only`; then create a
 //    fresh project in a temporary folder outside the workspace (`@agent-tools:registry` → the local registry,
-//    everything else from the public npm registry), run the README's `npm i …` line verbatim, add tsx, write the
-//    README's first example verbatim and run it (`npx tsx example.<ext>`, or the runner it names), and compare its
-//    output with the README's ```text block.
+//    everything else from the public npm registry, Node 22 as `node`), run the README's `npm i …` lines verbatim,
+//    add tsx, write the README's first example verbatim and run it (`npx tsx example.<ext>`, or as the runner it
+//    names says: `wrangler dev` on the README's wrangler.jsonc), and compare its output with the README's ```text
+//    block.
 // 5. Print a pass/fail line per package and check, write test-results/consumer-test.json (the counts .ci/run adds
 //    to its closing line), stop Verdaccio, and exit 1 on any failure.
 //
@@ -55,9 +56,12 @@ const KEPT_NPM_SETTINGS = ["registry", "proxy", "https_proxy", "noproxy", "cafil
 /**
  * The environment of a consumer's npm: this process's, without the `npm_config_*`, `npm_package_*` and `pnpm_*`
  * variables that `pnpm <script>` sets (a user's shell has none of them), but with their proxy and registry settings,
- * and without the workspace's NODE_PATH.
+ * and without the workspace's NODE_PATH. Its PATH is a user's with Node 22 as `node`: the folder of the Node that
+ * runs this test first (the workspace's Node 22 under `pnpm consumer-test`, docs/decisions/2026-12-03-node-22.md), so
+ * that npm, npx and what they start (tsx, wrangler) run on it, and no `node_modules` folder (`pnpm <script>` puts the
+ * workspace's `.bin` folders there, which would lend the consumer our tools).
  */
-export function consumerEnvironment(env = process.env) {
+export function consumerEnvironment(env = process.env, nodeDirectory = path.dirname(process.execPath)) {
   /** @type {NodeJS.ProcessEnv} */
   const clean = {};
   for (const [key, value] of Object.entries(env)) {
@@ -68,6 +72,13 @@ export function consumerEnvironment(env = process.env) {
     if (lower === "npm_execpath" || lower === "npm_node_execpath" || lower === "npm_command") continue;
     // Set by the node_modules/.bin/node shim: it would let the consumer's require() find the workspace's packages.
     if (key === "NODE_PATH") continue;
+    if (key.toUpperCase() === "PATH" && value !== undefined) {
+      const entries = value
+        .split(path.delimiter)
+        .filter((entry) => entry !== "" && !/(^|[\\/])node_modules([\\/]|$)/.test(entry));
+      clean[key] = [nodeDirectory, ...entries.filter((entry) => entry !== nodeDirectory)].join(path.delimiter);
+      continue;
+    }
     clean[key] = value;
   }
   return clean;
@@ -372,7 +383,10 @@ async function checkPackage({ workspacePackage, registry, scratch, tools }) {
       await record("example", async () => {
         if (example === null || example.expectedOutput === null) throw new Error(convention.problems.join("; "));
         const result = await runExample({ directory: consumer, example, env });
-        await writeFile(path.join(LOG_DIRECTORY, `${folderName}-example.log`), `${result.output}\n${result.detail}`);
+        await writeFile(
+          path.join(LOG_DIRECTORY, `${folderName}-example.log`),
+          `${result.output}\n${result.detail}\n${result.log ?? ""}`,
+        );
         if (!result.ok) throw new Error(`${example.fileName} (${example.runner}) failed: ${result.detail}`);
         const actual = normalizeOutput(result.output);
         const expected = normalizeOutput(example.expectedOutput);

