@@ -39,6 +39,7 @@ export function detachedTurnContext(runId: string, input: unknown, message: UIMe
     resumed: false,
     milestones: [],
     abortSignal: new AbortController().signal,
+    tree: null,
     clock: systemClock,
     setOutput: () => undefined,
     appendChunk: () => null,

@@ -78,7 +78,16 @@ export type ChatEngineOptions<TPeer> = {
   track?(work: Promise<unknown>): void;
   /** Where the engine reports what happened (`agent_tool:chat:*` events; default: the process-wide hub). */
   sink?: RunEventSink;
+  /**
+   * Told when a turn is stopped (a tab's Stop, the sender's abort), with the reason its model and tools are aborted
+   * with: a host cancels what the turn dispatched (its agent tools' runs are cancelled through their abort signal
+   * anyway; a detached run dispatched with `onParentCancel: "cancel"` only through this). Must not throw.
+   */
+  onStop?(turnId: string, reason: string): void;
 };
+
+/** The reason a stopped turn's model and tools (and the runs they dispatched) are aborted with. */
+export const STOP_REASON = "Stopped by the user";
 
 /** The text that ends an answer closed because it could not be resumed. */
 export const INTERRUPTED_TURN_TEXT = "This answer was interrupted before it could finish.";
@@ -354,7 +363,12 @@ export class ChatEngine<TPeer> {
 
   #stopActive(active: ActiveTurn<TPeer>): boolean {
     if (!active.apply({ type: "stop" })) return false;
-    active.controller.abort();
+    active.controller.abort(STOP_REASON);
+    try {
+      this.#options.onStop?.(active.stored.turnId, STOP_REASON);
+    } catch {
+      // a host's hook never keeps a turn from stopping
+    }
     return true;
   }
 

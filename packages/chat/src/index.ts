@@ -6,6 +6,7 @@ export {
   FAILED_TURN_TEXT,
   failedTurnText,
   INTERRUPTED_TURN_TEXT,
+  STOP_REASON,
   UNSTORED_TURN_TEXT,
 } from "./chat-engine.js";
 // limits

@@ -1,7 +1,7 @@
 import type { ToolSet, UIMessage, UIMessageChunk } from "ai";
 import type { FormatAgentToolInput } from "./child-input-message.js";
 import type { Clock } from "./ports/clock.js";
-import type { AgentToolMilestone, AgentToolProgressSnapshot } from "./protocol/index.js";
+import type { AgentToolMilestone, AgentToolProgressSnapshot, AgentToolTree } from "./protocol/index.js";
 
 /** What a child turn receives. */
 export type AgentToolTurnContext = {
@@ -19,6 +19,11 @@ export type AgentToolTurnContext = {
   milestones: readonly AgentToolMilestone[];
   /** Aborted when the run is cancelled: pass it to `streamText`. */
   abortSignal: AbortSignal;
+  /**
+   * The run's place in its tree of runs (its root, its ancestors, the budget it and its subtree live within), as its
+   * parent dispatched it; `null` for a run started without one.
+   */
+  tree: AgentToolTree | null;
   clock: Clock;
   /** Record the run's structured output; `getAgentToolOutput` returns it by default. */
   setOutput(output: unknown): void;
@@ -66,6 +71,12 @@ export type AgentToolChildDefinition = {
    * Default: the turn's assistant text (last step with text), else the output as text.
    */
   getAgentToolSummary?(context: AgentToolSummaryContext): string;
+  /**
+   * The run is being cancelled (with `reason`): cancel what it dispatched itself (a child that runs agent tools:
+   * its own children's runs) and resolve once they ended. Called as the run's turn is aborted; the run records its
+   * own end after this resolves (or the runner's `descendantsTimeoutMs`), so a tree ends from its leaves up.
+   */
+  onCancel?(runId: string, reason: string): Promise<void>;
 };
 
 /** What `getAgentToolOutput` receives: the run, its input, and what the turn passed to `setOutput` (if anything). */

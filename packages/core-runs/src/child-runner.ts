@@ -7,9 +7,11 @@ import { type ChildTurnHost, runChildTurn, type TurnResume } from "./child-turn.
 import { AgentToolsError } from "./errors.js";
 import type { LiveRun } from "./live-run.js";
 import { LiveRunLog } from "./live-run-log.js";
+import type { ChildStartOptions } from "./ports/child-transport.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
+import type { AgentToolTree } from "./protocol/index.js";
 import {
   type AgentToolMilestone,
   type AgentToolProgressSnapshot,
@@ -42,7 +44,12 @@ export type AgentToolChildRunnerOptions = {
    * calls, `turn`, reading its stream), so with an `AsyncLocalStorage` keyed by `runId` code deep inside a turn (a
    * tool's `execute`) can tell which run it works for, even with several runs live on one runner. Default: none.
    */
-  runScope?: <TResult>(runId: string, run: () => TResult) => TResult;
+  runScope?: <TResult>(runId: string, run: () => TResult, tree: AgentToolTree | null) => TResult;
+  /**
+   * How long a cancelled run waits, at most, for what it dispatched itself (`definition.onCancel`) to end before it
+   * records its own end. Default 10 s.
+   */
+  descendantsTimeoutMs?: number;
 };
 
 /** A run's conversation as the child holds it at one point: what `getConversation` gives a drill-in. */
@@ -56,6 +63,9 @@ export type ChildConversationSnapshot = {
 };
 
 const FALLBACK_CANCEL_REASON = "Cancelled";
+
+/** Default `descendantsTimeoutMs`: 10 s. */
+export const DEFAULT_DESCENDANTS_TIMEOUT_MS = 10_000;
 
 /**
  * Runs a child's side of agent-tool runs: idempotent start, one turn per run whose every chunk goes into the
@@ -76,6 +86,7 @@ export class AgentToolChildRunner {
   readonly #waking = new Map<string, Promise<RunRecord | null>>();
   readonly #recovery: TurnRecoveryOptions;
   readonly #runScope: NonNullable<AgentToolChildRunnerOptions["runScope"]>;
+  readonly #descendantsTimeoutMs: number;
 
   constructor(options: AgentToolChildRunnerOptions) {
     this.#definition = options.definition;
@@ -85,6 +96,7 @@ export class AgentToolChildRunner {
     this.#sink = options.sink ?? getDefaultRunEventHub();
     this.#waitUntil = options.waitUntil;
     this.#runScope = options.runScope ?? ((_runId, run) => run());
+    this.#descendantsTimeoutMs = options.descendantsTimeoutMs ?? DEFAULT_DESCENDANTS_TIMEOUT_MS;
     const maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
     if (!Number.isSafeInteger(maxRecoveryAttempts) || maxRecoveryAttempts < 0) {
       throw new AgentToolsError(
@@ -107,15 +119,15 @@ export class AgentToolChildRunner {
    * Start a run, idempotently: a runId already known returns its inspection and starts no second turn.
    * Resolves once the run is recorded; the turn goes on in the background.
    */
-  start(runId: string, input: unknown): Promise<AgentToolRunInspection> {
+  start(runId: string, input: unknown, options: ChildStartOptions = {}): Promise<AgentToolRunInspection> {
     const inFlight = this.#starting.get(runId);
     if (inFlight !== undefined) return inFlight;
-    const started = this.#start(runId, input).finally(() => this.#starting.delete(runId));
+    const started = this.#start(runId, input, options).finally(() => this.#starting.delete(runId));
     this.#starting.set(runId, started);
     return started;
   }
 
-  async #start(runId: string, input: unknown): Promise<AgentToolRunInspection> {
+  async #start(runId: string, input: unknown, options: ChildStartOptions): Promise<AgentToolRunInspection> {
     const existing = await this.#wake(runId);
     if (existing) return this.#inspection(existing);
     const now = this.#clock.now();
@@ -129,6 +141,7 @@ export class AgentToolChildRunner {
       displayOrder: 0,
       input,
       lastSequence: 0,
+      ...(options.tree !== undefined ? { tree: options.tree } : {}),
     };
     this.#recording.add(runId);
     let inserted: boolean;
@@ -173,13 +186,37 @@ export class AgentToolChildRunner {
     );
   }
 
-  /** Cancel a live run (→ `aborted`); idempotent, and a no-op on a finished or unknown run. */
+  /**
+   * Cancel a live run (→ `aborted`, with `reason`); idempotent, and a no-op on a finished or unknown run. Depth
+   * first: what the run dispatched itself (`definition.onCancel`) is cancelled at the same moment its turn is
+   * aborted, and the run records its own end only once those have ended (or `descendantsTimeoutMs` passed), so a
+   * tree is cancelled from its leaves up. Resolves once the run's end is recorded.
+   */
   async cancel(runId: string, reason?: string): Promise<void> {
     await this.#wake(runId);
     const live = this.#live.get(runId);
     if (!live) return;
-    live.controller.abort(reason ?? FALLBACK_CANCEL_REASON);
+    const why = reason ?? FALLBACK_CANCEL_REASON;
+    live.descendantsEnded ??= this.#cancelDescendants(runId, why);
+    live.controller.abort(why);
     await live.done;
+  }
+
+  /** Cancel what run `runId` dispatched; resolves once that ended, or the timeout passed (never rejects). */
+  #cancelDescendants(runId: string, reason: string): Promise<void> {
+    const onCancel = this.#definition.onCancel;
+    if (!onCancel) return Promise.resolve();
+    const timeoutMs = this.#descendantsTimeoutMs;
+    return new Promise<void>((resolve) => {
+      const timer = this.#clock.setTimeout(resolve, timeoutMs);
+      const settle = () => {
+        this.#clock.clearTimeout(timer);
+        resolve();
+      };
+      Promise.resolve()
+        .then(() => onCancel.call(this.#definition, runId, reason))
+        .then(settle, settle);
+    });
   }
 
   /** Delete the run's storage (cancelling it first if live). Idempotent. */
@@ -327,7 +364,7 @@ export class AgentToolChildRunner {
       inspection: (final) => this.#inspection(final),
       ended: () => this.#live.delete(runId),
     };
-    const done = this.#runScope(runId, () => runChildTurn(host, record, live, resume));
+    const done = this.#runScope(runId, () => runChildTurn(host, record, live, resume), record.tree ?? null);
     live.done = done;
     this.#waitUntil?.(done);
   }

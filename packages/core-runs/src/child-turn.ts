@@ -88,6 +88,7 @@ export async function runChildTurn(
       resumed: resume !== null,
       milestones: live.milestones,
       abortSignal: signal,
+      tree: record.tree ?? null,
       clock,
       setOutput: (value) => {
         output = value;
@@ -123,6 +124,8 @@ export async function runChildTurn(
   log.finish(); // also when the turn threw before its stream was read
   await log.settled();
 
+  // A cancelled run ends after what it dispatched itself: the tree ends from its leaves up.
+  if (signal.aborted) await live.descendantsEnded;
   const ending = await turnEnding({ host, record, signal, storeError: log.storeError, thrown, observer, output });
   const now = clock.now();
   const patch: RunRecordPatch = {

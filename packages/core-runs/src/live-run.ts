@@ -10,4 +10,6 @@ export type LiveRun = {
   readonly milestones: AgentToolMilestone[];
   /** Settles when the turn has ended and its terminal is recorded. */
   done: Promise<void>;
+  /** Set by a cancel: settles once what the run dispatched itself has ended (its end is recorded after that). */
+  descendantsEnded?: Promise<void>;
 };

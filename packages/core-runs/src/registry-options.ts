@@ -4,14 +4,17 @@ import type { Clock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
 import type {
+  AgentToolBudget,
   AgentToolCursors,
   AgentToolDisplay,
   AgentToolEndCause,
   AgentToolEventFrame,
   AgentToolLifecycleResult,
+  AgentToolPosition,
   AgentToolProgressSnapshot,
   AgentToolResult,
   AgentToolRunInfo,
+  AgentToolTree,
   RunStatus,
   TerminalRunStatus,
 } from "./protocol/index.js";
@@ -69,6 +72,12 @@ export type AgentToolRegistryOptions = {
    * sequence, the latest progress), so that a restart re-attaches from there. Default 500 ms.
    */
   followWriteIntervalMs?: number;
+  /**
+   * Where this registry's dispatches come from in their tree of runs, asked at each dispatch: a child's registry
+   * answers with the run whose turn is dispatching (its path and what is left of its budget), a parent's with its
+   * chat turn. `null` (or no option): each run dispatched is the top of a tree of its own.
+   */
+  position?: () => AgentToolPosition | null;
 };
 
 export type RunAgentToolOptions<TInput = unknown> = {
@@ -81,6 +90,15 @@ export type RunAgentToolOptions<TInput = unknown> = {
   displayOrder?: number;
   /** Aborting cancels the child: the run ends `aborted`. */
   signal?: AbortSignal;
+  /** Limits for this run and its subtree: narrowed by what the dispatcher's own budget allows, never widened. */
+  budget?: AgentToolBudget;
+  /** The run's place in its tree, given outright (default: from the registry's `position`). */
+  tree?: AgentToolTree;
+  /**
+   * When the run or turn that dispatched this run is cancelled: `"cancel"` it too (always, for an awaited run) or
+   * `"keep"` it running (what `@agent-tools/detached` passes for a detached run, unless told otherwise).
+   */
+  onParentCancel?: "cancel" | "keep";
   /** What clients see of the input. Default: the input cut to 500 characters. */
   inputPreview?: string;
   display?: AgentToolDisplay;

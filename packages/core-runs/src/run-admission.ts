@@ -1,5 +1,6 @@
 import type { ConcurrencySlots } from "./concurrency-slots.js";
 import { inputByteLength } from "./input-preview.js";
+import { type AgentToolPosition, type AgentToolTree, dispatchTree } from "./protocol/index.js";
 import type { StartAgentToolRunResult } from "./registry-options.js";
 import type { RegistryRuntime } from "./registry-runtime.js";
 import { startedFrame } from "./run-frames.js";
@@ -17,6 +18,8 @@ export type RunAdmissionOptions = {
   maxInputBytes: number;
   maxConcurrent: number;
   overCap: "record" | "refuse";
+  /** Where dispatches come from in their tree (the registry's `position` option). */
+  position?: () => AgentToolPosition | null;
 };
 
 /**
@@ -51,6 +54,13 @@ export class RunAdmission {
     return tracked;
   }
 
+  /** A new run's place in its tree: as given, else from where the registry dispatches, else the top of its own. */
+  #treeOf(runId: string, request: AdmissionRequest): AgentToolTree {
+    if (request.tree !== undefined) return request.tree;
+    const position = this.#options.position?.() ?? { rootId: runId, path: [] };
+    return dispatchTree(position, request.budget);
+  }
+
   async #admit(
     agentType: string,
     runId: string,
@@ -66,7 +76,7 @@ export class RunAdmission {
       runId,
       agentType,
       existing,
-      request,
+      request: existing ? request : { ...request, tree: this.#treeOf(runId, request) },
       inputBytes: existing ? 0 : inputByteLength(request.input),
       maxInputBytes: this.#options.maxInputBytes,
       slotsInUse: slotTable?.size ?? 0,

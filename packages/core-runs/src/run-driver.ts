@@ -201,7 +201,8 @@ export class RunDriver {
         });
       }
       try {
-        await runtime.transport.start(this.ref, this.#record.input);
+        const { tree } = this.#record;
+        await runtime.transport.start(this.ref, this.#record.input, tree !== undefined ? { tree } : {});
       } catch (error) {
         return this.#finish({
           status: "error",

@@ -93,6 +93,8 @@ export function decideAdmission(input: AdmissionInput): AdmissionDecision {
     ...(request.display !== undefined ? { display: request.display } : {}),
     ...(request.detached ? { detached: true } : {}),
     ...(request.meta !== undefined ? { meta: request.meta } : {}),
+    ...(request.tree !== undefined ? { tree: request.tree } : {}),
+    ...(request.onParentCancel !== undefined ? { onParentCancel: request.onParentCancel } : {}),
   };
   if (input.slotsInUse < input.maxConcurrent) return { kind: "create", record };
   const error = `maxConcurrentAgentTools (${input.maxConcurrent}) exceeded`;

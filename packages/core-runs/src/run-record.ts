@@ -5,6 +5,7 @@ import type {
   AgentToolMilestone,
   AgentToolProgressSnapshot,
   AgentToolRunInfo,
+  AgentToolTree,
   RunStatus,
 } from "./protocol/index.js";
 
@@ -46,6 +47,16 @@ export type RunRecord = {
   detached?: boolean;
   /** Child: how many times a cut-off turn was resumed. */
   recoveryAttempts?: number;
+  /**
+   * Where the run sits in its tree of runs (its root, its ancestors, the budget it lives within): set at dispatch on
+   * the parent's row, and sent with `start` to the child, which keeps it on its own row.
+   */
+  tree?: AgentToolTree;
+  /**
+   * What happens to the run when the run (or turn) that dispatched it is cancelled: `"cancel"` (every awaited run,
+   * and a detached run dispatched with it) or `"keep"` (a detached run's default: it outlives what dispatched it).
+   */
+  onParentCancel?: "cancel" | "keep";
   /** Extension packages' own fields, each under its package name. Must be JSON-serializable. */
   meta?: Record<string, unknown>;
 };

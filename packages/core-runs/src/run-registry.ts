@@ -26,7 +26,7 @@ import { RunAdmission } from "./run-admission.js";
 import { RunDrivers } from "./run-drivers.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
 import { isReattachable, type TerminalRunRecord } from "./run-machine.js";
-import { toRunInfo } from "./run-record.js";
+import { type RunRecord, toRunInfo } from "./run-record.js";
 import { failure, toAgentToolResult } from "./run-result.js";
 import { RunTransitions } from "./run-transitions.js";
 import { resolveTailRetryPolicy } from "./tail-retry-policy.js";
@@ -84,6 +84,7 @@ export class AgentToolRegistry {
       maxInputBytes: options.maxAgentToolInputBytes ?? DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES,
       maxConcurrent: options.maxConcurrentAgentTools ?? Number.POSITIVE_INFINITY,
       overCap: options.overCap ?? "record",
+      ...(options.position ? { position: options.position } : {}),
     });
     this.#generateRunId = options.generateRunId ?? (() => crypto.randomUUID());
   }
@@ -196,6 +197,25 @@ export class AgentToolRegistry {
   }
 
   /**
+   * Cancel, with `reason`, every live run dispatched from `from` — a run of this registry's tree (`{ runId }`: the
+   * runs whose tree names it as their parent run) or the root of a tree (`{ rootId }`: the runs dispatched from it
+   * directly, e.g. a chat turn's) — except those dispatched to outlive it (`onParentCancel: "keep"`), and resolve once
+   * each has ended (a child ends after what it dispatched itself: the tree ends from its leaves up). Resolves the
+   * runIds it cancelled.
+   */
+  async cancelDispatchedBy(from: { runId: string } | { rootId: string }, reason: string): Promise<string[]> {
+    const live = await this.#runtime.store.listRuns({ status: ["starting", "running"] });
+    const cancelled = live.filter((record) => isDispatchedBy(record, from) && record.onParentCancel !== "keep");
+    await Promise.all(
+      cancelled.map(async (record) => {
+        await this.cancelAgentTool(record.runId, reason);
+        await this.waitForAgentToolRun(record.runId);
+      }),
+    );
+    return cancelled.map((record) => record.runId);
+  }
+
+  /**
    * Send retained runs to one connection (`replay: true`). With cursors, only what is newer than the client holds,
    * plus `cleared` for runs it names that no longer exist. Finished runs are replayed from the parent's own copy of
    * their log: their children are not woken.
@@ -266,6 +286,14 @@ export class AgentToolRegistry {
       cancelHandlers: this.#cancelHandlers,
     });
   }
+}
+
+/** True when `record` was dispatched directly from the run (or tree root) `from`. */
+function isDispatchedBy(record: RunRecord, from: { runId: string } | { rootId: string }): boolean {
+  const tree = record.tree;
+  if (!tree) return false;
+  if ("runId" in from) return tree.ancestors.at(-1)?.runId === from.runId;
+  return tree.rootId === from.rootId && tree.ancestors.length === 0;
 }
 
 /** Call `onAbort` with the signal's reason when it aborts (at once if it has); returns the function that unlinks. */

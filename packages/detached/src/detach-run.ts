@@ -61,6 +61,11 @@ export type DetachedOptions<THost> = {
   maxBudgetMs?: number;
   /** Silence allowed after the first signal; `0` or `Infinity` disables it. Default `detachedNoProgressBudgetMs`. */
   noProgressBudgetMs?: number;
+  /**
+   * When the run or turn that dispatched this run is cancelled (a Stop, a cancel of the dispatching run): `"keep"`
+   * (default: a background run outlives what started it) or `"cancel"` it too, depth first like an awaited run.
+   */
+  onParentCancel?: "cancel" | "keep";
 };
 
 /** `runAgentToolDetached`'s options: the registry's dispatch options (detached runs take no `signal`). */
@@ -216,6 +221,13 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
         return { error: `onFinish names "${String(settings.onFinish)}", which is not a method of the host` };
       }
     }
+    if (
+      settings.onParentCancel !== undefined &&
+      settings.onParentCancel !== "cancel" &&
+      settings.onParentCancel !== "keep"
+    ) {
+      return { error: `onParentCancel must be "cancel" or "keep", not ${JSON.stringify(settings.onParentCancel)}` };
+    }
     const milestones = resolveMilestones(settings.onMilestones);
     if ((settings.notify !== undefined || milestones) && !chatHost) {
       return { error: "notify and onMilestones need a chatHost (createDetachedRuns({ chatHost }))" };
@@ -256,7 +268,8 @@ export function createDetachedRuns<THost extends object>(options: DetachedRunsOp
         return { runId, agentType, status: "error", error: prepared.error, rejection: "invalid-options" };
       }
       const { state } = prepared;
-      const admitted = await extension.admit(agentType, { ...rest, runId, detached: true, state });
+      const onParentCancel = (detached === true ? undefined : detached.onParentCancel) ?? "keep";
+      const admitted = await extension.admit(agentType, { ...rest, runId, detached: true, state, onParentCancel });
       if (!admitted.ok) {
         return { runId, agentType, status: "error", error: admitted.failure.error, rejection: admitted.rejection };
       }

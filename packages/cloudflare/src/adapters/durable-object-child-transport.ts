@@ -1,11 +1,17 @@
-import { AgentToolsError, type ChildRef, type ChildTransport, type TailOptions } from "@agent-tools/core-runs";
+import {
+  AgentToolsError,
+  type ChildRef,
+  type ChildStartOptions,
+  type ChildTransport,
+  type TailOptions,
+} from "@agent-tools/core-runs";
 import type { AgentToolRunInspection, AgentToolTailItem } from "@agent-tools/core-runs/protocol";
 import type { UIMessage } from "ai";
 import { NdjsonLines } from "./ndjson.js";
 
 /** The RPC surface a child Durable Object offers its parent (see `AgentToolChild`). */
 export interface AgentToolChildRpc {
-  agentToolStart(runId: string, input: unknown): Promise<AgentToolRunInspection>;
+  agentToolStart(runId: string, input: unknown, options?: ChildStartOptions): Promise<AgentToolRunInspection>;
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null>;
   agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>>;
   agentToolCancel(runId: string, reason?: string): Promise<void>;
@@ -62,8 +68,8 @@ export class DurableObjectChildTransport implements ChildTransport {
     return namespace.get(namespace.idFromName(childObjectName(this.#parentId, ref))) as AgentToolChildStub;
   }
 
-  start(ref: ChildRef, input: unknown): Promise<AgentToolRunInspection> {
-    return this.stub(ref).agentToolStart(ref.runId, input);
+  start(ref: ChildRef, input: unknown, options: ChildStartOptions = {}): Promise<AgentToolRunInspection> {
+    return this.stub(ref).agentToolStart(ref.runId, input, options);
   }
 
   inspect(ref: ChildRef): Promise<AgentToolRunInspection | null> {

@@ -20,6 +20,9 @@ export type DurableObjectRunStoreStorage = {
 /** The tables the store owns, for benchmarks and tests that count rows. */
 export const RUN_STORE_TABLES = { runs: "agent_tool_runs", log: "agent_tool_log" } as const;
 
+/** The names of a run store's two tables. */
+export type RunStoreTables = { readonly runs: string; readonly log: string };
+
 /**
  * Largest JSON text (in UTF-16 code units) written into one log row. workerd caps a row at 2 MB; one code unit
  * is at most 3 bytes of UTF-8, so 600 000 units stay under the cap. An `appendLog` call bigger than this is
@@ -64,13 +67,19 @@ type LogBatchRow = {
  */
 export class DurableObjectRunStore implements RunStore {
   readonly #storage: DurableObjectRunStoreStorage;
+  readonly #tables: RunStoreTables;
 
-  constructor(storage: DurableObjectRunStoreStorage) {
+  /**
+   * `tables` names the two tables (default `RUN_STORE_TABLES`): one object can hold two stores, as a child that runs
+   * agent tools itself does (its own run's ledger, and its registry of the runs it dispatches).
+   */
+  constructor(storage: DurableObjectRunStoreStorage, options: { tables?: RunStoreTables } = {}) {
     this.#storage = storage;
+    this.#tables = options.tables ?? RUN_STORE_TABLES;
     // Idempotent, so a restarted object (a new instance over the same database) runs it again harmlessly.
     // WITHOUT ROWID keeps each row in its primary-key b-tree: an insert writes one row, not a row plus an index.
     storage.sql.exec(
-      `CREATE TABLE IF NOT EXISTS ${RUN_STORE_TABLES.runs} (
+      `CREATE TABLE IF NOT EXISTS ${this.#tables.runs} (
         run_id TEXT NOT NULL PRIMARY KEY,
         status TEXT NOT NULL,
         revision INTEGER NOT NULL,
@@ -79,7 +88,7 @@ export class DurableObjectRunStore implements RunStore {
       ) WITHOUT ROWID`,
     );
     storage.sql.exec(
-      `CREATE TABLE IF NOT EXISTS ${RUN_STORE_TABLES.log} (
+      `CREATE TABLE IF NOT EXISTS ${this.#tables.log} (
         run_id TEXT NOT NULL,
         first_sequence INTEGER NOT NULL,
         last_sequence INTEGER NOT NULL,
@@ -91,7 +100,7 @@ export class DurableObjectRunStore implements RunStore {
 
   async getRun(runId: string): Promise<RunRecord | null> {
     const row = this.#storage.sql
-      .exec<RunRow>(`SELECT * FROM ${RUN_STORE_TABLES.runs} WHERE run_id = ?`, runId)
+      .exec<RunRow>(`SELECT * FROM ${this.#tables.runs} WHERE run_id = ?`, runId)
       .toArray()[0];
     return row === undefined ? null : fromRunRow(row);
   }
@@ -100,7 +109,7 @@ export class DurableObjectRunStore implements RunStore {
     const row = toRunRow(record);
     const inserted = this.#storage.sql
       .exec(
-        `INSERT INTO ${RUN_STORE_TABLES.runs} (run_id, status, revision, started_at, record) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO ${this.#tables.runs} (run_id, status, revision, started_at, record) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
         row.run_id,
         row.status,
@@ -116,13 +125,13 @@ export class DurableObjectRunStore implements RunStore {
     // Read, merge and write with no await in between: atomic (see the class comment), so two conditional
     // updates with the same expectedRevision cannot both apply.
     const sql = this.#storage.sql;
-    const stored = sql.exec<RunRow>(`SELECT * FROM ${RUN_STORE_TABLES.runs} WHERE run_id = ?`, runId).toArray()[0];
+    const stored = sql.exec<RunRow>(`SELECT * FROM ${this.#tables.runs} WHERE run_id = ?`, runId).toArray()[0];
     if (stored === undefined) return null;
     if (condition.expectedRevision !== undefined && stored.revision !== condition.expectedRevision) return null;
     const merged = applyRunPatch(fromRunRow(stored), patch);
     const row = toRunRow(merged);
     sql.exec(
-      `UPDATE ${RUN_STORE_TABLES.runs} SET status = ?, revision = ?, started_at = ?, record = ? WHERE run_id = ?`,
+      `UPDATE ${this.#tables.runs} SET status = ?, revision = ?, started_at = ?, record = ? WHERE run_id = ?`,
       row.status,
       row.revision,
       row.started_at,
@@ -137,7 +146,7 @@ export class DurableObjectRunStore implements RunStore {
     const statuses = filter.status ?? [];
     const where = statuses.length === 0 ? "" : `WHERE status IN (${statuses.map(() => "?").join(", ")})`;
     return this.#storage.sql
-      .exec<RunRow>(`SELECT * FROM ${RUN_STORE_TABLES.runs} ${where} ORDER BY started_at, run_id`, ...statuses)
+      .exec<RunRow>(`SELECT * FROM ${this.#tables.runs} ${where} ORDER BY started_at, run_id`, ...statuses)
       .toArray()
       .map(fromRunRow);
   }
@@ -146,8 +155,8 @@ export class DurableObjectRunStore implements RunStore {
     const sql = this.#storage.sql;
     this.#storage.transactionSync(() => {
       for (const runId of new Set(runIds)) {
-        sql.exec(`DELETE FROM ${RUN_STORE_TABLES.runs} WHERE run_id = ?`, runId);
-        sql.exec(`DELETE FROM ${RUN_STORE_TABLES.log} WHERE run_id = ?`, runId);
+        sql.exec(`DELETE FROM ${this.#tables.runs} WHERE run_id = ?`, runId);
+        sql.exec(`DELETE FROM ${this.#tables.log} WHERE run_id = ?`, runId);
       }
     });
   }
@@ -161,7 +170,7 @@ export class DurableObjectRunStore implements RunStore {
     this.#storage.transactionSync(() => {
       for (const batch of batches) {
         sql.exec(
-          `INSERT INTO ${RUN_STORE_TABLES.log} (run_id, first_sequence, last_sequence, entries) VALUES (?, ?, ?, ?)`,
+          `INSERT INTO ${this.#tables.log} (run_id, first_sequence, last_sequence, entries) VALUES (?, ?, ?, ?)`,
           runId,
           batch.firstSequence,
           batch.lastSequence,
@@ -175,7 +184,7 @@ export class DurableObjectRunStore implements RunStore {
     const { afterSequence = 0, limit } = options;
     if (limit !== undefined && limit <= 0) return [];
     const cursor = this.#storage.sql.exec<LogBatchRow>(
-      `SELECT first_sequence, entries FROM ${RUN_STORE_TABLES.log}
+      `SELECT first_sequence, entries FROM ${this.#tables.log}
        WHERE run_id = ? AND last_sequence > ? ORDER BY first_sequence`,
       runId,
       afterSequence,
@@ -212,7 +221,7 @@ export class DurableObjectRunStore implements RunStore {
     // Fast path: appending past the end of the stored log (the runner's case) reads one row, not the whole log.
     const tail = this.#storage.sql
       .exec<{ last_sequence: number }>(
-        `SELECT last_sequence FROM ${RUN_STORE_TABLES.log} WHERE run_id = ? ORDER BY first_sequence DESC LIMIT 1`,
+        `SELECT last_sequence FROM ${this.#tables.log} WHERE run_id = ? ORDER BY first_sequence DESC LIMIT 1`,
         runId,
       )
       .toArray()[0];
@@ -223,7 +232,7 @@ export class DurableObjectRunStore implements RunStore {
     }
     const seen = new Set<number>();
     const overlapping = this.#storage.sql.exec<{ entries: string }>(
-      `SELECT entries FROM ${RUN_STORE_TABLES.log}
+      `SELECT entries FROM ${this.#tables.log}
        WHERE run_id = ? AND first_sequence <= ? AND last_sequence >= ?`,
       runId,
       highest,

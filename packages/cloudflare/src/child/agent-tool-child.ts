@@ -1,14 +1,23 @@
 import { DurableObject } from "cloudflare:workers";
 import {
   type AgentToolChildDefinition,
+  type AgentToolChildReference,
   AgentToolChildRunner,
+  type AgentToolOptions,
+  type AgentToolOutput,
   type AgentToolOutputContext,
+  type AgentToolPreliminaryOutput,
   type AgentToolRunInspection,
   type AgentToolSummaryContext,
+  AgentToolsError,
   type AgentToolTailItem,
+  type AgentToolTree,
   type AgentToolTurnContext,
   type AgentToolTurnStream,
+  agentTool,
+  type ChildStartOptions,
   DEFAULT_MAX_RECOVERY_ATTEMPTS,
+  positionOf,
   type RunRecord,
   systemClock,
 } from "@agent-tools/core-runs";
@@ -18,17 +27,22 @@ import {
   type ProgressUpdate,
   type ReportProgressOptions,
 } from "@agent-tools/progress";
-import type { UIMessage, UIMessageChunk } from "ai";
-import type { AgentToolChildChatRpc, AgentToolChildRpc } from "../adapters/durable-object-child-transport.js";
+import type { Tool, UIMessage, UIMessageChunk } from "ai";
+import type {
+  AgentToolChildChatRpc,
+  AgentToolChildRpc,
+  ChildNamespace,
+} from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
 import { toNdjson } from "../adapters/ndjson.js";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
 import { ChildChatStore, childChatRunId, isChildChatInput } from "./child-chat-store.js";
+import { ChildDispatcher } from "./child-dispatcher.js";
 import { serveDrillIn } from "./drill-in-socket.js";
 import { createRunContext } from "./run-context.js";
 
-/** The run a turn's code works for, and its progress reporter (one per turn). */
-type RunScope = { runId: string; reporter: ProgressReporter };
+/** The run a turn's code works for, its place in its tree, and its progress reporter (one per turn). */
+type RunScope = { runId: string; tree: AgentToolTree | null; reporter: ProgressReporter };
 
 const OUTSIDE_RUN_WARNING =
   "this.reportProgress was called outside a run of this child (not from its turn nor a tool of it): progress is ignored.";
@@ -75,6 +89,7 @@ export abstract class AgentToolChild<TEnv = unknown>
   #store: DurableObjectRunStore | undefined;
   #runner: AgentToolChildRunner | undefined;
   #chats: ChildChatStore | undefined;
+  #dispatch: ChildDispatcher | null | undefined;
   /** Per conversation, the answer in flight: a conversation's messages are answered one at a time. */
   readonly #chatQueues = new Map<string, Promise<unknown>>();
   /** The run whose turn the code running now belongs to (every turn executes inside it). */
@@ -158,7 +173,62 @@ export abstract class AgentToolChild<TEnv = unknown>
       ...(this.getAgentToolOutput ? { getAgentToolOutput: this.getAgentToolOutput.bind(this) } : {}),
       ...(this.getAgentToolSummary ? { getAgentToolSummary: this.getAgentToolSummary.bind(this) } : {}),
       ...(hooks.getTools ? { getTools: hooks.getTools.bind(this) } : {}),
+      // A cancelled run cancels what it dispatched itself first: the tree ends from its leaves up.
+      onCancel: (runId, reason) => this.#dispatcher()?.cancelDispatchedBy(runId, reason) ?? Promise.resolve(),
     };
+  }
+
+  /**
+   * The agent types this child runs as tools itself (its own children), by agentType: their namespaces. Default:
+   * none. With them, `this.agentTool(…)` in `getTools()` dispatches runs from the run whose turn calls the tool: each
+   * run placed under it in its tree (`context.tree`), inheriting its budget, and cancelled first when it is cancelled.
+   */
+  protected children?(): Record<string, ChildNamespace>;
+
+  /**
+   * A child of this child as an AI SDK tool of its model (runId `agent-tool:<toolCallId>`), as `AgentToolParent`'s
+   * `agentTool`: use it in `getTools()`, so a turn cut by an eviction re-attaches to the same run. Needs `children()`.
+   */
+  protected agentTool<TInput, TOutput = never>(
+    child: AgentToolChildReference,
+    options: AgentToolOptions<TInput, TOutput> & { preliminaryResults: true },
+  ): Tool<TInput, AgentToolPreliminaryOutput<TOutput>>;
+  protected agentTool<TInput, TOutput = never>(
+    child: AgentToolChildReference,
+    options: AgentToolOptions<TInput, TOutput> & { preliminaryResults?: false },
+  ): Tool<TInput, AgentToolOutput<TOutput>>;
+  protected agentTool<TInput, TOutput = never>(
+    child: AgentToolChildReference,
+    options: AgentToolOptions<TInput, TOutput>,
+  ): Tool<TInput, AgentToolOutput<TOutput>> | Tool<TInput, AgentToolPreliminaryOutput<TOutput>> {
+    const dispatcher = this.#dispatcher();
+    if (!dispatcher) {
+      throw new AgentToolsError(
+        "INVALID_ARGUMENT",
+        `${this.agentType} runs no agent tools: declare its children() (their Durable Object namespaces) first`,
+      );
+    }
+    return agentTool(dispatcher.registry, child, options as never) as unknown as Tool<TInput, AgentToolOutput<TOutput>>;
+  }
+
+  /** The registry of the runs this child dispatches itself (built on first use; none without `children()`). */
+  #dispatcher(): ChildDispatcher | null {
+    if (this.#dispatch !== undefined) return this.#dispatch;
+    const children = this.children?.();
+    this.#dispatch =
+      children === undefined
+        ? null
+        : new ChildDispatcher({
+            ctx: this.ctx,
+            children,
+            position: () => {
+              const scope = this.#runContext?.getStore();
+              if (!scope) return null;
+              const tree = scope.tree ?? { rootId: scope.runId, ancestors: [] };
+              return positionOf(tree, { agentType: this.agentType, runId: scope.runId });
+            },
+          });
+    return this.#dispatch;
   }
 
   /** The runner of this child's runs (created on first use). */
@@ -174,13 +244,13 @@ export abstract class AgentToolChild<TEnv = unknown>
       ...(this.shouldKeepRecovering ? { shouldKeepRecovering: this.shouldKeepRecovering.bind(this) } : {}),
       ...(runContext
         ? {
-            runScope: (runId, run) => {
+            runScope: (runId, run, tree) => {
               const reporter = createProgressReporter({
                 appendChunk: (body, milestone) => runner.appendChunk(runId, body, milestone),
                 publishEphemeral: (body, snapshot) => runner.publishEphemeral(runId, body, snapshot),
                 clock: systemClock,
               });
-              return runContext.run({ runId, reporter }, run);
+              return runContext.run({ runId, tree, reporter }, run);
             },
           }
         : {}),
@@ -189,8 +259,8 @@ export abstract class AgentToolChild<TEnv = unknown>
     return runner;
   }
 
-  async agentToolStart(runId: string, input: unknown): Promise<AgentToolRunInspection> {
-    const inspection = await this.runner.start(runId, input);
+  async agentToolStart(runId: string, input: unknown, options?: ChildStartOptions): Promise<AgentToolRunInspection> {
+    const inspection = await this.runner.start(runId, input, options);
     if (inspection.status === "running") await this.#armWakeup();
     return inspection;
   }
@@ -209,11 +279,14 @@ export abstract class AgentToolChild<TEnv = unknown>
 
   async agentToolDestroy(runId: string): Promise<void> {
     await this.runner.destroy(runId);
+    // What it dispatched itself goes with it (their children's storage included).
+    await this.#dispatcher()?.clear();
     await this.ctx.storage.deleteAll();
     // deleteAll() drops the SQLite tables too; the store creates them in its constructor, so the next call needs a
     // new runner and store, not the cached ones over missing tables. Safe: destroy() awaited the run's end.
     this.#runner = undefined;
     this.#store = undefined;
+    this.#dispatch = undefined;
   }
 
   /** The run's conversation: its input message and the assistant message built from its log. */

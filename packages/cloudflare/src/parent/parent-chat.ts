@@ -26,7 +26,7 @@ export type ParentChatOptions = {
   resumeRefillMs?: number;
 };
 
-type HostedEngineOptions = Pick<ChatEngineOptions<WebSocket>, "stream" | "tools" | "track">;
+type HostedEngineOptions = Pick<ChatEngineOptions<WebSocket>, "stream" | "tools" | "track" | "onStop">;
 
 /**
  * The parent's durable conversation on a Durable Object: `@agent-tools/chat`'s engine over the object's SQLite
@@ -60,6 +60,7 @@ export class ParentChat {
       generateId: () => crypto.randomUUID(),
       sink: options.sink ?? getDefaultRunEventHub(),
       ...(options.track ? { track: options.track } : {}),
+      ...(options.onStop ? { onStop: options.onStop } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.writeIntervalMs !== undefined ? { writeIntervalMs: options.writeIntervalMs } : {}),
       ...(options.maxResumeAttempts !== undefined ? { maxResumeAttempts: options.maxResumeAttempts } : {}),

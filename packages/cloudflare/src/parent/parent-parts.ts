@@ -16,6 +16,11 @@ import { KeepAwake } from "./keep-awake.js";
 import { ParentChat, type ParentChatOptions } from "./parent-chat.js";
 import { RunReadTokens } from "./run-read-tokens.js";
 
+/** The root id of the tree of runs a chat turn dispatches. */
+export function turnRootId(turnId: string): string {
+  return `turn:${turnId}`;
+}
+
 /** A parent's parts, wired: what `AgentToolParent` builds on first use. */
 export type ParentParts = {
   registry: AgentToolRegistry;
@@ -63,12 +68,18 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
   const track = (work: Promise<unknown>) => awake.track(work);
   const events = new ParentEventSockets(ctx);
   const transport = new DurableObjectChildTransport({ parentId: ctx.id.toString(), namespaces: options.children });
+  // The conversation's turn in flight is the root of the tree of every run its tools dispatch.
+  let turnInFlight: () => string | null = () => null;
   const registry = new AgentToolRegistry({
     store: new DurableObjectRunStore(ctx.storage),
     transport,
     clock: systemClock,
     broadcast: (frame) => events.broadcastRunFrame(frame),
     waitUntil: track,
+    position: () => {
+      const turnId = turnInFlight();
+      return turnId === null ? null : { rootId: turnRootId(turnId), path: [] };
+    },
     ...options.registryOptions,
   });
   const chat = new ParentChat(ctx, {
@@ -77,8 +88,11 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
     tools: options.tools,
     track,
     announce: (event) => events.announce(event),
+    // A Stop cancels the turn's whole tree, from its leaves up (a run dispatched to outlive it is kept).
+    onStop: (turnId, reason) => track(registry.cancelDispatchedBy({ rootId: turnRootId(turnId) }, reason)),
     ...options.chatOptions,
   });
+  turnInFlight = () => chat.engine.activeTurnId;
   const detached = createDetachedRuns<object>({
     registry,
     host: options.host,

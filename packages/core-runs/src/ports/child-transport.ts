@@ -1,7 +1,13 @@
-import type { AgentToolRunInspection, AgentToolTailItem } from "../protocol/index.js";
+import type { AgentToolRunInspection, AgentToolTailItem, AgentToolTree } from "../protocol/index.js";
 
 /** Which child a call is for. The transport is bound to one parent, so runIds never meet another parent's. */
 export type ChildRef = { agentType: string; runId: string };
+
+/** What a `start` carries besides the input. */
+export type ChildStartOptions = {
+  /** The run's place in its tree of runs (root, ancestors, budget): the child keeps it with the run. */
+  tree?: AgentToolTree;
+};
 
 export type TailOptions = {
   /** Deliver log entries with a sequence greater than this (0 for all). */
@@ -22,6 +28,7 @@ export type TailOptions = {
  *
  * Guarantees an implementation must give (checked by `childTransportContract`):
  * - `start` is idempotent: a second `start` of a runId returns the run's inspection and starts no second turn.
+ *   The options (the run's tree) reach the child with the first `start`.
  *   It resolves once the child has recorded the run (acknowledged); it does not wait for the turn to end.
  * - `inspect` returns `null` when the child has no record of the run ("not yet", not failure).
  * - `tail` yields the stored entries after `afterSequence`, then live ones, in sequence order with no gap and no
@@ -32,7 +39,7 @@ export type TailOptions = {
  * - Failures to reach the child reject (and are finalized as `error` by the registry).
  */
 export interface ChildTransport {
-  start(ref: ChildRef, input: unknown): Promise<AgentToolRunInspection>;
+  start(ref: ChildRef, input: unknown, options?: ChildStartOptions): Promise<AgentToolRunInspection>;
   inspect(ref: ChildRef): Promise<AgentToolRunInspection | null>;
   tail(ref: ChildRef, options: TailOptions): ReadableStream<AgentToolTailItem>;
   cancel(ref: ChildRef, reason?: string): Promise<void>;

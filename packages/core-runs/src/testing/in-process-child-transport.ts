@@ -1,7 +1,7 @@
 import type { AgentToolChildDefinition } from "../child-definition.js";
 import { AgentToolChildRunner } from "../child-runner.js";
 import { AgentToolsError } from "../errors.js";
-import type { ChildRef, ChildTransport, TailOptions } from "../ports/child-transport.js";
+import type { ChildRef, ChildStartOptions, ChildTransport, TailOptions } from "../ports/child-transport.js";
 import { type Clock, systemClock } from "../ports/clock.js";
 import type { RunEventSink } from "../ports/run-event-sink.js";
 import type { RunStore } from "../ports/run-store.js";
@@ -41,9 +41,9 @@ export class InProcessChildTransport implements ChildTransport {
     this.#createStore = options.createStore ?? (() => new InMemoryRunStore());
   }
 
-  async start(ref: ChildRef, input: unknown): Promise<AgentToolRunInspection> {
+  async start(ref: ChildRef, input: unknown, options?: ChildStartOptions): Promise<AgentToolRunInspection> {
     this.calls.push({ method: "start", ref });
-    return this.#instance(ref, true).runner.start(ref.runId, input);
+    return this.#instance(ref, true).runner.start(ref.runId, input, options);
   }
 
   async inspect(ref: ChildRef): Promise<AgentToolRunInspection | null> {

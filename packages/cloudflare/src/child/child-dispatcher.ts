@@ -1,0 +1,51 @@
+import { type AgentToolPosition, AgentToolRegistry, type RunEventSink, systemClock } from "@agent-tools/core-runs";
+import { type ChildNamespace, DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
+import { DurableObjectRunStore, type RunStoreTables } from "../adapters/durable-object-run-store.js";
+
+/**
+ * The tables of the runs a child dispatches itself, beside its own run's ledger (`RUN_STORE_TABLES`) in the same
+ * database.
+ */
+export const DISPATCHED_RUN_TABLES: RunStoreTables = {
+  runs: "agent_tool_dispatched_runs",
+  log: "agent_tool_dispatched_log",
+};
+
+/**
+ * The side of a child that runs agent tools itself: a registry of the runs its turns dispatch (its own children,
+ * one Durable Object each, named under this child's id), over its own SQLite storage, placed in its tree by the run
+ * whose turn dispatches (`position`). It cancels what a run dispatched when that run is cancelled.
+ * @internal
+ */
+export class ChildDispatcher {
+  readonly registry: AgentToolRegistry;
+  readonly transport: DurableObjectChildTransport;
+
+  constructor(options: {
+    ctx: DurableObjectState;
+    children: Record<string, ChildNamespace>;
+    position: () => AgentToolPosition | null;
+    sink?: RunEventSink;
+  }) {
+    const { ctx } = options;
+    this.transport = new DurableObjectChildTransport({ parentId: ctx.id.toString(), namespaces: options.children });
+    this.registry = new AgentToolRegistry({
+      store: new DurableObjectRunStore(ctx.storage, { tables: DISPATCHED_RUN_TABLES }),
+      transport: this.transport,
+      clock: systemClock,
+      waitUntil: (work) => ctx.waitUntil(work),
+      position: options.position,
+      ...(options.sink ? { sink: options.sink } : {}),
+    });
+  }
+
+  /** Cancel what run `runId`'s turn dispatched (depth first) and resolve once it all ended. */
+  async cancelDispatchedBy(runId: string, reason: string): Promise<void> {
+    await this.registry.cancelDispatchedBy({ runId }, reason);
+  }
+
+  /** Forget every dispatched run, deleting their children's storage (this child is being destroyed). */
+  async clear(): Promise<void> {
+    await this.registry.clearAgentToolRuns();
+  }
+}
