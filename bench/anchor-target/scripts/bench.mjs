@@ -42,6 +42,10 @@ const P = {
   memoryRuns: knob("BENCH_MEMORY_RUNS", 10_000),
   memoryChunks: knob("BENCH_MEMORY_C", 10),
   memoryReps: knob("BENCH_MEMORY_REPS", 2),
+  stopReps: knob("BENCH_STOP_REPS", 5),
+  stopTop: knob("BENCH_STOP_TOP", 2),
+  stopBranches: knob("BENCH_STOP_BRANCHES", 4),
+  stopLeaves: knob("BENCH_STOP_LEAVES", 5),
 };
 const verbose = process.env["BENCH_VERBOSE"] === "1";
 const only = new Set((process.env["BENCH_ONLY"] ?? "").split(",").filter(Boolean));
@@ -183,6 +187,16 @@ if (wanted("reconcile")) {
     await section("ours", "reconcile", () => workloads.reconcile(reconcileHost, P));
   } finally {
     await reconcileHost.dispose();
+  }
+}
+
+// ── the Stop cascade over a tree of children ─────────────────────────────────────────────────────────────────────
+if (wanted("stopCascade")) {
+  const treeHost = await start("tree");
+  try {
+    await section("ours", "stopCascade", () => workloads.stopCascade(treeHost, P));
+  } finally {
+    await treeHost.dispose();
   }
 }
 

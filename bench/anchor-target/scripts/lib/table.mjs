@@ -161,6 +161,27 @@ export function renderTable(results, P) {
       "∝ due",
     );
   }
+  const stop = get(ours, "stopCascade");
+  if (stop) {
+    row(
+      `Stop cascade: ${stop.descendantsPerTurn} running descendants across 3 levels, every one's end after Stop, ms (p50 / p99 / max, ${stop.reps} turns)`,
+      `${round(stop.endAfterStopMs.median, 0)} / ${round(stop.endAfterStopMs.p99, 0)} / ${round(stop.endAfterStopMs.max, 0)}`,
+      "",
+      "",
+      "",
+      "p99 ≤ 1000",
+    );
+    row(
+      "Stop cascade: model calls started after Stop (per turn); statuses",
+      `${stop.modelCallsAfterStop.join(", ")}; ${Object.entries(stop.statuses)
+        .map(([status, count]) => `${status} ${count}`)
+        .join(", ")}`,
+      "",
+      "",
+      "",
+      "0",
+    );
+  }
   const memory = get(ours, "memory");
   if (memory) {
     const sizes = Object.keys(memory.cold);

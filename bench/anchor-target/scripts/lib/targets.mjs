@@ -28,6 +28,17 @@ export const TARGETS = {
     durableObjects: { ReconcileParent: { className: "ReconcileParent", useSQLite: true } },
     wsPath: "/none/{parent}",
   },
+  /** A parent whose turn fans out to a tree of children that run agent tools themselves (the Stop cascade). */
+  tree: {
+    name: "tree",
+    entry: here("../../tree/worker.ts"),
+    durableObjects: {
+      TreeParent: { className: "TreeParent", useSQLite: true },
+      Branch: { className: "Branch", useSQLite: true },
+      Leaf: { className: "Leaf", useSQLite: true },
+    },
+    wsPath: "/none/{parent}",
+  },
   /** The raw pipe: the same frames, no agent-tools logic. */
   raw: harnessTarget("raw-pipe", "raw-pipe/"),
 };

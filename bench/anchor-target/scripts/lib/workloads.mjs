@@ -2,7 +2,7 @@
 // the rest are this repository's own: reconnect with cursors, a reconcile tick, memory with retained runs.
 import { performance } from "node:perf_hooks";
 import { residentKiB, sleep } from "./host.mjs";
-import { describe, round } from "./stats.mjs";
+import { describe, quantile, round } from "./stats.mjs";
 
 const TERMINAL = new Set(["finished", "error", "aborted", "interrupted"]);
 const pick = (items, key) => items.map((item) => item[key]).filter((value) => typeof value === "number");
@@ -358,5 +358,40 @@ export async function memory(startHost, P, persistRoot) {
     cold: bySize,
     deltaVsZeroRunsMiB: { wokenAndOneRun: delta("wokenAndOneRunMiB"), afterListing: delta("afterListingMiB") },
     samples: cold,
+  };
+}
+
+/**
+ * The Stop cascade (tree/worker.ts): `P.stopReps` turns, each fanning out to `P.stopTop` × `P.stopBranches` ×
+ * `P.stopLeaves` children across 3 levels, stopped once every leaf streams. Per descendant: its end after the Stop
+ * (ms, as its own parent recorded it); per turn: model calls started after the Stop.
+ */
+export async function stopCascade(host, P) {
+  const ends = [];
+  const callsAfterStop = [];
+  const statuses = {};
+  let descendants = 0;
+  let leavesStreaming = 0;
+  for (let rep = 0; rep < P.stopReps; rep += 1) {
+    const { body } = await host.call("stop-cascade", {
+      parent: `tree-${rep}`,
+      top: P.stopTop,
+      branches: P.stopBranches,
+      leaves: P.stopLeaves,
+    });
+    ends.push(...body.endAfterStopMs);
+    callsAfterStop.push(body.modelCallsAfterStop);
+    descendants = body.descendants;
+    leavesStreaming = body.leavesStreaming;
+    for (const [status, count] of Object.entries(body.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
+  }
+  return {
+    note: "Every descendant's end is the time its own parent's registry recorded it, after the Stop of the turn (ms).",
+    reps: P.stopReps,
+    descendantsPerTurn: descendants,
+    leavesStreamingAtStop: leavesStreaming,
+    statuses,
+    endAfterStopMs: { ...describe(ends), p99: round(quantile(ends, 0.99)), max: round(Math.max(...ends)) },
+    modelCallsAfterStop: callsAfterStop,
   };
 }

@@ -7,6 +7,7 @@ import {
   type AgentToolOutput,
   type AgentToolOutputContext,
   type AgentToolPreliminaryOutput,
+  type AgentToolRegistry,
   type AgentToolRunInspection,
   type AgentToolSummaryContext,
   AgentToolsError,
@@ -209,6 +210,14 @@ export abstract class AgentToolChild<TEnv = unknown>
       );
     }
     return agentTool(dispatcher.registry, child, options as never) as unknown as Tool<TInput, AgentToolOutput<TOutput>>;
+  }
+
+  /**
+   * The registry of the runs this child dispatched itself (`null` without `children()`): list them, wait for one,
+   * cancel one, as a parent does its own.
+   */
+  protected get agentToolRegistry(): AgentToolRegistry | null {
+    return this.#dispatcher()?.registry ?? null;
   }
 
   /** The registry of the runs this child dispatches itself (built on first use; none without `children()`). */

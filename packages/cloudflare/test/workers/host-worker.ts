@@ -88,6 +88,7 @@ type Env = {
   PARENT_HOLD_TURN?: string;
   /** The tool the parent's model calls: "echo" (an agent tool, the default) or "note" (a plain tool that writes). */
   PARENT_TOOL?: string;
+  MIDDLE: DurableObjectNamespace;
 };
 
 const constructed = { echo: 0 };
@@ -262,6 +263,54 @@ export class Gauge extends AgentToolChild<Env> {
   }
 }
 
+/**
+ * A child that runs agent tools itself: its model calls `echo` (an `Echo` grandchild) once for each of the first three
+ * words of its input, all in one step, then says how many answered. Its drill-in JSON lists the runs it dispatched.
+ */
+export class Middle extends AgentToolChild<Env> {
+  static readonly agentType = "Middle";
+
+  protected override children(): Record<string, ChildNamespace> {
+    return { Echo: this.env.ECHO };
+  }
+
+  getTools(): ToolSet {
+    return {
+      echo: this.agentTool(Echo, { description: "Echo a text", inputSchema: z.object({ text: z.string() }) }),
+    };
+  }
+
+  async turn({ input, messages, abortSignal }: AgentToolTurnContext) {
+    const { text } = input as { text: string };
+    const words = text.split(" ").slice(0, 3);
+    const tools = this.getTools();
+    const calls = words.map((word, index) => [`leaf-${index + 1}`, { text: `${word} ${text}` }] as const);
+    const result = streamText({
+      model: scriptedModel([
+        toolCallsStep("echo", calls),
+        textStep((call) => `middle heard ${toolResultsSeen(call).size}`),
+      ]),
+      messages: await convertToModelMessages(messages, { tools }),
+      tools,
+      stopWhen: isStepCount(3),
+      abortSignal,
+    });
+    return toUIMessageStream({ stream: result.stream, tools });
+  }
+
+  protected override async drillInSnapshot(runId: string): Promise<Record<string, unknown>> {
+    const registry = this.agentToolRegistry;
+    const dispatched = (await registry?.listAgentToolRuns()) ?? [];
+    // The result of each finished run (a live one's is not waited for).
+    const results = await Promise.all(
+      dispatched
+        .filter((run) => run.completedAt !== undefined)
+        .map(async (run) => ({ runId: run.runId, ...(await registry?.waitForAgentToolRun(run.runId)) })),
+    );
+    return { ...(await super.drillInSnapshot(runId)), dispatched, results };
+  }
+}
+
 export class Parent extends AgentToolParent<Env> {
   protected override readonly agentToolWakeIntervalMs = Number(
     this.env.PARENT_WAKE_MS ?? DEFAULT_PARENT_WAKE_INTERVAL_MS,
@@ -272,7 +321,7 @@ export class Parent extends AgentToolParent<Env> {
   });
 
   protected children(): Record<string, ChildNamespace> {
-    return { Echo: this.env.ECHO, Lookout: this.env.LOOKOUT, Gauge: this.env.GAUGE };
+    return { Echo: this.env.ECHO, Lookout: this.env.LOOKOUT, Gauge: this.env.GAUGE, Middle: this.env.MIDDLE };
   }
 
   protected override getTools(): ToolSet {
@@ -295,7 +344,11 @@ export class Parent extends AgentToolParent<Env> {
         return `noted ${text}`;
       },
     });
-    return { echo, note } as ToolSet;
+    const delegate = this.agentTool(Middle, {
+      description: "Delegate a text to the Middle child, which echoes its words through Echo grandchildren",
+      inputSchema: z.object({ text: z.string() }),
+    });
+    return { echo, note, delegate } as ToolSet;
   }
 
   protected async onChatMessage({ messages, tools, abortSignal }: ChatTurnContext) {
@@ -415,6 +468,18 @@ export class Parent extends AgentToolParent<Env> {
           });
         }
         return Response.json({ seeded: turns.length });
+      }
+      case "/test/results": {
+        // The results of finished runs (`?runs=a,b`), as the registry returns them.
+        const ids = (params.get("runs") ?? "").split(",").filter((id) => id !== "");
+        return Response.json(
+          await Promise.all(
+            ids.map(async (id) => {
+              const result = await this.registry.waitForAgentToolRun(id);
+              return { ok: result.ok, status: result.status, ...(result.ok ? {} : { error: result.error }) };
+            }),
+          ),
+        );
       }
       case "/test/held":
         await this.#isHeld;
