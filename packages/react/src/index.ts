@@ -4,6 +4,9 @@ export type {
   AgentChatSyncSnapshot,
   AgentChatTurn,
   AgentChatTurnStatus,
+  AgentChatUnsentMessage,
+  AgentChatUnsentReason,
+  AgentChatUnsentStorage,
   AgentToolConnection,
   AgentToolConnectionPool,
   AgentToolConnectionStatus,
@@ -11,7 +14,7 @@ export type {
   AgentToolRunState,
   AgentToolTimelineState,
 } from "@agent-tools/client";
-export { isAgentChatDisconnect } from "@agent-tools/client";
+export { isAgentChatDisconnect, memoryUnsentStorage, webStorageUnsentStorage } from "@agent-tools/client";
 export type {
   AgentToolEventSource,
   AgentToolMessageEvent,
