@@ -1,12 +1,20 @@
 import type { AgentToolRunState } from "@agent-tools/react";
 import { describe, expect, it } from "vitest";
+import { STOPPED_TOOL_CALL_TEXT, UNFINISHED_TOOL_CALL_TEXT } from "../web/src/server-notices.js";
 import { type ToolCallContext, type ToolPart, toolCallState } from "../web/src/tool-call-state.js";
 
 // The demo page's tool-call header: in step with its runs and its turn (issue 18: "a stopped turn must not leave a
 // tool 'running…'; a cancel says who cancelled").
 
-const part = (state: ToolPart["state"], output?: unknown): ToolPart =>
-  ({ type: "tool-research", toolCallId: "c1", state, input: { topic: "cats" }, output }) as ToolPart;
+const part = (state: ToolPart["state"], output?: unknown, errorText?: string): ToolPart =>
+  ({
+    type: "tool-research",
+    toolCallId: "c1",
+    state,
+    input: { topic: "cats" },
+    output,
+    errorText,
+  }) as unknown as ToolPart;
 const run = (status: AgentToolRunState["status"], runId = "r1") => ({ runId, status }) as AgentToolRunState;
 const context = (overrides: Partial<ToolCallContext> = {}): ToolCallContext => ({
   isStreaming: true,
@@ -48,5 +56,18 @@ describe("toolCallState", () => {
     expect(label(part("output-available", { ok: false, status: "error" }), { runs: [run("error")] })).toBe("failed");
     expect(label(part("output-available", "a summary"), { runs: [run("completed")] })).toBe("done");
     expect(label(part("output-error"))).toBe("failed");
+  });
+
+  it("reads a call the server closed on Stop as stopped (by you), like one Stop left without a result", () => {
+    const closed = part("output-error", undefined, STOPPED_TOOL_CALL_TEXT);
+    expect(label(closed, { isStreaming: false, runs: [run("aborted")], turnStatus: "aborted" })).toBe(
+      "stopped with the reply",
+    );
+    const mine = toolCallState(closed, context({ isStreaming: false, runs: [run("aborted")], stoppedHere: true }));
+    expect(mine).toEqual({ label: "stopped by you", tone: "stopped", cancelCause: "reply-stopped-by-you" });
+    expect(label(closed, { isStreaming: false, runs: [] })).toBe("stopped");
+    expect(label(part("output-error", undefined, UNFINISHED_TOOL_CALL_TEXT), { isStreaming: false })).toBe(
+      "interrupted",
+    );
   });
 });
