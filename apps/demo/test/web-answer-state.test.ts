@@ -1,6 +1,6 @@
 import type { UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import { answerOutcome, liveAnswerId } from "../web/src/answer-state.js";
+import { answerOutcome, liveAnswerId, saysError } from "../web/src/answer-state.js";
 
 // The demo page's last answer: which one is still in flight (its tool calls read as their runs do, also while the
 // connection is down), and whether it failed (Retry) or may be regenerated.
@@ -40,5 +40,13 @@ describe("answerOutcome", () => {
     expect(answerOutcome(answer("a1", "This answer failed: The model is unavailable"), {})).toBe("failed");
     expect(answerOutcome(answer("a1"), { a1: "completed" })).toBe("answered");
     expect(answerOutcome(answer("a1"), {})).toBe("answered");
+  });
+});
+
+describe("saysError", () => {
+  it("tells the error a failed answer carries from another one (shown on its own)", () => {
+    const failed = answer("a1", "This answer failed: The model is unavailable");
+    expect(saysError(failed, "The model is unavailable")).toBe(true);
+    expect(saysError(failed, "The conversation changed since this page loaded it")).toBe(false);
   });
 });

@@ -30,6 +30,11 @@ export function answerOutcome(
   return lastText?.type === "text" && lastText.text.startsWith(FAILED_TURN_TEXT) ? "failed" : "answered";
 }
 
+/** Whether a message's text says `errorText` (a failed answer carries its error). */
+export function saysError(message: UIMessage, errorText: string): boolean {
+  return message.parts.some((part) => part.type === "text" && part.text.includes(errorText));
+}
+
 function isUnfinishedCall(part: UIMessage["parts"][number]): boolean {
   return "toolCallId" in part && (part.state === "input-streaming" || part.state === "input-available");
 }

@@ -7,7 +7,7 @@ import {
 import { Chat, useChat } from "@ai-sdk/react";
 import { type UIMessage, WebSocketChatTransport } from "ai";
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { answerOutcome, liveAnswerId } from "./answer-state.js";
+import { answerOutcome, liveAnswerId, saysError } from "./answer-state.js";
 import { BackgroundTray, TRAY_ID } from "./background-tray.js";
 import { Composer } from "./composer.js";
 import { DevControls } from "./dev-controls.js";
@@ -185,7 +185,7 @@ export function App(): ReactNode {
     error === undefined ||
     isAgentChatDisconnect(error) ||
     unsent.some((each) => each.error === error.message) ||
-    lastAnswer?.outcome === "failed";
+    (lastAnswer?.outcome === "failed" && last !== undefined && saysError(last, error.message));
   const drillInRun: AgentToolRunState | undefined =
     drillInRunId === null ? undefined : agentTools.runsById[drillInRunId];
 
