@@ -29,6 +29,53 @@ const BASE = `/agents/assistant/${CHAT}`;
 
 type DrillIn = { runId: string; messages: StoredMessage[]; run: { status: string } | null };
 
+/**
+ * Installed in every document of the test (a reload too): records each run card's disclosure state as it changes,
+ * every state React committed — also two in one task — from the mutation records' old values. `cardStates()` reads
+ * them: for each card element (by run id), the values `aria-expanded` took, in order.
+ */
+function recordCardStates(): void {
+  type Entry = { runId: string; element: Element; olds: (string | null)[] };
+  const entries: Entry[] = [];
+  const byElement = new WeakMap<Element, Entry>();
+  const entryOf = (toggle: Element) => {
+    let entry = byElement.get(toggle);
+    if (!entry) {
+      entry = { runId: toggle.closest("article.run")?.getAttribute("data-run-id") ?? "", element: toggle, olds: [] };
+      byElement.set(toggle, entry);
+      entries.push(entry);
+    }
+    return entry;
+  };
+  new MutationObserver((records) => {
+    for (const record of records) {
+      if (record.type === "attributes" && record.attributeName === "aria-expanded") {
+        entryOf(record.target as Element).olds.push(record.oldValue);
+      }
+      for (const node of record.addedNodes) {
+        if (!(node instanceof Element)) continue;
+        for (const toggle of node.querySelectorAll(".run-toggle")) entryOf(toggle);
+      }
+    }
+  }).observe(document, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ["aria-expanded"],
+    attributeOldValue: true,
+  });
+  (window as unknown as { cardStates: () => Record<string, string[][]> }).cardStates = () => {
+    const states: Record<string, string[][]> = {};
+    for (const { runId, element, olds } of entries) {
+      const values = [...olds, element.getAttribute("aria-expanded")].filter(
+        (value, index, all): value is string => value !== null && value !== all[index - 1],
+      );
+      states[runId] = [...(states[runId] ?? []), values];
+    }
+    return states;
+  };
+}
+
 describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
   let demo: BrowserDemo;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
@@ -49,6 +96,9 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
   const isFocused = (locator: Locator) =>
     locator.evaluate((element) => element === element.ownerDocument.activeElement);
   const stored = () => demo.fetchJson<StoredMessage[]>(`${BASE}/messages`);
+  /** Each card's disclosure states since the page loaded, by run id (see `recordCardStates`). */
+  const cardStates = () =>
+    page.evaluate(() => (window as unknown as { cardStates: () => Record<string, string[][]> }).cardStates());
   const send = async (text: string) => {
     await page.getByRole("textbox", { name: "Message" }).fill(text);
     await page.keyboard.press("Enter");
@@ -76,6 +126,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     });
     browser = await launchBrowser();
     context = browser.context;
+    await context.addInitScript(recordCardStates);
     page = context.pages()[0] ?? (await context.newPage());
     page.on("pageerror", (error) => pageErrors.push(error.message));
     page.on("websocket", (socket: PlaywrightWebSocket) => {
@@ -193,6 +244,17 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     expect(occurrences(textOf(messages.at(-1)), "Here is what I found")).toBe(1);
   });
 
+  it("reloaded once the runs finished: each card starts folded and never opens on its own", async () => {
+    await page.reload();
+    await page.locator("li.msg.assistant").getByText("Here is what I found").waitFor();
+    await expect.poll(() => page.locator("article.run").count(), { timeout: WAIT_MS }).toBe(2);
+    await page.locator('article.run[data-agent-type="Researcher"][data-status="completed"]').waitFor();
+    await page.locator('article.run[data-agent-type="Summarizer"][data-status="completed"]').waitFor();
+    await replyEnded();
+    // The runs' frames are replayed after the stored conversation shows: a card must not open for their `started`.
+    expect(await cardStates()).toEqual(Object.fromEntries([...runs.keys()].map((runId) => [runId, [["false"]]])));
+  });
+
   it("drills in by keyboard: focus on Close, kept there while the conversation loads, inside the dialog, then back on Details", async () => {
     const details = page.getByRole("button", { name: "Details of Researcher: its own conversation" });
     await details.focus();
@@ -247,7 +309,23 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
         attributeFilter: ["aria-valuenow"],
       });
     });
-    await page.evaluate(() => window.scrollTo(0, 0));
+    // From the top of the conversation: each frame, where the message sent is from the top of the view (the
+    // sticky header's bottom), from the moment it shows until the reply ended.
+    await page.evaluate(() => {
+      window.scrollTo(0, 0);
+      const sentAfter = document.querySelectorAll("li.msg.user").length;
+      const offsets: number[] = [];
+      const watch = window as unknown as { sentOffsets: number[]; stopWatching?: boolean };
+      watch.sentOffsets = offsets;
+      const frame = () => {
+        const users = document.querySelectorAll("li.msg.user");
+        const header = document.querySelector("header.top")?.getBoundingClientRect().bottom ?? 0;
+        if (users.length > sentAfter)
+          offsets.push(Math.round((users[users.length - 1]?.getBoundingClientRect().top ?? 0) - header));
+        if (!watch.stopWatching) requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+    });
     await send("import data");
     await page.locator("li.msg.user").getByText("import data").waitFor();
     await expect.poll(() => isInView(page.locator("li.msg.user").last()), { timeout: WAIT_MS }).toBe(true);
@@ -261,6 +339,19 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     );
     await page.locator('article.run[data-agent-type="Importer"][data-status="completed"]').waitFor();
     await replyEnded();
+    await page.locator("li.msg.assistant").last().getByText("Here is what I found").waitFor();
+    const offsets = await page.evaluate(() => {
+      const watch = window as unknown as { sentOffsets: number[]; stopWatching?: boolean };
+      watch.stopWatching = true;
+      return watch.sentOffsets;
+    });
+    // The message sent is at the top of the view (the scroll padding below the header: 12 px) from its first frame
+    // on, and stays there while the answer grows below it: it never jumps.
+    expect(offsets.length).toBeGreaterThan(10);
+    expect(offsets.filter((offset) => offset < 0 || offset > 16)).toEqual([]);
+    // The Importer's card was live when it first showed: open, then folded once its run ended.
+    const importerId = (await card("Importer").getAttribute("data-run-id")) ?? "";
+    expect((await cardStates())[importerId]).toEqual([["true", "false"]]);
     const seen = await page.evaluate(() => (window as unknown as { progressSeen: (string | null)[] }).progressSeen);
     const firstValue = seen.findIndex((value) => value !== null);
     expect(firstValue).toBeGreaterThanOrEqual(0);

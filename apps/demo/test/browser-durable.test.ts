@@ -10,6 +10,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type BrowserDemo,
+  chatPage,
   hasChromium,
   launchBrowser,
   type StoredMessage,
@@ -25,21 +26,11 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
   let screenshot: (page: Page, name: string) => Promise<void>;
   const pageErrors: string[] = [];
 
-  const storedOf = (chat: string) => demo.fetchJson<StoredMessage[]>(`/agents/assistant/${chat}/messages`);
-  const open = async (chat: string, page?: Page) => {
-    const tab = page ?? (await context.newPage());
-    tab.on("pageerror", (error) => pageErrors.push(error.message));
-    await tab.goto(new URL(`/?chat=${chat}`, demo.url).toString());
-    await tab.getByRole("heading", { level: 1, name: "agent-tools demo" }).waitFor();
-    return tab;
-  };
-  const send = async (page: Page, text: string) => {
-    await page.getByRole("textbox", { name: "Message" }).fill(text);
-    await page.keyboard.press("Enter");
-  };
-  const shownIds = (page: Page) =>
-    page.locator("li.msg[data-message-id]").evaluateAll((items) => items.map((item) => item.dataset["messageId"]));
-  const replyEnded = (page: Page) => page.getByRole("button", { name: "Send" }).waitFor();
+  const { storedOf, open, send, shownIds, replyEnded } = chatPage(
+    () => demo,
+    () => context,
+    pageErrors,
+  );
   /** Nothing on screen says something failed. */
   const errorsShown = (page: Page) =>
     page.evaluate(() => {

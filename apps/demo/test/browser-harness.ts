@@ -63,13 +63,15 @@ export const occurrences = (text: string, segment: string) => text.split(segment
 
 /**
  * A TCP proxy on a fixed local port to wherever the demo runs now. While the runtime restarts, new connections wait
- * for it; connections to the old one end with it.
+ * for it; connections to the old one end with it. While it is down (`refuse`), every connection is cut at once, as
+ * a server that is away would.
  */
 class StableOrigin {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   #target: Promise<URL>;
   #resolveTarget: (url: URL) => void = () => {};
+  #isRefusing = false;
 
   private constructor(server: Server, target: URL) {
     this.#server = server;
@@ -98,11 +100,22 @@ class StableOrigin {
   }
 
   resume(target: URL): void {
+    this.#isRefusing = false;
     this.#resolveTarget(target);
     this.#target = Promise.resolve(target);
   }
 
+  /** Cut every connection now, and every new one at once, until `resume(target)`. */
+  refuse(): void {
+    this.#isRefusing = true;
+    for (const socket of this.#sockets) socket.destroy();
+  }
+
   #forward(client: Socket): void {
+    if (this.#isRefusing) {
+      client.destroy();
+      return;
+    }
     this.#sockets.add(client);
     client.on("close", () => this.#sockets.delete(client));
     client.on("error", () => client.destroy());
@@ -138,6 +151,13 @@ export type BrowserDemo = {
   fetchJson<T>(path: string): Promise<T>;
   /** Stop the runtime and start it again on the same storage, as a deploy or an eviction would. */
   restart(): Promise<void>;
+  /**
+   * Take the runtime down, as a crash would (workerd killed), and keep it down: until `up()`, the page's origin cuts
+   * every connection (its sockets drop, its requests fail).
+   */
+  down(): Promise<void>;
+  /** Start the runtime again on the same storage, after `down()`: the origin accepts connections again. */
+  up(): Promise<void>;
   dispose(): Promise<void>;
 };
 
@@ -157,12 +177,48 @@ export async function startBrowserDemo(bindings: Record<string, string>): Promis
       await host.restart();
       origin.resume(host.url);
     },
+    async down() {
+      origin.refuse();
+      await host.kill();
+    },
+    async up() {
+      await host.restart();
+      origin.resume(host.url);
+    },
     async dispose() {
       await origin.close();
       await host.dispose();
       await persist.remove();
       await rm(webBuild, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * What the tests do with the chat page, on `demo()` in `context()` (read when called: both are made in `beforeAll`):
+ * open a chat (its page errors go to `pageErrors`), send with the keyboard, read what it shows and what is stored.
+ */
+export function chatPage(demo: () => BrowserDemo, context: () => BrowserContext, pageErrors: string[]) {
+  return {
+    /** The conversation the server stored. */
+    storedOf: (chat: string) => demo().fetchJson<StoredMessage[]>(`/agents/assistant/${chat}/messages`),
+    /** Open `?chat=<chat>` in `page` (default: a new tab) and wait for the page. */
+    async open(chat: string, page?: Page): Promise<Page> {
+      const tab = page ?? (await context().newPage());
+      tab.on("pageerror", (error) => pageErrors.push(error.message));
+      await tab.goto(new URL(`/?chat=${chat}`, demo().url).toString());
+      await tab.getByRole("heading", { level: 1, name: "agent-tools demo" }).waitFor();
+      return tab;
+    },
+    async send(page: Page, text: string): Promise<void> {
+      await page.getByRole("textbox", { name: "Message" }).fill(text);
+      await page.keyboard.press("Enter");
+    },
+    /** The ids of the messages shown, in order. */
+    shownIds: (page: Page) =>
+      page.locator("li.msg[data-message-id]").evaluateAll((items) => items.map((item) => item.dataset["messageId"])),
+    /** The reply is over: the composer offers Send again. */
+    replyEnded: (page: Page) => page.getByRole("button", { name: "Send" }).waitFor(),
   };
 }
 

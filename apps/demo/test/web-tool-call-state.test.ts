@@ -1,12 +1,20 @@
-import { type AgentToolRunState, STOPPED_TOOL_CALL_TEXT, UNFINISHED_TOOL_CALL_TEXT } from "@agent-tools/react";
+import type { AgentToolRunState } from "@agent-tools/react";
+import { STOPPED_TOOL_CALL_TEXT, UNFINISHED_TOOL_CALL_TEXT } from "@agent-tools/react";
 import { describe, expect, it } from "vitest";
 import { type ToolCallContext, type ToolPart, toolCallState } from "../web/src/tool-call-state.js";
 
 // The demo page's tool-call header: in step with its runs and its turn (issue 18: "a stopped turn must not leave a
 // tool 'running…'; a cancel says who cancelled").
 
-const part = (state: ToolPart["state"], output?: unknown): ToolPart =>
-  ({ type: "tool-research", toolCallId: "c1", state, input: { topic: "cats" }, output }) as ToolPart;
+const part = (state: ToolPart["state"], output?: unknown, errorText?: string): ToolPart =>
+  ({
+    type: "tool-research",
+    toolCallId: "c1",
+    state,
+    input: { topic: "cats" },
+    output,
+    errorText,
+  }) as unknown as ToolPart;
 const run = (status: AgentToolRunState["status"], runId = "r1") => ({ runId, status }) as AgentToolRunState;
 const context = (overrides: Partial<ToolCallContext> = {}): ToolCallContext => ({
   isStreaming: true,
@@ -50,17 +58,16 @@ describe("toolCallState", () => {
     expect(label(part("output-error"))).toBe("failed");
   });
 
-  it("reads a call its stopped or failed turn closed (the server's error result) as stopped, not failed", () => {
-    const closed = (errorText: string) => ({ ...part("output-error"), errorText }) as unknown as ToolPart;
-    const over = { isStreaming: false, turnStatus: "aborted" as const };
-    expect(label(closed(STOPPED_TOOL_CALL_TEXT), { ...over, runs: [run("aborted")], stoppedHere: true })).toBe(
-      "stopped by you",
+  it("reads a call the server closed on Stop as stopped (by you), like one Stop left without a result", () => {
+    const closed = part("output-error", undefined, STOPPED_TOOL_CALL_TEXT);
+    expect(label(closed, { isStreaming: false, runs: [run("aborted")], turnStatus: "aborted" })).toBe(
+      "stopped with the reply",
     );
-    expect(label(closed(STOPPED_TOOL_CALL_TEXT), { ...over, runs: [run("aborted")] })).toBe("stopped with the reply");
-    expect(label(closed(STOPPED_TOOL_CALL_TEXT), { ...over, runs: [] })).toBe("stopped");
-    expect(label(closed(UNFINISHED_TOOL_CALL_TEXT), { isStreaming: false, runs: [], turnStatus: "error" })).toBe(
+    const mine = toolCallState(closed, context({ isStreaming: false, runs: [run("aborted")], stoppedHere: true }));
+    expect(mine).toEqual({ label: "stopped by you", tone: "stopped", cancelCause: "reply-stopped-by-you" });
+    expect(label(closed, { isStreaming: false, runs: [] })).toBe("stopped");
+    expect(label(part("output-error", undefined, UNFINISHED_TOOL_CALL_TEXT), { isStreaming: false })).toBe(
       "interrupted",
     );
-    expect(label(closed("the tool threw"), { isStreaming: false })).toBe("failed");
   });
 });

@@ -9,7 +9,7 @@ import {
   planTurnRecovery,
   type RunEventSink,
 } from "@agent-tools/core-runs";
-import type { AgentChatEvent, AgentChatTurnStatus } from "@agent-tools/core-runs/protocol";
+import { type AgentChatEvent, type AgentChatTurnStatus, FAILED_TURN_TEXT } from "@agent-tools/core-runs/protocol";
 import type { ToolSet, UIMessage, UIMessageChunk, WebSocketChatTransportResponse } from "ai";
 import { ActiveTurn } from "./active-turn.js";
 import { ChatLimitError, type ChatLimits, checkSize, resolveChatLimits } from "./chat-limits.js";
@@ -91,9 +91,6 @@ export const STOP_REASON = "Stopped by the user";
 
 /** The text that ends an answer closed because it could not be resumed. */
 export const INTERRUPTED_TURN_TEXT = "This answer was interrupted before it could finish.";
-
-/** The text that ends an answer that failed (its error follows). */
-export const FAILED_TURN_TEXT = "This answer failed:";
 
 /** The text that ends an answer whose turn could not be stored as it ended. */
 export const UNSTORED_TURN_TEXT = "This answer could not be saved.";

@@ -1,9 +1,10 @@
 // the engine
+
+export { FAILED_TURN_TEXT } from "@agent-tools/core-runs/protocol";
 export type { ChatEngineOptions, ChatFollower, ChatTurnContext } from "./chat-engine.js";
 export {
   ChatEngine,
   DEFAULT_MAX_CHAT_RESUME_ATTEMPTS,
-  FAILED_TURN_TEXT,
   failedTurnText,
   INTERRUPTED_TURN_TEXT,
   STOP_REASON,

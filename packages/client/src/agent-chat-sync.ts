@@ -5,6 +5,8 @@ import { isAgentChatDisconnect } from "./chat-disconnect.js";
 import { createListeners } from "./listeners.js";
 import { mergeStoredConversation, upsertChatMessage } from "./merge-chat-messages.js";
 import { agentChatMessagesUrl, agentChatStopUrl } from "./parent-chat-urls.js";
+import { type AgentChatUnsentStorage, defaultUnsentStorage } from "./ports/unsent-storage.js";
+import { type AgentChatUnsentMessage, type ChatActivity, UnsentMessages } from "./unsent-messages.js";
 
 /** The status of an AI SDK chat (`useChat`'s `status`). */
 export type AgentChatStatus = "submitted" | "streaming" | "ready" | "error";
@@ -20,6 +22,11 @@ export type AgentChatLike<TMessage extends UIMessage = UIMessage> = {
   readonly error: Error | undefined;
   /** Follow the turn the server is running (the server replays it from its start), or settle at once if none. */
   resumeStream(): Promise<void>;
+  /**
+   * Send again from `messageId` (the AI SDK's `regenerate`): for a user message, what follows it is dropped and the
+   * conversation up to it is sent. `retryUnsent` sends a message not sent this way.
+   */
+  regenerate(options?: { messageId?: string }): Promise<void>;
 };
 
 /** Options of {@link createAgentChatSync}. */
@@ -37,6 +44,12 @@ export type AgentChatSyncOptions<TMessage extends UIMessage = UIMessage> = {
    * parent's `…/chat/stop/<turnId>` route (the connection's URL over http(s)), with the global `fetch`.
    */
   stopTurn?: (turnId: string) => Promise<boolean>;
+  /**
+   * Where the tab keeps the messages it sent that the server does not hold, so a reload shows them again as not sent.
+   * Default: the tab's `sessionStorage`, under a key per conversation (`webStorageUnsentStorage`); memory where there
+   * is none.
+   */
+  unsentStorage?: AgentChatUnsentStorage;
 };
 
 /** The turn the server is running, as its events told. */
@@ -61,6 +74,18 @@ export type AgentChatSyncSnapshot = {
   readonly activeTurn: AgentChatTurn | null;
   /** How the turns this client saw end ended, by the id of their stored answer. */
   readonly endedTurns: Readonly<Record<string, AgentChatTurnStatus>>;
+  /**
+   * The messages this tab sent that the server does not hold — their send failed (the connection was down or
+   * dropped, the server refused it) or ended without the server storing it — in the order they were sent. They stay
+   * in the chat, last, and in the tab's storage (a reload shows them again) until `retryUnsent` sends one again or
+   * `discardUnsent` drops it. Never sent again by itself.
+   */
+  readonly unsent: readonly AgentChatUnsentMessage[];
+  /**
+   * True while the parent cannot be reached: the event socket is reconnecting, or the chat's last request failed with
+   * a disconnect and was not recovered yet. A UI disables sending meanwhile (a send would fail).
+   */
+  readonly isDisconnected: boolean;
 };
 
 /** A running sync: read its snapshot, reload the conversation, tell it the chat changed, close it. */
@@ -81,11 +106,28 @@ export type AgentChatSync = {
    * tab sent; for a turn it follows (another tab's, the server's), the server takes the abort as "stop following".
    */
   stopTurn(): Promise<boolean>;
+  /**
+   * Send a message not sent again (one of `unsent`), with the chat's `regenerate`: it goes last, after the
+   * conversation as the server holds it (other messages not sent wait aside), and the server stores it once — also
+   * when it had it after all. Resolves `false` at once when it is not a message not sent, or the chat is busy; else
+   * `true` once the send settled (if it failed again, the message is in `unsent` again, with the new reason).
+   */
+  retryUnsent(messageId: string): Promise<boolean>;
+  /** Drop a message not sent from the chat and the tab's storage; returns whether it was one. */
+  discardUnsent(messageId: string): boolean;
   /** Stop: no more reads, merges or resumes (a stream already followed goes on). */
   close(): void;
 };
 
-const INITIAL: AgentChatSyncSnapshot = { status: "loading", error: null, activeTurn: null, endedTurns: {} };
+/** The snapshot before anything was read. */
+export const INITIAL_AGENT_CHAT_SYNC_SNAPSHOT: AgentChatSyncSnapshot = Object.freeze({
+  status: "loading",
+  error: null,
+  activeTurn: null,
+  endedTurns: {},
+  unsent: [],
+  isDisconnected: false,
+});
 
 /**
  * Keep an AI SDK chat in step with a parent agent's durable conversation, for every tab that shows it:
@@ -98,10 +140,13 @@ const INITIAL: AgentChatSyncSnapshot = { status: "loading", error: null, activeT
  *   that missed messages, e.g. one that sent from a stale copy, ends up showing what the server stored);
  * - a rewritten history (an edit, a regenerate) is read again;
  * - a chat that failed because the connection dropped is resumed once the event socket is open again (at most once
- *   per reconnect), so a restart leaves no error behind.
+ *   per reconnect), so a restart leaves no error behind;
+ * - a message this tab sent that the server does not hold (its send failed, or ended without the server storing it)
+ *   is never dropped: it stays in the chat, last, is reported in `unsent` with the reason, and is kept in the tab's
+ *   storage so a reload shows it again, until `retryUnsent` or `discardUnsent`.
  *
- * It never sends a message, and never starts a second resume while one of its own is in flight (the chat would
- * abort the first). `stopTurn()` stops the turn in flight for every tab.
+ * It never sends a message by itself, and never starts a second resume while one of its own is in flight (the chat
+ * would abort the first). `stopTurn()` stops the turn in flight for every tab.
  *
  * @example
  * const connection = createAgentToolConnection({ url: "wss://host/agents/assistant/default" });
@@ -115,7 +160,8 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
   const loadMessages = options.loadMessages ?? defaultLoader<TMessage>(agentChatMessagesUrl(connection.url));
   const stopTurn = options.stopTurn ?? ((turnId: string) => postStop(agentChatStopUrl(connection.url, turnId)));
   const listeners = createListeners();
-  let snapshot = INITIAL;
+  const unsent = new UnsentMessages<TMessage>(options.unsentStorage ?? defaultUnsentStorage(connection.url));
+  let snapshot = INITIAL_AGENT_CHAT_SYNC_SNAPSHOT;
   let closed = false;
   /** Reloads in flight: only the newest one applies. */
   let loading: AbortController | null = null;
@@ -128,15 +174,38 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
   let openCount = 0;
   let recoveredAtOpen = -1;
   let connectionStatus = connection.getSnapshot().status;
+  /** Reads of the conversation started so far: a send that ended is decided by a read started after it. */
+  let readsStarted = 0;
 
   const publish = (next: Partial<AgentChatSyncSnapshot>) => {
     snapshot = { ...snapshot, ...next };
     listeners.notify();
   };
   const isBusy = () => chat.status === "submitted" || chat.status === "streaming";
+  /** Change the chat's messages; while it is idle, with the messages not sent last (see `UnsentMessages.arrange`). */
   const setMessages = (next: readonly TMessage[]) => {
-    if (next !== chat.messages) chat.messages = [...next];
+    const arranged = isBusy() || unsent.retrying !== null ? next : unsent.arrange(next);
+    if (arranged !== chat.messages) chat.messages = [...arranged];
   };
+  const isDisconnected = () =>
+    connectionStatus === "reconnecting" || (chat.status === "error" && isAgentChatDisconnect(chat.error));
+  /** Publish what changed of the messages not sent and of the connection. */
+  const publishState = () => {
+    const next = { unsent: unsent.unsent, isDisconnected: isDisconnected() };
+    if (next.unsent !== snapshot.unsent || next.isDisconnected !== snapshot.isDisconnected) publish(next);
+  };
+  const activity = (): ChatActivity =>
+    isResuming
+      ? { kind: "following" }
+      : isBusy()
+        ? { kind: "sending" }
+        : { kind: "idle", error: chat.status === "error" ? chat.error : undefined };
+
+  /** Note this tab's sends: a send that ended is decided by the next read; one that failed is not sent. */
+  function observeChat(): void {
+    if (unsent.observe(chat.messages, activity(), readsStarted).ended) reloadWhenIdle = true;
+    publishState();
+  }
 
   function resume(turnId: string | null): void {
     if (closed || isResuming || isBusy()) return;
@@ -159,7 +228,10 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
 
   /** What waits for an idle chat. */
   function settle(): void {
-    if (closed || isBusy() || isResuming) return;
+    if (closed) return;
+    observeChat();
+    if (isBusy() || isResuming || unsent.retrying !== null) return;
+    setMessages(chat.messages);
     if (chat.status === "error" && isAgentChatDisconnect(chat.error) && isOpen() && recoveredAtOpen !== openCount) {
       // Once per open of the event socket: a chat that cannot reach the server fails again, and waits for a reconnect.
       recoveredAtOpen = openCount;
@@ -186,6 +258,8 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
     loading?.abort();
     const controller = new AbortController();
     loading = controller;
+    readsStarted += 1;
+    const readNumber = readsStarted;
     let stored: TMessage[];
     try {
       stored = await loadMessages(controller.signal);
@@ -197,7 +271,10 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
     }
     if (controller.signal.aborted || closed) return;
     loading = null;
-    setMessages(mergeStoredConversation(stored, chat.messages, { keepUnsent: isBusy() || chat.status === "error" }));
+    unsent.stored(new Set(stored.map((message) => message.id)), readNumber);
+    const keepUnsent = isBusy() || chat.status === "error";
+    setMessages(mergeStoredConversation(stored, chat.messages, { keepUnsent, keep: (id) => unsent.has(id) }));
+    publishState();
     if (snapshot.status !== "ready") publish({ status: "ready", error: null });
     // Whether a turn is in flight is not in the stored conversation: ask (the server answers `no-active` if none).
     if (snapshot.activeTurn !== null) followActiveTurn();
@@ -208,7 +285,9 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
     if (closed) return;
     switch (event.kind) {
       case "message":
+        unsent.heard(event.message.id);
         setMessages(upsertChatMessage(chat.messages, event.message as TMessage));
+        publishState();
         return;
       case "turn-started":
         publish({ activeTurn: { turnId: event.turnId, origin: event.origin, resumed: event.resumed } });
@@ -241,6 +320,7 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
     const status = connection.getSnapshot().status;
     if (status === connectionStatus) return;
     connectionStatus = status;
+    publishState();
     if (status !== "open") return;
     // Events may have been missed while the socket was away: forget the turn heard of, read again.
     openCount += 1;
@@ -258,6 +338,29 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
     stopTurn() {
       const turn = snapshot.activeTurn;
       return turn === null || closed ? Promise.resolve(false) : stopTurn(turn.turnId);
+    },
+    async retryUnsent(messageId) {
+      if (closed || isBusy() || isResuming) return false;
+      const message = unsent.beginRetry(messageId);
+      if (message === null) return false;
+      publishState();
+      // The conversation as the server holds it (as far as this tab knows), then the message: what a send carries.
+      chat.messages = [...chat.messages.filter((each) => !unsent.has(each.id)), message];
+      try {
+        await chat.regenerate({ messageId });
+      } finally {
+        unsent.endRetry(chat.status === "error" ? (chat.error ?? "The send failed") : undefined, readsStarted);
+        reloadWhenIdle = true;
+        publishState();
+        settle();
+      }
+      return true;
+    },
+    discardUnsent(messageId) {
+      if (closed || !unsent.discard(messageId)) return false;
+      setMessages(chat.messages.filter((message) => message.id !== messageId));
+      publishState();
+      return true;
     },
     close() {
       closed = true;

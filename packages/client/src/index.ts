@@ -14,6 +14,7 @@ export type {
 export {
   AGENT_TOOL_CURSORS_PARAM,
   encodeAgentToolCursors,
+  FAILED_TURN_TEXT,
   STOPPED_TOOL_CALL_TEXT,
   UNFINISHED_TOOL_CALL_TEXT,
 } from "@agent-tools/core-runs/protocol";
@@ -25,7 +26,7 @@ export type {
   AgentChatSyncSnapshot,
   AgentChatTurn,
 } from "./agent-chat-sync.js";
-export { createAgentChatSync } from "./agent-chat-sync.js";
+export { createAgentChatSync, INITIAL_AGENT_CHAT_SYNC_SNAPSHOT } from "./agent-chat-sync.js";
 export type {
   AgentToolConnection,
   AgentToolConnectionOptions,
@@ -53,6 +54,13 @@ export { isSameConversation, mergeStoredConversation, upsertChatMessage } from "
 export { agentChatMessagesUrl, agentChatStopUrl, agentToolCancelUrl } from "./parent-chat-urls.js";
 export type { Clock, TimerHandle } from "./ports/clock.js";
 export { systemClock } from "./ports/clock.js";
+export type {
+  AgentChatUnsentReason,
+  AgentChatUnsentRecord,
+  AgentChatUnsentStorage,
+  WebStorageLike,
+} from "./ports/unsent-storage.js";
+export { memoryUnsentStorage, webStorageUnsentStorage } from "./ports/unsent-storage.js";
 export type { WebSocketConstructor, WebSocketLike, WebSocketLikeEvent } from "./ports/web-socket.js";
 export type { ReconnectOptions } from "./reconnect-delay.js";
 export { reconnectDelay } from "./reconnect-delay.js";
@@ -60,3 +68,4 @@ export type { AgentToolConnectionStatus } from "./reconnecting-socket.js";
 export type { AgentToolRunState, AgentToolTimelineOptions, AgentToolTimelineState } from "./run-timeline.js";
 export { applyAgentToolEvent, createAgentToolTimelineState, defaultDrillInUrl } from "./run-timeline.js";
 export { selectAgentToolCursors, selectRunsForToolCall, selectUnboundRuns } from "./timeline-selectors.js";
+export type { AgentChatUnsentMessage } from "./unsent-messages.js";

@@ -37,6 +37,18 @@ describe("mergeStoredConversation", () => {
     ]);
   });
 
+  it("keeps the messages `keep` names wherever they are, after the stored ones", () => {
+    const local = [message("u1"), message("lost"), message("u2"), message("a2")];
+    const stored = [message("u1"), message("u2"), message("a2")];
+    const keep = (id: string) => id === "lost";
+    expect(ids(mergeStoredConversation(stored, local, { keepUnsent: false, keep }))).toEqual([
+      "u1",
+      "u2",
+      "a2",
+      "lost",
+    ]);
+  });
+
   it("returns the chat's own array when the stored conversation holds the same", () => {
     const local = [message("u1"), message("a1")];
     expect(mergeStoredConversation(structuredClone(local), local, { keepUnsent: false })).toBe(local);

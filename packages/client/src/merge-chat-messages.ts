@@ -30,7 +30,8 @@ export function upsertChatMessage<TMessage extends UIMessage>(
 /**
  * The stored conversation (the server's truth) with what only this client holds kept: with `keepUnsent` (a reply
  * streams in, or a send failed), the messages after the last one the server stored — the user message waiting for its
- * turn, the reply so far, a message whose send failed — go after the stored ones, in the client's order. Anything else
+ * turn, the reply so far, a message whose send failed — go after the stored ones, in the client's order; so do the
+ * messages `keep` names, wherever they are (the messages this tab sent that the server does not hold). Anything else
  * the server does not have is dropped (another tab's edit or regenerate rewrote the history).
  *
  * Returns `local` itself when the result holds the same messages.
@@ -38,15 +39,15 @@ export function upsertChatMessage<TMessage extends UIMessage>(
 export function mergeStoredConversation<TMessage extends UIMessage>(
   stored: readonly TMessage[],
   local: readonly TMessage[],
-  options: { keepUnsent: boolean },
+  options: { keepUnsent: boolean; keep?: (messageId: string) => boolean },
 ): readonly TMessage[] {
-  let kept: readonly TMessage[] = [];
-  if (options.keepUnsent) {
-    const storedIds = new Set(stored.map((message) => message.id));
-    let lastStored = -1;
-    for (const [index, message] of local.entries()) if (storedIds.has(message.id)) lastStored = index;
-    kept = local.slice(lastStored + 1);
-  }
+  const storedIds = new Set(stored.map((message) => message.id));
+  let lastStored = -1;
+  for (const [index, message] of local.entries()) if (storedIds.has(message.id)) lastStored = index;
+  const kept = local.filter(
+    (message, index) =>
+      !storedIds.has(message.id) && ((options.keepUnsent && index > lastStored) || options.keep?.(message.id) === true),
+  );
   const merged = [...stored, ...kept];
   return isSameConversation(merged, local) ? local : merged;
 }

@@ -4,6 +4,9 @@ export type {
   AgentChatSyncSnapshot,
   AgentChatTurn,
   AgentChatTurnStatus,
+  AgentChatUnsentMessage,
+  AgentChatUnsentReason,
+  AgentChatUnsentStorage,
   AgentToolConnection,
   AgentToolConnectionPool,
   AgentToolConnectionStatus,
@@ -11,7 +14,14 @@ export type {
   AgentToolRunState,
   AgentToolTimelineState,
 } from "@agent-tools/client";
-export { isAgentChatDisconnect, STOPPED_TOOL_CALL_TEXT, UNFINISHED_TOOL_CALL_TEXT } from "@agent-tools/client";
+export {
+  FAILED_TURN_TEXT,
+  isAgentChatDisconnect,
+  memoryUnsentStorage,
+  STOPPED_TOOL_CALL_TEXT,
+  UNFINISHED_TOOL_CALL_TEXT,
+  webStorageUnsentStorage,
+} from "@agent-tools/client";
 export type {
   AgentToolEventSource,
   AgentToolMessageEvent,

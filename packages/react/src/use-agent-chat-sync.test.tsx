@@ -1,5 +1,10 @@
 // @vitest-environment happy-dom
-import { type AgentChatLike, type AgentChatStatus, createAgentToolConnectionPool } from "@agent-tools/client";
+import {
+  type AgentChatLike,
+  type AgentChatStatus,
+  createAgentToolConnectionPool,
+  memoryUnsentStorage,
+} from "@agent-tools/client";
 import { fakeWebSockets, ManualClock } from "@agent-tools/client/testing";
 import { act, cleanup, render, screen } from "@testing-library/react";
 import type { UIMessage } from "ai";
@@ -22,6 +27,7 @@ class FakeChat implements AgentChatLike {
   #status: AgentChatStatus = "ready";
   error: Error | undefined = undefined;
   resumes = 0;
+  regenerated: Array<string | undefined> = [];
   readonly #listeners = new Set<() => void>();
 
   get messages() {
@@ -41,6 +47,16 @@ class FakeChat implements AgentChatLike {
   resumeStream(): Promise<void> {
     this.resumes += 1;
     return Promise.resolve();
+  }
+  regenerate(options: { messageId?: string } = {}): Promise<void> {
+    this.regenerated.push(options.messageId);
+    return Promise.resolve();
+  }
+  /** This tab sends `message`, and the connection drops before the server gets it. */
+  sendAndLose(message: UIMessage): void {
+    this.error = new TypeError("WebSocket chat network connection failed.");
+    this.#messages = [...this.#messages, message];
+    this.status = "error";
   }
   subscribe = (listener: () => void) => {
     this.#listeners.add(listener);
@@ -63,7 +79,7 @@ function setup(stored: UIMessage[]) {
     return structuredClone(server.stored);
   };
   const tell = (event: unknown) => act(() => sockets.last().send({ type: "agent-chat-event", event }));
-  return { sockets, pool, server, loadMessages, tell };
+  return { sockets, pool, server, loadMessages, tell, storage: memoryUnsentStorage() };
 }
 
 type Setup = ReturnType<typeof setup>;
@@ -71,16 +87,31 @@ type Setup = ReturnType<typeof setup>;
 /** A page: the chat's messages (re-rendered on every chat change, as useChat does) and the runs' socket. */
 function Conversation({ chat, context }: { chat: FakeChat; context: Setup }) {
   useSyncExternalStore(chat.subscribe, chat.getVersion);
-  const conversation = useAgentChatSync({ url: PARENT, pool: context.pool, chat, loadMessages: context.loadMessages });
+  const conversation = useAgentChatSync({
+    url: PARENT,
+    pool: context.pool,
+    chat,
+    loadMessages: context.loadMessages,
+    unsentStorage: context.storage,
+  });
+  const notSent = new Set(conversation.unsent.map((unsent) => unsent.messageId));
   useAgentToolEvents({ url: PARENT, pool: context.pool });
   if (conversation.status === "loading") return <p>Loading</p>;
   return (
     <>
       <ol data-turn={conversation.activeTurn?.turnId ?? ""}>
         {chat.messages.map((message) => (
-          <li key={message.id}>{message.id}</li>
+          <li key={message.id}>
+            {message.id}
+            {notSent.has(message.id) ? " (not sent)" : ""}
+          </li>
         ))}
       </ol>
+      {conversation.unsent.map(({ messageId }) => (
+        <button key={messageId} type="button" onClick={() => conversation.discardUnsent(messageId)}>
+          Discard {messageId}
+        </button>
+      ))}
       <button type="button" onClick={() => void conversation.stopTurn()}>
         Stop
       </button>
@@ -151,5 +182,23 @@ describe("useAgentChatSync", () => {
     context.tell({ kind: "turn-started", turnId: "t1", origin: "client", resumed: false });
     await act(async () => screen.getByRole("button", { name: "Stop" }).click());
     expect(requests).toEqual([{ url: "https://example.com/agents/assistant/default/chat/stop/t1", method: "POST" }]);
+  });
+
+  it("shows a message whose send was cut as not sent, kept after a reload, until it is discarded", async () => {
+    const context = setup([user("u1")]);
+    const chat = new FakeChat();
+    const view = render(<Conversation chat={chat} context={context} />);
+    await act(async () => context.sockets.last().open());
+    await act(async () => chat.sendAndLose(user("lost")));
+    expect(shown()).toEqual(["u1", "lost (not sent)"]);
+    view.unmount();
+
+    const reloaded = new FakeChat();
+    render(<Conversation chat={reloaded} context={context} />);
+    await act(async () => context.sockets.last().open());
+    expect(shown()).toEqual(["u1", "lost (not sent)"]);
+    await act(async () => screen.getByRole("button", { name: "Discard lost" }).click());
+    expect(shown()).toEqual(["u1"]);
+    expect(context.storage.load()).toEqual([]);
   });
 });

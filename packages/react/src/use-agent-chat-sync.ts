@@ -5,9 +5,11 @@ import {
   type AgentChatSync,
   type AgentChatSyncOptions,
   type AgentChatSyncSnapshot,
+  type AgentChatUnsentStorage,
   type AgentToolConnection,
   type AgentToolConnectionPool,
   createAgentChatSync,
+  INITIAL_AGENT_CHAT_SYNC_SNAPSHOT,
 } from "@agent-tools/client";
 import type { UIMessage } from "ai";
 import { useCallback, useEffect, useRef, useSyncExternalStore } from "react";
@@ -25,6 +27,11 @@ export type UseAgentChatSyncOptions<TMessage extends UIMessage = UIMessage> = (
   chat: AgentChatLike<TMessage> | null | undefined;
   /** Read the stored conversation. Default: `GET` the parent's `…/messages` over http(s). */
   loadMessages?: AgentChatSyncOptions<TMessage>["loadMessages"];
+  /**
+   * Where the tab keeps its messages not sent across reloads. Default: `sessionStorage`, a key per conversation.
+   * Read when the sync starts (a new chat, or a new connection).
+   */
+  unsentStorage?: AgentChatUnsentStorage;
 };
 
 export type UseAgentChatSyncResult = AgentChatSyncSnapshot & {
@@ -35,16 +42,22 @@ export type UseAgentChatSyncResult = AgentChatSyncSnapshot & {
    * Stop button, since `stop()` alone stops only a turn this tab sent. Resolves whether the server stopped it.
    */
   stopTurn(): Promise<boolean>;
+  /**
+   * Send a message not sent (one of `unsent`) again, last after the stored conversation (`AgentChatSync.retryUnsent`);
+   * resolves whether it was sent again.
+   */
+  retryUnsent(messageId: string): Promise<boolean>;
+  /** Drop a message not sent from the chat and the tab's storage; returns whether it was one. */
+  discardUnsent(messageId: string): boolean;
 };
-
-const IDLE: AgentChatSyncSnapshot = { status: "loading", error: null, activeTurn: null, endedTurns: {} };
 const nothing = () => {};
 
 /**
  * Keep an AI SDK chat in step with a parent agent's durable conversation (`createAgentChatSync` of
  * `@agent-tools/client`): the stored conversation at start and after every reconnect, other tabs' messages and turns
- * live, a background run's completion as soon as it is told, the stored answer at each turn's end, and a turn cut by
- * a server restart resumed with no error left behind.
+ * live, a background run's completion as soon as it is told, the stored answer at each turn's end, a turn cut by
+ * a server restart resumed with no error left behind, and the messages this tab sent that the server does not hold
+ * (`unsent`, kept across reloads; `retryUnsent`, `discardUnsent`), with `isDisconnected` while the parent is away.
  *
  * It shares the parent's event socket with `useAgentToolEvents` given the same `url`. Call it in the component that
  * calls `useChat({ chat })`: that component re-renders on every change of the chat's status, which is when the sync
@@ -59,12 +72,14 @@ const nothing = () => {};
 export function useAgentChatSync<TMessage extends UIMessage = UIMessage>(
   options: UseAgentChatSyncOptions<TMessage>,
 ): UseAgentChatSyncResult {
-  const { chat, loadMessages, ...parent } = options;
+  const { chat, loadMessages, unsentStorage, ...parent } = options;
   const source = useEventsSource(parent);
   const loadRef = useRef(loadMessages);
+  const storageRef = useRef(unsentStorage);
   useEffect(() => {
     loadRef.current = loadMessages;
-  }, [loadMessages]);
+    storageRef.current = unsentStorage;
+  }, [loadMessages, unsentStorage]);
 
   const current = useRef<AgentChatSync | null>(null);
   const subscribe = useCallback(
@@ -75,6 +90,7 @@ export function useAgentChatSync<TMessage extends UIMessage = UIMessage>(
           connection,
           chat,
           ...(loadRef.current ? { loadMessages: (signal: AbortSignal) => readWith(loadRef.current, signal) } : {}),
+          ...(storageRef.current ? { unsentStorage: storageRef.current } : {}),
         }),
       );
       if (!held) return nothing;
@@ -91,7 +107,7 @@ export function useAgentChatSync<TMessage extends UIMessage = UIMessage>(
     },
     [source, chat],
   );
-  const getSnapshot = useCallback(() => current.current?.getSnapshot() ?? IDLE, []);
+  const getSnapshot = useCallback(() => current.current?.getSnapshot() ?? INITIAL_AGENT_CHAT_SYNC_SNAPSHOT, []);
   const snapshot = useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
 
   // What waits for an idle chat runs when its status changes: this component re-renders then (it calls useChat).
@@ -104,7 +120,12 @@ export function useAgentChatSync<TMessage extends UIMessage = UIMessage>(
 
   const reload = useCallback(() => current.current?.reload() ?? Promise.resolve(), []);
   const stopTurn = useCallback(() => current.current?.stopTurn() ?? Promise.resolve(false), []);
-  return { ...snapshot, reload, stopTurn };
+  const retryUnsent = useCallback(
+    (messageId: string) => current.current?.retryUnsent(messageId) ?? Promise.resolve(false),
+    [],
+  );
+  const discardUnsent = useCallback((messageId: string) => current.current?.discardUnsent(messageId) ?? false, []);
+  return { ...snapshot, reload, stopTurn, retryUnsent, discardUnsent };
 }
 
 function readWith<TMessage extends UIMessage>(

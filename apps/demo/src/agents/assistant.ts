@@ -53,6 +53,8 @@ export class Assistant extends AgentToolParent<Env> {
   #journal: HookJournal | undefined;
   /** Test-only: where a turn is held for a kill test (`DEMO_FAULT_POINT`, off by default; see fault-points.ts). */
   readonly #faults: FaultHold;
+  /** Test-only (`DEMO_FAIL_ONCE_TEXT`): the user messages whose first answer failed already. */
+  readonly #failedOnce = new Set<string>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -127,6 +129,8 @@ export class Assistant extends AgentToolParent<Env> {
   }
 
   async #answer({ messages, tools, abortSignal, origin }: ChatTurnContext) {
+    const failing = this.#failOnce(messages);
+    if (failing) return failing;
     // Test knob (fault tests): a turn the server starts for a background completion hangs before the model answers,
     // as if the process stopped in the middle of that delivery.
     if (origin === "server" && this.env.DEMO_HOLD_DELIVERIES === "1") {
@@ -145,6 +149,33 @@ export class Assistant extends AgentToolParent<Env> {
       stream: result.stream,
       tools,
       ...(origin === "server" ? { messageMetadata: () => ({ source: SERVER_TURN_SOURCE }) } : {}),
+    });
+  }
+
+  /**
+   * Test knob (`DEMO_FAIL_ONCE_TEXT`): the first answer to a user message with exactly that text streams a few words,
+   * then its model fails; `null` for any other turn.
+   */
+  #failOnce(messages: ChatTurnContext["messages"]): ReadableStream<UIMessageChunk> | null {
+    const last = messages.at(-1);
+    const text = last?.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+    const knob = this.env.DEMO_FAIL_ONCE_TEXT;
+    if (last?.role !== "user" || !knob || text !== knob || this.#failedOnce.has(last.id)) return null;
+    this.#failedOnce.add(last.id);
+    const chunks: UIMessageChunk[] = [
+      { type: "start" },
+      { type: "start-step" },
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "Let me think. " },
+      { type: "text-end", id: "t" },
+    ];
+    // One chunk a pull, then the error (an error at once would discard the chunks still queued).
+    return new ReadableStream<UIMessageChunk>({
+      pull(controller) {
+        const chunk = chunks.shift();
+        if (chunk) controller.enqueue(chunk);
+        else controller.error(new Error("The model is unavailable right now"));
+      },
     });
   }
 

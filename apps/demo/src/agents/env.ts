@@ -30,4 +30,9 @@ export type Env = ModelEnv &
     DEMO_HOLD_CHILD_START?: string;
     /** "1": a background completion hangs once appended to the chat, before the model's answer (fault tests). */
     DEMO_HOLD_DELIVERIES?: string;
+    /**
+     * A user message's text: the first answer to each message with exactly this text fails after its first words (the
+     * model stops with an error), and later ones — a Retry — answer (browser tests of a failed answer).
+     */
+    DEMO_FAIL_ONCE_TEXT?: string;
   };

@@ -7,6 +7,7 @@ import {
 import { Chat, useChat } from "@ai-sdk/react";
 import { type UIMessage, WebSocketChatTransport } from "ai";
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { answerOutcome, liveAnswerId, saysError } from "./answer-state.js";
 import { BackgroundTray, TRAY_ID } from "./background-tray.js";
 import { Composer } from "./composer.js";
 import { DevControls } from "./dev-controls.js";
@@ -52,7 +53,7 @@ export function App(): ReactNode {
         transport: new WebSocketChatTransport<UIMessage>({ url: routes.chat }),
       }),
   );
-  const { messages, status, error, sendMessage, stop } = useChat({ chat });
+  const { messages, status, error, sendMessage, stop, regenerate, clearError } = useChat({ chat });
   const conversation = useAgentChatSync({ url: routes.events, chat });
   const agentTools = useAgentToolEvents({ url: routes.events });
 
@@ -68,8 +69,21 @@ export function App(): ReactNode {
   const scroll = useConversationScroll(messages, content);
 
   const isBusy = status === "submitted" || status === "streaming";
+  const { isDisconnected, unsent } = conversation;
   const last = messages.at(-1);
-  const streamingMessageId = isBusy && last?.role === "assistant" ? last.id : null;
+  const streamingMessageId = liveAnswerId({ messages, isBusy, isDisconnected, endedTurns: conversation.endedTurns });
+  /** Why Send is off now (besides an empty box), as the composer says it; `null` when a message may be sent. */
+  const sendBlocked = isDisconnected
+    ? "Sending is paused until the connection is back."
+    : unsent.length > 0
+      ? "Retry or discard the message that was not sent first."
+      : null;
+  // The last answer, once its turn is over: it may be regenerated (retried, if it failed).
+  const lastAnswer =
+    !isBusy && last?.role === "assistant" && streamingMessageId !== last.id
+      ? { id: last.id, outcome: answerOutcome(last, conversation.endedTurns) }
+      : null;
+  const focusComposer = () => document.getElementById("prompt")?.focus({ preventScroll: true });
 
   const trayRuns = useMemo(
     () => Object.values(agentTools.runsById).filter((run) => run.detached || run.parentToolCallId === null),
@@ -114,11 +128,29 @@ export function App(): ReactNode {
     streamingMessageId,
     endedTurns: conversation.endedTurns,
     stoppedHere,
+    unsent: new Map(unsent.map((each) => [each.messageId, each])),
+    canRetry: !isBusy && !isDisconnected,
+    onRetryUnsent: (messageId) => {
+      setNotice(null);
+      focusComposer();
+      conversation.retryUnsent(messageId).catch((reason: unknown) => setNotice(`Could not send: ${errorText(reason)}`));
+    },
+    onDiscardUnsent: (messageId) => {
+      conversation.discardUnsent(messageId);
+      clearError();
+      focusComposer();
+    },
+    lastAnswer,
+    onRegenerate: () => {
+      setNotice(null);
+      focusComposer();
+      regenerate().catch((reason: unknown) => setNotice(`Could not send: ${errorText(reason)}`));
+    },
   };
 
   const send = (text: string) => {
     const trimmed = text.trim();
-    if (trimmed === "" || isBusy) return false;
+    if (trimmed === "" || isBusy || sendBlocked !== null) return false;
     setNotice(null);
     scroll.willSend();
     sendMessage({ text: trimmed }).catch((reason: unknown) => setNotice(`Could not send: ${errorText(reason)}`));
@@ -147,8 +179,13 @@ export function App(): ReactNode {
     trayBadge.current?.focus();
   };
 
-  const isDisconnected =
-    (error !== undefined && isAgentChatDisconnect(error)) || agentTools.connectionStatus === "reconnecting";
+  // The chat's error, unless the page says it elsewhere: a disconnect (the banner), a message not sent (on it), a
+  // failed answer (on it).
+  const isErrorShownElsewhere =
+    error === undefined ||
+    isAgentChatDisconnect(error) ||
+    unsent.some((each) => each.error === error.message) ||
+    (lastAnswer?.outcome === "failed" && last !== undefined && saysError(last, error.message));
   const drillInRun: AgentToolRunState | undefined =
     drillInRunId === null ? undefined : agentTools.runsById[drillInRunId];
 
@@ -160,11 +197,6 @@ export function App(): ReactNode {
           chat: <strong>{routes.chatName}</strong>
         </span>
         <span className="spacer" />
-        {isDisconnected && (
-          <span className="reconnecting" role="status">
-            Reconnecting…
-          </span>
-        )}
         <button
           type="button"
           ref={trayBadge}
@@ -187,6 +219,13 @@ export function App(): ReactNode {
           />
         )}
       </header>
+      <div className="connection-banner" role="status">
+        {isDisconnected && (
+          <p>
+            <strong>Connection lost.</strong> Reconnecting… You can send again once it is back.
+          </p>
+        )}
+      </div>
       <main className="layout">
         <section className="conversation" aria-labelledby="conversation-title" ref={content}>
           <h2 id="conversation-title" className="visually-hidden">
@@ -197,9 +236,9 @@ export function App(): ReactNode {
               {notice}
             </p>
           )}
-          {error !== undefined && !isAgentChatDisconnect(error) && (
+          {!isErrorShownElsewhere && (
             <p className="notice" role="alert">
-              Chat error: {error.message}
+              Chat error: {error?.message}
             </p>
           )}
           {conversation.status === "error" && messages.length === 0 ? (
@@ -238,13 +277,13 @@ export function App(): ReactNode {
           className="jump-latest"
           onClick={() => {
             scroll.jumpToLatest();
-            document.getElementById("prompt")?.focus({ preventScroll: true });
+            focusComposer();
           }}
         >
           Jump to latest ↓
         </button>
       )}
-      <Composer isBusy={isBusy} onSend={send} onStop={onStop} />
+      <Composer isBusy={isBusy} blockedReason={sendBlocked} onSend={send} onStop={onStop} />
       {drillInRunId !== null && (
         <DrillInDialog
           key={drillInRunId}

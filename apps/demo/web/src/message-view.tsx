@@ -1,4 +1,4 @@
-import type { AgentChatTurnStatus, AgentToolRunState } from "@agent-tools/react";
+import type { AgentChatTurnStatus, AgentChatUnsentMessage, AgentToolRunState } from "@agent-tools/react";
 import type { UIMessage } from "ai";
 import type { ReactNode } from "react";
 import { withoutRunIds } from "./format.js";
@@ -19,6 +19,15 @@ export type MessageContext = {
   endedTurns: Readonly<Record<string, AgentChatTurnStatus>>;
   /** Replies this page stopped. */
   stoppedHere: ReadonlySet<string>;
+  /** This tab's messages the server does not hold, by id. */
+  unsent: ReadonlyMap<string, AgentChatUnsentMessage>;
+  /** Whether a message may be sent again now (the chat is idle, the connection up). */
+  canRetry: boolean;
+  onRetryUnsent(messageId: string): void;
+  onDiscardUnsent(messageId: string): void;
+  /** The last message, when it is an answer and the chat is idle: it may be regenerated (retried, if it failed). */
+  lastAnswer: { id: string; outcome: "failed" | "answered" } | null;
+  onRegenerate(): void;
 };
 
 /** A message's parts: its text, and its tool calls with their runs. */
@@ -57,14 +66,72 @@ export function MessageParts({ message, context }: { message: UIMessage; context
   return parts.length > 0 ? parts : <p className="muted">…</p>;
 }
 
-/** One message of the conversation. */
+/** One message of the conversation: a message not sent says so, with Retry and Discard; the last answer offers Regenerate (Retry when it failed). */
 export function MessageView({ message, context }: { message: UIMessage; context: MessageContext }): ReactNode {
+  const unsent = context.unsent.get(message.id);
+  const answer = context.lastAnswer?.id === message.id ? context.lastAnswer : null;
+  const failed = answer?.outcome === "failed";
   return (
-    <li className={`msg ${message.role}`} data-message-id={message.id} data-role={message.role}>
+    <li
+      className={`msg ${message.role}${unsent ? " unsent" : ""}${failed ? " failed" : ""}`}
+      data-message-id={message.id}
+      data-role={message.role}
+    >
       <div className="role">
         {message.role === "user" ? "You" : message.role === "assistant" ? "Assistant" : "System"}
       </div>
       <MessageParts message={message} context={context} />
+      {unsent && <UnsentNote unsent={unsent} context={context} />}
+      {answer && (
+        <div className="msg-actions">
+          <button
+            type="button"
+            onClick={() => {
+              if (context.canRetry) context.onRegenerate();
+            }}
+            aria-disabled={!context.canRetry}
+            aria-label={failed ? "Retry the answer" : "Regenerate the answer"}
+          >
+            {failed ? "Retry" : "Regenerate"}
+          </button>
+        </div>
+      )}
     </li>
+  );
+}
+
+const UNSENT_REASONS: Record<AgentChatUnsentMessage["reason"], string> = {
+  disconnected: "the connection dropped before the server got it",
+  refused: "the server refused it",
+  dropped: "it was stopped before its turn",
+};
+
+/** "Not sent", why, and what to do about it. */
+function UnsentNote({ unsent, context }: { unsent: AgentChatUnsentMessage; context: MessageContext }): ReactNode {
+  const why =
+    unsent.reason === "refused" && unsent.error
+      ? `${UNSENT_REASONS.refused}: ${unsent.error}`
+      : UNSENT_REASONS[unsent.reason];
+  return (
+    <div className="unsent-note">
+      <p role="alert">
+        <strong>Not sent</strong> — {why}.
+      </p>
+      <div className="msg-actions">
+        <button
+          type="button"
+          className="primary"
+          onClick={() => {
+            if (context.canRetry) context.onRetryUnsent(unsent.messageId);
+          }}
+          aria-disabled={!context.canRetry}
+        >
+          Retry
+        </button>
+        <button type="button" onClick={() => context.onDiscardUnsent(unsent.messageId)}>
+          Discard
+        </button>
+      </div>
+    </div>
   );
 }

@@ -33,32 +33,43 @@ const hasStructuredOutput = (run: AgentToolRunState) =>
  * follows the end unless you scrolled up) and Cancel. Once it finished it collapses to one line — name, status,
  * outcome — that opens again with its name (a disclosure button). Details (drill-in) is in the same place either
  * way, so focus coming back from the dialog finds it; after Cancel, focus moves to Details.
+ *
+ * It never opens and then folds by itself: it starts open only when it is live as it first shows (and its tool call
+ * has no result yet: on a reload the run's frames are replayed from its start, `started` first), and folds once, when
+ * a run it showed live ends. Otherwise only its reader opens and folds it.
  */
 export function RunCard({
   run,
   actions,
   cancelCause,
+  isCallSettled = false,
 }: {
   run: AgentToolRunState;
   actions: RunActions;
   /** Who cancelled it, when the caller knows better than the page's own cancels (a stopped reply). */
   cancelCause?: CancelCause | null;
+  /** The tool call that started it has its result: the run is over, whatever its replayed frames say yet. */
+  isCallSettled?: boolean;
 }): ReactNode {
   const titleId = useId();
   const bodyId = useId();
   const name = runName(run);
   const live = isLive(run);
-  const [isOpen, setIsOpen] = useState(live);
+  const [isOpen, setIsOpen] = useState(live && !isCallSettled);
+  /** Whether it showed live (open by itself): only such a card folds by itself, once, when its run ends. */
+  const showedLive = useRef(isOpen);
   const toggle = useRef<HTMLButtonElement>(null);
   const details = useRef<HTMLButtonElement>(null);
   const body = useRef<HTMLDivElement>(null);
   const cancelHasFocus = useRef(false);
 
-  // A run that finishes collapses (and one that starts opens); a reader's own toggling wins until the next change.
-  // Focus inside the part that hides goes to the disclosure button, never to the page's start.
+  // A run shown live folds once it ends (focus inside the part that hides goes to the disclosure button, never to the
+  // page's start); a reader's own toggling wins.
   useLayoutEffect(() => {
-    if (!live && body.current?.contains(document.activeElement)) toggle.current?.focus();
-    setIsOpen(live);
+    if (live || !showedLive.current) return;
+    showedLive.current = false;
+    if (body.current?.contains(document.activeElement)) toggle.current?.focus();
+    setIsOpen(false);
   }, [live]);
   // Cancel disappears once the run ended: if it had focus, Details takes it.
   useEffect(() => {

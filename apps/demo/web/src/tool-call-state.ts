@@ -39,16 +39,14 @@ const isFailure = (output: unknown): output is Failure =>
 /**
  * The state a tool call's header shows, in step with its runs and its turn: a call whose turn was stopped (or ended
  * without its result) never reads "running…", a child run's failure or cancel shows as such (not "done"), and a
- * cancel says who cancelled when this page knows.
+ * cancel says who cancelled when this page knows. A call the server closed when its turn ended (Stop, a failure) reads
+ * as one its turn left without a result: stopped, or interrupted — never "failed".
  */
 export function toolCallState(part: ToolPart, context: ToolCallContext): ToolCallState {
   const aborted = context.runs.filter((run) => run.status === "aborted");
-  // A call closed by its turn's end (the server gives it an error result saying so) had no result of its own.
-  const closedByTurn =
-    part.state === "output-error" &&
-    (part.errorText === STOPPED_TOOL_CALL_TEXT || part.errorText === UNFINISHED_TOOL_CALL_TEXT);
+  const closedBy = part.state === "output-error" ? closedByTurn(part.errorText) : null;
   // A call with no result whose turn is over was stopped with its reply; one with a result was cancelled on its own.
-  const hasResult = (part.state === "output-available" || part.state === "output-error") && !closedByTurn;
+  const hasResult = part.state === "output-available" || (part.state === "output-error" && closedBy === null);
   const cancelCause = (): CancelCause => {
     if (aborted.some((run) => context.cancelledHere(run.runId))) return "you";
     if (hasResult) return "elsewhere";
@@ -92,12 +90,8 @@ export function toolCallState(part: ToolPart, context: ToolCallContext): ToolCal
       }
     }
     case "output-error":
-      if (part.errorText === STOPPED_TOOL_CALL_TEXT) return stopped();
-      if (part.errorText === UNFINISHED_TOOL_CALL_TEXT) {
-        return context.turnStatus === "aborted"
-          ? stopped()
-          : { label: "interrupted", tone: "stopped", cancelCause: null };
-      }
+      if (closedBy === "stop") return stopped();
+      if (closedBy === "end") return { label: "interrupted", tone: "stopped", cancelCause: null };
       return { label: "failed", tone: "failed", cancelCause: null };
     case "output-denied":
       return { label: "denied", tone: "stopped", cancelCause: null };
@@ -108,6 +102,12 @@ export function toolCallState(part: ToolPart, context: ToolCallContext): ToolCal
     default:
       return { label: String((part as { state?: unknown }).state ?? ""), tone: "done", cancelCause: null };
   }
+}
+
+/** How the server closed a call when its turn ended (`stop`: Stop; `end`: the answer failed or was cut), if it did. */
+function closedByTurn(errorText: string | undefined): "stop" | "end" | null {
+  if (errorText === STOPPED_TOOL_CALL_TEXT) return "stop";
+  return errorText === UNFINISHED_TOOL_CALL_TEXT ? "end" : null;
 }
 
 function cancelLabel(cause: CancelCause): string {

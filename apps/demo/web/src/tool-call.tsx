@@ -12,6 +12,10 @@ function startedRun(part: ToolPart, runsById: Readonly<Record<string, AgentToolR
   return typeof runId === "string" && Object.hasOwn(runsById, runId) ? (runsById[runId] ?? null) : null;
 }
 
+/** The call has its result (or never will get one from a tool): the runs it started are over. */
+const isSettled = (part: ToolPart) =>
+  part.state === "output-available" || part.state === "output-error" || part.state === "output-denied";
+
 /**
  * One tool call of the assistant: its name and input as a person reads them, its state in step with its runs and
  * its turn, and the child runs it started (siblings side by side, in display order).
@@ -46,7 +50,13 @@ export function ToolCall({
       {context.runs.length > 0 && (
         <div className="runs">
           {context.runs.map((run) => (
-            <RunCard key={run.runId} run={run} actions={actions} cancelCause={state.cancelCause} />
+            <RunCard
+              key={run.runId}
+              run={run}
+              actions={actions}
+              cancelCause={state.cancelCause}
+              isCallSettled={isSettled(part)}
+            />
           ))}
         </div>
       )}

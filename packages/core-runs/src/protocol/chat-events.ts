@@ -12,6 +12,9 @@ export const STOPPED_TOOL_CALL_TEXT = "Stopped by the user before this tool fini
 /** The error result a tool call gets when its turn failed or was interrupted before the tool finished. */
 export const UNFINISHED_TOOL_CALL_TEXT = "The answer ended before this tool finished";
 
+/** How the last text of an answer that failed starts (its error follows): stored, so every tab and reload sees it. */
+export const FAILED_TURN_TEXT = "This answer failed:";
+
 /** How a turn of the parent's conversation ended. */
 export type AgentChatTurnStatus = "completed" | "aborted" | "error" | "interrupted";
 

@@ -2,6 +2,7 @@ export type { AgentChatEvent, AgentChatEventFrame, AgentChatTurnStatus } from ".
 export {
   AGENT_CHAT_EVENT_TYPE,
   encodeAgentChatEventFrame,
+  FAILED_TURN_TEXT,
   parseAgentChatEventFrame,
   STOPPED_TOOL_CALL_TEXT,
   UNFINISHED_TOOL_CALL_TEXT,
