@@ -14,9 +14,9 @@ import {
   type RunStatus,
   systemClock,
 } from "@agent-tools/core-runs";
-import type { DetachedOptions } from "@agent-tools/detached";
 import { recoverAgentToolRuns } from "@agent-tools/recovery";
 import type { Tool, ToolSet, UIMessage } from "ai";
+import type { DetachedFinishHost, ParentRunAgentToolDetachedOptions } from "./detached-dispatch-options.js";
 import { parentHookOptions } from "./lifecycle-hooks.js";
 import { AgentToolParentDefinition } from "./parent-definition.js";
 import { buildParentParts, type ParentParts } from "./parent-parts.js";
@@ -88,14 +88,14 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
 
   /** Run a child and wait for its result; with `detached`, dispatch it in the background and return at once. */
   runAgentTool<TInput>(child: AgentToolChildReference, options: RunAgentToolOptions<TInput>): Promise<AgentToolResult>;
-  runAgentTool<TSelf extends AgentToolParent<TEnv>, TInput>(
-    this: TSelf,
+  runAgentTool<TInput, TMethod extends string = never>(
+    this: DetachedFinishHost<TMethod>,
     child: AgentToolChildReference,
-    options: Omit<RunAgentToolOptions<TInput>, "signal"> & { detached: true | DetachedOptions<TSelf> },
+    options: ParentRunAgentToolDetachedOptions<TInput, TMethod>,
   ): Promise<DetachedRunAgentToolResult>;
   runAgentTool<TInput>(
     child: AgentToolChildReference,
-    options: RunAgentToolOptions<TInput> & { detached?: true | DetachedOptions<object> },
+    options: RunAgentToolOptions<TInput> & { detached?: ParentRunAgentToolDetachedOptions<TInput, string>["detached"] },
   ): Promise<AgentToolResult | DetachedRunAgentToolResult> {
     const { detached, ...rest } = options;
     if (detached === undefined) return this.registry.runAgentTool(child, rest);
