@@ -39,6 +39,7 @@ export type { ParentChatOptions } from "./parent/parent-chat.js";
 export { AgentToolParentDefinition, DEFAULT_PARENT_WAKE_INTERVAL_MS } from "./parent/parent-definition.js";
 export type { AgentToolParentRoute } from "./parent/parent-routes.js";
 export { PARENT_PATH_SEGMENTS, parseParentRoute } from "./parent/parent-routes.js";
+export type { AgentToolParentStaticOptions } from "./parent/parent-static-options.js";
 export { DEFAULT_RUN_TOKEN_TTL_MS, RUN_TOKEN_SECRET_BINDING } from "./parent/run-read-tokens.js";
 export type { SubAgentHandle } from "./parent/sub-agent.js";
 // routing

@@ -27,7 +27,14 @@ export function hostWorkerPerTest(prefix: string): (bindings?: Record<string, st
     persist = await createPersistDirectory(prefix);
     host = await MiniflareHost.start({
       scriptPath: await bundleWorker(HOST_WORKER),
-      durableObjects: { PARENT: "Parent", ECHO: "Echo", LOOKOUT: "Lookout", GAUGE: "Gauge", PROBE: "Probe" },
+      durableObjects: {
+        PARENT: "Parent",
+        STATICS: "StaticsParent",
+        ECHO: "Echo",
+        LOOKOUT: "Lookout",
+        GAUGE: "Gauge",
+        PROBE: "Probe",
+      },
       persistDirectory: persist.path,
       bindings,
     });

@@ -14,13 +14,13 @@ import {
   type RunStatus,
   systemClock,
 } from "@agent-tools/core-runs";
-import { recoverAgentToolRuns } from "@agent-tools/recovery";
 import type { Tool, ToolSet, UIMessage } from "ai";
 import type { DetachedFinishHost, ParentRunAgentToolDetachedOptions } from "./detached-dispatch-options.js";
 import { parentHookOptions } from "./lifecycle-hooks.js";
 import { AgentToolParentDefinition } from "./parent-definition.js";
-import { buildParentParts, type ParentParts } from "./parent-parts.js";
+import { buildParentParts, type ParentParts, startUpParent } from "./parent-parts.js";
 import { serveParentRequest } from "./parent-route-table.js";
+import { withStaticOptions } from "./parent-static-options.js";
 import { type SubAgentHandle, subAgentHandle } from "./sub-agent.js";
 
 /**
@@ -51,7 +51,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   constructor(ctx: DurableObjectState, env: TEnv) {
     super(ctx, env);
     // After construction (the subclass's included), in the background: start-up never blocks requests.
-    this.#ready = Promise.resolve().then(() => this.#startUp());
+    this.#ready = Promise.resolve().then(() => startUpParent(this.#wired()));
     ctx.waitUntil(this.#ready.catch(() => undefined));
   }
 
@@ -170,18 +170,12 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
     this.#wired().awake.wokeUp();
   }
 
-  async #startUp(): Promise<void> {
-    const { registry, detached, chat } = this.#wired();
-    const done = () => registry.deliverPendingFinishHooks();
-    // After recovery, not during it: a run recovery finalizes is notified by the registry itself.
-    const recovered = recoverAgentToolRuns(registry, this.recoveryOptions()).done.then(done, done);
-    await Promise.all([detached.start(), chat.engine.recover(), recovered]);
-  }
-
   /** The parts, built on first use (after the subclass's constructor, so its fields and bindings are there). */
   #wired(): ParentParts {
     if (this.#parts) return this.#parts;
     const { hooks, formatters } = parentHookOptions(this);
+    const detached = { ...formatters, ...this.detachedOptions() };
+    const options = withStaticOptions(this.constructor, { recovery: this.recoveryOptions(), detached });
     this.#parts = buildParentParts({
       ctx: this.ctx,
       host: this,
@@ -191,7 +185,8 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       tools: () => this.getTools(),
       runTokenSecret: () => this.runTokenSecret(),
       registryOptions: { hooks, ...this.registryOptions() },
-      detachedOptions: { ...formatters, ...this.detachedOptions() },
+      detachedOptions: options.detached,
+      recoveryOptions: options.recovery,
       chatOptions: this.chatOptions(),
     });
     return this.#parts;

@@ -7,6 +7,7 @@ import {
   systemClock,
 } from "@agent-tools/core-runs";
 import { createDetachedRuns, type DetachedRuns, type DetachedRunsOptions } from "@agent-tools/detached";
+import { type RecoverAgentToolRunsOptions, recoverAgentToolRuns } from "@agent-tools/recovery";
 import type { ToolSet } from "ai";
 import { type ChildNamespace, DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
@@ -26,6 +27,8 @@ export type ParentParts = {
   tokens: RunReadTokens;
   /** Keeps the object awake while work a crash would cut is in flight (its alarm is the scheduler's). */
   awake: KeepAwake;
+  /** What start-up recovery runs with. */
+  recoveryOptions: RecoverAgentToolRunsOptions;
 };
 
 /** What wiring a parent needs from its host object (the subclass's answers among them). */
@@ -42,6 +45,7 @@ export type ParentPartsOptions = {
   registryOptions: Partial<Omit<AgentToolRegistryOptions, "store" | "transport" | "broadcast">>;
   detachedOptions: Partial<Omit<DetachedRunsOptions<object>, "registry" | "host" | "scheduler" | "chatHost">>;
   chatOptions: ParentChatOptions;
+  recoveryOptions: RecoverAgentToolRunsOptions;
 };
 
 /**
@@ -91,5 +95,18 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
     ...options.detachedOptions,
   });
   const tokens = new RunReadTokens({ parentId: ctx.id.toString(), clock: systemClock, secret: options.runTokenSecret });
-  return { registry, transport, detached, chat, events, tokens, awake };
+  return { registry, transport, detached, chat, events, tokens, awake, recoveryOptions: options.recoveryOptions };
+}
+
+/**
+ * A parent's start-up, in the background: start-up recovery of its live runs (then the finish hooks a crash cut
+ * off), its detached runs followed again, and its conversation's cut turn resumed.
+ * @internal
+ */
+export async function startUpParent(parts: ParentParts): Promise<void> {
+  const { registry, detached, chat, recoveryOptions } = parts;
+  const done = () => registry.deliverPendingFinishHooks();
+  // After recovery, not during it: a run recovery finalizes is notified by the registry itself.
+  const recovered = recoverAgentToolRuns(registry, recoveryOptions).done.then(done, done);
+  await Promise.all([detached.start(), chat.engine.recover(), recovered]);
 }

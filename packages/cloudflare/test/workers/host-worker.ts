@@ -28,6 +28,9 @@
  *   arrived at its gate (the input's `gate`, default the text) — ephemeral progress. `POST /test/gauge-gate?name=`
  *   (Worker level) arrives at a gate; `GET /test/gauge-pair` runs `a` and `b` on one object through one gate (their
  *   tools report at the same time) and answers both runs' inspections.
+ * - `StaticsParent` (binding `STATICS`, routed under `/agents/statics/<name>/…`) is a `Parent` with the origin page's
+ *   static options: `detachedMaxBudgetMs = 400`, `agentToolReattachNoProgressTimeoutMs = 0`. `POST /test/start` with
+ *   `&detached=1` dispatches a detached run (answers the dispatch's result).
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
  *   the parent tells the `Probe` object (binding `PROBE`) "answered" when its conversation ends with an answer; a test
  *   waits for that with `GET /probe/wait?event=answered` (Worker level, never touching the parent).
@@ -71,6 +74,7 @@ import { z } from "zod";
 
 type Env = {
   PARENT: DurableObjectNamespace;
+  STATICS: DurableObjectNamespace;
   ECHO: DurableObjectNamespace;
   LOOKOUT: DurableObjectNamespace;
   GAUGE: DurableObjectNamespace;
@@ -364,6 +368,9 @@ export class Parent extends AgentToolParent<Env> {
         const runId = params.get("runId") ?? crypto.randomUUID();
         const agent = params.get("agent");
         const child = agent === "Lookout" ? Lookout : agent === "Gauge" ? Gauge : Echo;
+        if (params.get("detached") === "1") {
+          return Response.json(await this.runAgentTool(child, { input: { text }, runId, detached: true }));
+        }
         this.ctx.waitUntil(this.runAgentTool(child, { input: { text }, runId }));
         return Response.json({ runId });
       }
@@ -425,6 +432,15 @@ export class Parent extends AgentToolParent<Env> {
   }
 }
 
+/**
+ * A `Parent` configured the origin page's way, by statics: a detached run's absolute budget of 400 ms, and start-up
+ * recovery that only collects children that have already finished (no re-attach wait).
+ */
+export class StaticsParent extends Parent {
+  static override readonly detachedMaxBudgetMs = 400;
+  static override readonly agentToolReattachNoProgressTimeoutMs = 0;
+}
+
 /** Records events, and answers a wait for one once it is recorded (before or after the wait came). */
 export class Probe extends DurableObject<Env> {
   readonly #waiters = new Map<string, Array<() => void>>();
@@ -475,7 +491,7 @@ export default {
       return env.PROBE.get(env.PROBE.idFromName("probe")).fetch(`https://probe${path}${url.search}`);
     }
     return (
-      (await routeAgentToolRequest(request, env, { parents: { parent: "PARENT" } })) ??
+      (await routeAgentToolRequest(request, env, { parents: { parent: "PARENT", statics: "STATICS" } })) ??
       new Response("Not found", { status: 404 })
     );
   },
