@@ -41,7 +41,7 @@ export type { AgentToolParentRoute } from "./parent/parent-routes.js";
 export { PARENT_PATH_SEGMENTS, parseParentRoute } from "./parent/parent-routes.js";
 export type { AgentToolParentStaticOptions } from "./parent/parent-static-options.js";
 export { DEFAULT_RUN_TOKEN_TTL_MS, RUN_TOKEN_SECRET_BINDING } from "./parent/run-read-tokens.js";
-export type { SubAgentHandle } from "./parent/sub-agent.js";
+export type { SubAgentChatOptions, SubAgentHandle } from "./parent/sub-agent.js";
 // routing
 export type { AgentToolRequestTarget, AgentToolRouterOptions } from "./routing.js";
 export { matchAgentToolPath, routeAgentToolRequest } from "./routing.js";

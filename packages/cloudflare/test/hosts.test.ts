@@ -113,6 +113,25 @@ describe("direct chat with a child (subAgent)", () => {
   });
 });
 
+describe("direct chat with a child, cancelled", () => {
+  it("aborting the signal cancels the child's run: it ends aborted, the stream ends, the answer so far is kept", async () => {
+    const running = await start({ ECHO_PACE_MS: "100" });
+    const base = "/agents/parent/p10";
+    const text = encodeURIComponent("one two three four five six seven eight nine ten");
+    const result = await running.fetchJson<{ answer: string; status: string; error?: string }>(
+      `${base}/test/direct-abort?name=notes&text=${text}`,
+      { method: "POST" },
+    );
+    expect(result).toMatchObject({ status: "aborted", error: "Cancelled by the parent" });
+    // The first word came before the abort; the child stopped long before the tenth.
+    expect(result.answer.startsWith("#1")).toBe(true);
+    expect(result.answer).not.toContain("ten");
+    const notes = await running.fetchJson<Message[]>(`${base}/test/direct-messages?name=notes`);
+    expect(notes.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(textOf(notes[1])).toBe(result.answer);
+  });
+});
+
 describe("authorization and run read tokens", () => {
   const base = "/agents/parent/p6";
   const authorized = { headers: { authorization: `Bearer ${KEY}` } };

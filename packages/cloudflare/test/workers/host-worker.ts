@@ -15,7 +15,8 @@
  * - Test routes (after `authorize`): `POST /test/start?runId=&text=` starts a run (of `Echo`, or of `&agent=Lookout`)
  *   without waiting; `GET /test/hooks`
  *   the finish hook calls counted in storage; `POST /test/direct?name=&text=` one direct chat message to `Echo`,
- *   answered as text; `GET /test/direct-messages?name=` that conversation; `POST /test/send?text=` a chat message
+ *   answered as text; `POST /test/direct-abort?name=&text=` one aborted after its first word, answered with the text
+ *   that came and the child's run status; `GET /test/direct-messages?name=` that conversation; `POST /test/send?text=` a chat message
  *   from code (`sendChatMessage`), answered as the stored answer; `POST /test/seed-turns` writes turn rows, their
  *   user messages and raw log rows into the chat tables (what a crash of an earlier version could leave).
  * - `GET /constructed` (Worker level): how many `Echo` objects were constructed in this process (a guessed drill-in
@@ -43,6 +44,7 @@ import {
   CHAT_STORE_TABLES,
   type ChatTurnContext,
   type ChildNamespace,
+  childObjectName,
   DEFAULT_PARENT_WAKE_INTERVAL_MS,
   routeAgentToolRequest,
 } from "@agent-tools/cloudflare";
@@ -387,6 +389,26 @@ export class Parent extends AgentToolParent<Env> {
           if (chunk.type === "text-delta") answer += chunk.delta;
         }
         return Response.json({ answer });
+      }
+      case "/test/direct-abort": {
+        // One direct chat message (id `m1`), aborted once its first word came; then the child's run of it.
+        const name = params.get("name") ?? "notes";
+        const controller = new AbortController();
+        const message: UIMessage = { id: "m1", role: "user", parts: [{ type: "text", text }] };
+        const stream = await this.subAgent(Echo, name).chat(message, { signal: controller.signal });
+        let answer = "";
+        for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
+          if (chunk.type !== "text-delta") continue;
+          answer += chunk.delta;
+          controller.abort();
+        }
+        const child = this.env.ECHO.get(
+          this.env.ECHO.idFromName(
+            childObjectName(this.ctx.id.toString(), { agentType: "Echo", runId: `chat:${name}` }),
+          ),
+        ) as unknown as Pick<Echo, "agentToolInspect">;
+        const run = await child.agentToolInspect(`chat:${name}:m1`);
+        return Response.json({ answer, status: run?.status, error: run?.error });
       }
       case "/test/direct-messages":
         return Response.json(await this.subAgent(Echo, params.get("name") ?? "notes").messages());
