@@ -9,6 +9,7 @@ export type {
   AgentToolChildChatRpc,
   AgentToolChildRpc,
   AgentToolChildStub,
+  AgentToolRunChatResult,
   ChildNamespace,
 } from "./adapters/durable-object-child-transport.js";
 export { childObjectName, DurableObjectChildTransport } from "./adapters/durable-object-child-transport.js";
@@ -42,6 +43,8 @@ export { PARENT_PATH_SEGMENTS, parseParentRoute } from "./parent/parent-routes.j
 export type { AgentToolParentStaticOptions } from "./parent/parent-static-options.js";
 export { DEFAULT_RUN_TOKEN_TTL_MS, RUN_TOKEN_SECRET_BINDING } from "./parent/run-read-tokens.js";
 export type { SubAgentChatOptions, SubAgentHandle } from "./parent/sub-agent.js";
+export type { SubChatRequestBody } from "./parent/sub-chat-request.js";
+export { readSubChatRequest } from "./parent/sub-chat-request.js";
 // routing
 export type { AgentToolRequestTarget, AgentToolRouterOptions } from "./routing.js";
 export { matchAgentToolPath, routeAgentToolRequest } from "./routing.js";

@@ -27,6 +27,16 @@ describe("parent routes", () => {
       runId: "r1",
     });
     expect(route("/sub/Researcher/r1/token")).toEqual({ kind: "token", agentType: "Researcher", runId: "r1" });
+    expect(route("/sub/Researcher/r1/chat", "POST")).toEqual({
+      kind: "sub-chat",
+      agentType: "Researcher",
+      runId: "r1",
+    });
+    expect(route("/sub/Researcher/r1/messages")).toEqual({
+      kind: "sub-messages",
+      agentType: "Researcher",
+      runId: "r1",
+    });
   });
 
   it("leaves anything else to the host, with its path", () => {
@@ -36,6 +46,11 @@ describe("parent routes", () => {
     expect(route("/chat/stop/turn-1")).toEqual({ kind: "other", path: "/chat/stop/turn-1" });
     expect(route("/hooks")).toEqual({ kind: "other", path: "/hooks" });
     expect(route("/sub/Researcher")).toEqual({ kind: "other", path: "/sub/Researcher" });
+    expect(route("/sub/Researcher/r1/chat")).toEqual({ kind: "other", path: "/sub/Researcher/r1/chat" });
+    expect(route("/sub/Researcher/r1/messages", "POST")).toEqual({
+      kind: "other",
+      path: "/sub/Researcher/r1/messages",
+    });
     expect(route("/%E0%A4%A")).toEqual({ kind: "other", path: "/%E0%A4%A" });
   });
 

@@ -1,3 +1,5 @@
+import { readJsonObjectBody } from "./request-body.js";
+
 /** The longest reason a client may give for a cancel, in characters. */
 export const MAX_CANCEL_REASON_LENGTH = 500;
 
@@ -12,23 +14,9 @@ const SHAPE = 'send { "reason": "…" } or no body';
  * client are told of the cancel. Never throws: a bad body is an error to answer with 400.
  */
 export async function readCancelRequest(request: Request): Promise<CancelRequestBody> {
-  let text: string;
-  try {
-    text = await request.text();
-  } catch {
-    return { ok: false, error: "The request body could not be read" };
-  }
-  if (text.trim() === "") return { ok: true, reason: undefined };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, error: `The body is not JSON: ${SHAPE}` };
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ok: false, error: `The body is not a JSON object: ${SHAPE}` };
-  }
-  const reason: unknown = (value as { reason?: unknown }).reason;
+  const body = await readJsonObjectBody(request, SHAPE);
+  if (!body.ok) return body;
+  const reason: unknown = body.value?.["reason"];
   if (reason === undefined) return { ok: true, reason: undefined };
   if (typeof reason !== "string" || reason.trim() === "") {
     return { ok: false, error: "reason must be a non-empty string" };

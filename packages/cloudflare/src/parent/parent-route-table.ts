@@ -12,6 +12,7 @@ import type { ParentEventSockets } from "./event-sockets.js";
 import type { ParentChat } from "./parent-chat.js";
 import { type AgentToolParentRoute, parseParentRoute } from "./parent-routes.js";
 import type { RunReadTokens } from "./run-read-tokens.js";
+import { serveSubChat } from "./sub-chat-route.js";
 
 /** What serving a parent's routes needs: its parts, and the subclass's hooks. */
 export type ParentRouteHost = {
@@ -36,8 +37,8 @@ export async function serveParentRequest(request: Request, host: ParentRouteHost
   const isUpgrade = request.headers.get("Upgrade")?.toLowerCase() === "websocket";
   const route = parseParentRoute({ method: request.method, url: request.url, isUpgrade });
   try {
-    const token = route.kind === "drill-in" ? new URL(request.url).searchParams.get("token") : null;
-    if (route.kind === "drill-in" && token !== null) {
+    const token = readsRun(route) ? new URL(request.url).searchParams.get("token") : null;
+    if (readsRun(route) && token !== null) {
       const check = await host.tokens.check(token, route.agentType, route.runId);
       if (!check.ok) {
         return new Response(`Run read token refused (${check.refusal})`, { status: runReadTokenStatus(check.refusal) });
@@ -96,9 +97,23 @@ async function serveRoute(request: Request, route: AgentToolParentRoute, host: P
       const stub = host.transport.stub({ agentType: route.agentType, runId: route.runId });
       return stub.fetch(new Request(target.toString(), request));
     }
+    case "sub-chat":
+    case "sub-messages":
+      if (!(await registry.hasAgentToolRun(route.agentType, route.runId))) return noSuchRun();
+      return serveSubChat(request, route, host.transport.stub({ agentType: route.agentType, runId: route.runId }));
     case "other":
       return host.onRequest(request, route);
   }
+}
+
+/**
+ * The routes a run read token opens (instead of the parent's authorization): reading one run, its drill-in and its
+ * conversation. Talking to its child (`sub-chat`) is not reading: it needs the parent's authorization.
+ */
+export function readsRun(
+  route: AgentToolParentRoute,
+): route is Extract<AgentToolParentRoute, { kind: "drill-in" | "sub-messages" }> {
+  return route.kind === "drill-in" || route.kind === "sub-messages";
 }
 
 function noSuchRun(): Response {
