@@ -30,6 +30,7 @@ export function hostWorkerPerTest(prefix: string): (bindings?: Record<string, st
       durableObjects: {
         PARENT: "Parent",
         STATICS: "StaticsParent",
+        WORKFLOW: "WorkflowParent",
         ECHO: "Echo",
         LOOKOUT: "Lookout",
         GAUGE: "Gauge",

@@ -124,7 +124,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   }
   /** Send a user message from code and wait for the stored answer (`ChatLimitError` past a limit). */
   sendChatMessage(message: string | UIMessage): Promise<UIMessage | null> {
-    return this.#wired().chat.engine.sendMessage(message);
+    return this.#wired().chat.sendMessage(message);
   }
   /** Stop the conversation's turn `turnId` for every tab (a later turn is left alone); returns whether it did. */
   stopChatTurn(turnId: string): boolean {
@@ -181,7 +181,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       host: this,
       children: this.children(),
       wakeIntervalMs: this.agentToolWakeIntervalMs,
-      stream: (context) => this.onChatMessage(context),
+      stream: this.onChatMessage?.bind(this),
       tools: () => this.getTools(),
       runTokenSecret: () => this.runTokenSecret(),
       registryOptions: { hooks, ...this.registryOptions() },

@@ -46,8 +46,12 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
 
   /** The child agent types this parent runs, by agentType (a class's `static agentType`): their namespaces. */
   protected abstract children(): Record<string, ChildNamespace>;
-  /** Answer one turn of the conversation: a stream of `UIMessageChunk`s (e.g. `toUIMessageStream` of `streamText`). */
-  protected abstract onChatMessage(context: ChatTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
+  /**
+   * Answer one turn of the conversation: a stream of `UIMessageChunk`s (e.g. `toUIMessageStream` of `streamText`).
+   * Optional: a parent without it has no conversation (only workflow runs, from its own methods); it answers a chat
+   * send with an `error` frame saying so, and `sendChatMessage` rejects.
+   */
+  protected onChatMessage?(context: ChatTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
   /** The conversation's tools: a turn gets them as `context.tools`, each started once its call is stored. */
   protected getTools(): ToolSet | undefined {
     return undefined;

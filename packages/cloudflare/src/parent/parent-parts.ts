@@ -39,7 +39,8 @@ export type ParentPartsOptions = {
   children: Record<string, ChildNamespace>;
   /** While work is in flight, the alarm is never further away than this (`0`: off). */
   wakeIntervalMs: number;
-  stream(context: ChatTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
+  /** How a turn of the conversation is answered; none: the parent has no conversation. */
+  stream: ((context: ChatTurnContext) => AgentToolTurnStream | Promise<AgentToolTurnStream>) | undefined;
   tools(): ToolSet | undefined;
   runTokenSecret(): string | undefined;
   registryOptions: Partial<Omit<AgentToolRegistryOptions, "store" | "transport" | "broadcast">>;
@@ -87,7 +88,8 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
     registry,
     host: options.host,
     scheduler,
-    chatHost: new EngineChatHost(chat.engine),
+    // Without a conversation, `notify` and `onMilestones` are refused at dispatch rather than failing later.
+    ...(chat.hasConversation ? { chatHost: new EngineChatHost(chat.engine) } : {}),
     waitUntil: track,
     // A Durable Object runs as one instance at a time: a delivery claim left by an earlier incarnation (killed,
     // evicted or redeployed inside a handler) is taken back at start-up instead of a lease later.

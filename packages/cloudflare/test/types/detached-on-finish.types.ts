@@ -24,7 +24,7 @@ export class Assistant extends AgentToolParent<Env> {
     return { Importer: this.env.IMPORTER };
   }
 
-  protected onChatMessage(_context: ChatTurnContext) {
+  protected override onChatMessage(_context: ChatTurnContext) {
     return emptyTurn({} as AgentToolTurnContext);
   }
 

@@ -32,6 +32,7 @@
  * - `StaticsParent` (binding `STATICS`, routed under `/agents/statics/<name>/…`) is a `Parent` with the origin page's
  *   static options: `detachedMaxBudgetMs = 400`, `agentToolReattachNoProgressTimeoutMs = 0`. `POST /test/start` with
  *   `&detached=1` dispatches a detached run (answers the dispatch's result).
+ * - `WorkflowParent` (binding `WORKFLOW`, under `/agents/workflow/<name>/…`) has no conversation, only workflow runs.
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
  *   the parent tells the `Probe` object (binding `PROBE`) "answered" when its conversation ends with an answer; a test
  *   waits for that with `GET /probe/wait?event=answered` (Worker level, never touching the parent).
@@ -77,6 +78,7 @@ import { z } from "zod";
 type Env = {
   PARENT: DurableObjectNamespace;
   STATICS: DurableObjectNamespace;
+  WORKFLOW: DurableObjectNamespace;
   ECHO: DurableObjectNamespace;
   LOOKOUT: DurableObjectNamespace;
   GAUGE: DurableObjectNamespace;
@@ -304,7 +306,7 @@ export class Parent extends AgentToolParent<Env> {
     return { echo, note } as ToolSet;
   }
 
-  protected async onChatMessage({ messages, tools, abortSignal }: ChatTurnContext) {
+  protected override async onChatMessage({ messages, tools, abortSignal }: ChatTurnContext) {
     const asked = textOf(messages.filter((message) => message.role === "user").at(-1));
     const isHeld = this.env.PARENT_HOLD_TURN === "1";
     const toolName = this.env.PARENT_TOOL ?? "echo";
@@ -463,6 +465,31 @@ export class StaticsParent extends Parent {
   static override readonly agentToolReattachNoProgressTimeoutMs = 0;
 }
 
+/**
+ * A parent with only workflow tools: no conversation (`onChatMessage` is not defined), one route that runs an `Echo`
+ * from its own method (`POST /test/run?text=`, answered with the run's result), one that sends a chat message from code
+ * (`POST /test/send?text=`, answered with the error).
+ */
+export class WorkflowParent extends AgentToolParent<Env> {
+  protected children(): Record<string, ChildNamespace> {
+    return { Echo: this.env.ECHO };
+  }
+
+  protected override async onRequest(request: Request, route: AgentToolParentRoute): Promise<Response> {
+    const text = new URL(request.url).searchParams.get("text") ?? "";
+    if (route.kind === "other" && route.path === "/test/run") {
+      return Response.json(await this.runAgentTool(Echo, { input: { text } }));
+    }
+    if (route.kind === "other" && route.path === "/test/send") {
+      return this.sendChatMessage(text).then(
+        (answer) => Response.json({ answer }),
+        (error: unknown) => Response.json({ error: String(error) }),
+      );
+    }
+    return super.onRequest(request, route);
+  }
+}
+
 /** Records events, and answers a wait for one once it is recorded (before or after the wait came). */
 export class Probe extends DurableObject<Env> {
   readonly #waiters = new Map<string, Array<() => void>>();
@@ -513,8 +540,9 @@ export default {
       return env.PROBE.get(env.PROBE.idFromName("probe")).fetch(`https://probe${path}${url.search}`);
     }
     return (
-      (await routeAgentToolRequest(request, env, { parents: { parent: "PARENT", statics: "STATICS" } })) ??
-      new Response("Not found", { status: 404 })
+      (await routeAgentToolRequest(request, env, {
+        parents: { parent: "PARENT", statics: "STATICS", workflow: "WORKFLOW" },
+      })) ?? new Response("Not found", { status: 404 })
     );
   },
 } satisfies ExportedHandler<Env>;
