@@ -18,9 +18,10 @@ import type { Tool, ToolSet, UIMessage } from "ai";
 import type { DetachedFinishHost, ParentRunAgentToolDetachedOptions } from "./detached-dispatch-options.js";
 import { parentHookOptions } from "./lifecycle-hooks.js";
 import { AgentToolParentDefinition } from "./parent-definition.js";
-import { buildParentParts, type ParentParts, startUpParent } from "./parent-parts.js";
+import { buildParentParts, hasStoredState, type ParentParts, startUpParent } from "./parent-parts.js";
 import { serveParentRequest } from "./parent-route-table.js";
 import { withStaticOptions } from "./parent-static-options.js";
+import { RunReadTokens } from "./run-read-tokens.js";
 import { type SubAgentHandle, subAgentHandle } from "./sub-agent.js";
 
 /**
@@ -46,13 +47,14 @@ import { type SubAgentHandle, subAgentHandle } from "./sub-agent.js";
  */
 export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDefinition<TEnv> {
   #parts: ParentParts | undefined;
-  readonly #ready: Promise<void>;
+  #ready: Promise<void> | undefined;
+  readonly #tokens = new RunReadTokens({ parentId: this.ctx.id.toString(), secret: () => this.runTokenSecret() });
 
   constructor(ctx: DurableObjectState, env: TEnv) {
     super(ctx, env);
-    // After construction (the subclass's included), in the background: start-up never blocks requests.
-    this.#ready = Promise.resolve().then(() => startUpParent(this.#wired()));
-    ctx.waitUntil(this.#ready.catch(() => undefined));
+    // A parent with stored state starts up at once, after construction (the subclass's included), in the background:
+    // start-up never blocks requests. One without (a new object) writes nothing until an authorized request.
+    if (hasStoredState(ctx.storage)) void Promise.resolve().then(() => this.#wired());
   }
 
   /** The parent's run registry. */
@@ -61,7 +63,8 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   }
   /** Resolves once start-up (recovery, detached runs, the conversation's cut turn) is done. */
   whenAgentToolsReady(): Promise<void> {
-    return this.#ready;
+    this.#wired();
+    return this.#ready ?? Promise.resolve();
   }
 
   /**
@@ -136,13 +139,13 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   }
   /** Sign a token that lets its bearer drill in to run `runId` (of `agentType`) of this parent until it expires. */
   createRunReadToken(agentType: string, runId: string, options: { ttlMs?: number } = {}) {
-    return this.#wired().tokens.sign(agentType, runId, options.ttlMs);
+    return this.#tokens.sign(agentType, runId, options.ttlMs);
   }
 
   override async fetch(request: Request): Promise<Response> {
-    const parts = this.#wired();
     return serveParentRequest(request, {
-      ...parts,
+      tokens: this.#tokens,
+      parts: () => this.#wired(),
       clock: systemClock,
       authorize: (incoming, route) => this.authorize(incoming, route),
       onRequest: (incoming, route) => this.onRequest(incoming, route),
@@ -183,12 +186,14 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       wakeIntervalMs: this.agentToolWakeIntervalMs,
       stream: this.onChatMessage?.bind(this),
       tools: () => this.getTools(),
-      runTokenSecret: () => this.runTokenSecret(),
       registryOptions: { hooks, ...this.registryOptions() },
       detachedOptions: options.detached,
       recoveryOptions: options.recovery,
       chatOptions: this.chatOptions(),
     });
+    // Start-up follows wiring, after construction: whatever wired the parent first (a request, an alarm, a call).
+    this.#ready = Promise.resolve().then(() => startUpParent(this.#wired()));
+    this.ctx.waitUntil(this.#ready.catch(() => undefined));
     return this.#parts;
   }
 }

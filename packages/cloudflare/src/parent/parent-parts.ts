@@ -15,7 +15,6 @@ import { DurableObjectWakeupScheduler } from "../adapters/durable-object-wakeup-
 import { ParentEventSockets } from "./event-sockets.js";
 import { KeepAwake } from "./keep-awake.js";
 import { ParentChat, type ParentChatOptions } from "./parent-chat.js";
-import { RunReadTokens } from "./run-read-tokens.js";
 
 /** A parent's parts, wired: what `AgentToolParent` builds on first use. */
 export type ParentParts = {
@@ -24,7 +23,6 @@ export type ParentParts = {
   detached: DetachedRuns<object>;
   chat: ParentChat;
   events: ParentEventSockets;
-  tokens: RunReadTokens;
   /** Keeps the object awake while work a crash would cut is in flight (its alarm is the scheduler's). */
   awake: KeepAwake;
   /** What start-up recovery runs with. */
@@ -42,7 +40,6 @@ export type ParentPartsOptions = {
   /** How a turn of the conversation is answered; none: the parent has no conversation. */
   stream: ((context: ChatTurnContext) => AgentToolTurnStream | Promise<AgentToolTurnStream>) | undefined;
   tools(): ToolSet | undefined;
-  runTokenSecret(): string | undefined;
   registryOptions: Partial<Omit<AgentToolRegistryOptions, "store" | "transport" | "broadcast">>;
   detachedOptions: Partial<Omit<DetachedRunsOptions<object>, "registry" | "host" | "scheduler" | "chatHost">>;
   chatOptions: ParentChatOptions;
@@ -51,8 +48,7 @@ export type ParentPartsOptions = {
 
 /**
  * Wire a parent: the registry over the object's SQLite storage and its children's namespaces, detached runs talking
- * into the conversation, the conversation itself, the event sockets every frame and conversation event goes to, and
- * run read tokens. The composition root of `AgentToolParent`; nothing here decides anything.
+ * into the conversation, the conversation itself, and the event sockets every frame and conversation event goes to. The composition root of `AgentToolParent`; nothing here decides anything.
  * @internal
  */
 export function buildParentParts(options: ParentPartsOptions): ParentParts {
@@ -96,8 +92,7 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
     singleInstance: true,
     ...options.detachedOptions,
   });
-  const tokens = new RunReadTokens({ parentId: ctx.id.toString(), clock: systemClock, secret: options.runTokenSecret });
-  return { registry, transport, detached, chat, events, tokens, awake, recoveryOptions: options.recoveryOptions };
+  return { registry, transport, detached, chat, events, awake, recoveryOptions: options.recoveryOptions };
 }
 
 /**
@@ -111,4 +106,9 @@ export async function startUpParent(parts: ParentParts): Promise<void> {
   // After recovery, not during it: a run recovery finalizes is notified by the registry itself.
   const recovered = recoverAgentToolRuns(registry, recoveryOptions).done.then(done, done);
   await Promise.all([detached.start(), chat.engine.recover(), recovered]);
+}
+
+/** True when the object's storage holds any table: it has state to start up from (reads only, creates nothing). */
+export function hasStoredState(storage: DurableObjectStorage): boolean {
+  return storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").toArray().length > 0;
 }

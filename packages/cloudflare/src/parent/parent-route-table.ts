@@ -6,21 +6,27 @@ import {
   type RunEventSink,
 } from "@agent-tools/core-runs";
 import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
-import { runReadTokenStatus } from "../auth/run-read-token.js";
 import { readCancelRequest } from "./cancel-request.js";
 import type { ParentEventSockets } from "./event-sockets.js";
 import type { ParentChat } from "./parent-chat.js";
-import { type AgentToolParentRoute, parseParentRoute } from "./parent-routes.js";
-import type { RunReadTokens } from "./run-read-tokens.js";
+import { type AgentToolParentRoute, parseParentRoute, readsRun } from "./parent-routes.js";
+import { type RunReadTokens, runReadTokenRefused } from "./run-read-tokens.js";
 import { serveSubChat } from "./sub-chat-route.js";
 
-/** What serving a parent's routes needs: its parts, and the subclass's hooks. */
-export type ParentRouteHost = {
+/** The parts of a parent its routes use (wired, so touching storage). */
+export type ParentRouteParts = {
   registry: AgentToolRegistry;
   transport: DurableObjectChildTransport;
   chat: ParentChat;
   events: ParentEventSockets;
+};
+
+/** What serving a parent's routes needs: its token checker, its parts (wired on demand), and the subclass's hooks. */
+export type ParentRouteHost = {
+  /** Checks run read tokens; touches no storage. */
   tokens: RunReadTokens;
+  /** The parent's parts, wired (storage created, start-up begun) on the first call: only for an authorized request. */
+  parts(): ParentRouteParts;
   clock: Clock;
   sink?: RunEventSink;
   authorize(request: Request, route: AgentToolParentRoute): Response | undefined | Promise<Response | undefined>;
@@ -29,7 +35,7 @@ export type ParentRouteHost = {
 
 /**
  * Serve one request to a parent: route it, authorize it (a drill-in with a run read token is checked by the token
- * instead), and answer. A handler that throws is answered `500 { error: "Internal error", id }`: the detail never
+ * instead), and only then wire the parent and answer: a refused request leaves no storage behind. A handler that throws is answered `500 { error: "Internal error", id }`: the detail never
  * reaches the client; it is reported with that id as an `agent_tool:http:error` event.
  * @internal
  */
@@ -41,13 +47,13 @@ export async function serveParentRequest(request: Request, host: ParentRouteHost
     if (readsRun(route) && token !== null) {
       const check = await host.tokens.check(token, route.agentType, route.runId);
       if (!check.ok) {
-        return new Response(`Run read token refused (${check.refusal})`, { status: runReadTokenStatus(check.refusal) });
+        return runReadTokenRefused(check.refusal);
       }
     } else {
       const refused = await host.authorize(request, route);
       if (refused) return refused;
     }
-    return await serveRoute(request, route, host);
+    return await serveRoute(request, route, host.parts(), host);
   } catch (error) {
     const id = crypto.randomUUID();
     const sink = host.sink ?? getDefaultRunEventHub();
@@ -66,11 +72,16 @@ export async function serveParentRequest(request: Request, host: ParentRouteHost
   }
 }
 
-async function serveRoute(request: Request, route: AgentToolParentRoute, host: ParentRouteHost): Promise<Response> {
-  const { registry, chat } = host;
+async function serveRoute(
+  request: Request,
+  route: AgentToolParentRoute,
+  parts: ParentRouteParts,
+  host: ParentRouteHost,
+): Promise<Response> {
+  const { registry, chat, transport } = parts;
   switch (route.kind) {
     case "events":
-      return host.events.connect(request, registry);
+      return parts.events.connect(request, registry);
     case "chat":
       return chat.accept();
     case "chat-stop":
@@ -94,26 +105,16 @@ async function serveRoute(request: Request, route: AgentToolParentRoute, host: P
       if (!(await registry.hasAgentToolRun(route.agentType, route.runId))) return noSuchRun();
       const target = new URL(request.url);
       target.search = `?runId=${encodeURIComponent(route.runId)}`;
-      const stub = host.transport.stub({ agentType: route.agentType, runId: route.runId });
+      const stub = transport.stub({ agentType: route.agentType, runId: route.runId });
       return stub.fetch(new Request(target.toString(), request));
     }
     case "sub-chat":
     case "sub-messages":
       if (!(await registry.hasAgentToolRun(route.agentType, route.runId))) return noSuchRun();
-      return serveSubChat(request, route, host.transport.stub({ agentType: route.agentType, runId: route.runId }));
+      return serveSubChat(request, route, transport.stub({ agentType: route.agentType, runId: route.runId }));
     case "other":
       return host.onRequest(request, route);
   }
-}
-
-/**
- * The routes a run read token opens (instead of the parent's authorization): reading one run, its drill-in and its
- * conversation. Talking to its child (`sub-chat`) is not reading: it needs the parent's authorization.
- */
-export function readsRun(
-  route: AgentToolParentRoute,
-): route is Extract<AgentToolParentRoute, { kind: "drill-in" | "sub-messages" }> {
-  return route.kind === "drill-in" || route.kind === "sub-messages";
 }
 
 function noSuchRun(): Response {

@@ -52,6 +52,16 @@ export function parseParentRoute(request: { method: string; url: string; isUpgra
   return { kind: "other", path };
 }
 
+/**
+ * The routes a run read token opens (instead of the parent's authorization): reading one run, its drill-in and its
+ * conversation. Talking to its child (`sub-chat`) is not reading: it needs the parent's authorization.
+ */
+export function readsRun(
+  route: AgentToolParentRoute,
+): route is Extract<AgentToolParentRoute, { kind: "drill-in" | "sub-messages" }> {
+  return route.kind === "drill-in" || route.kind === "sub-messages";
+}
+
 function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);

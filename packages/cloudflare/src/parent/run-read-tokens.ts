@@ -1,8 +1,10 @@
-import { AgentToolsError, type Clock } from "@agent-tools/core-runs";
+import { AgentToolsError, type Clock, systemClock } from "@agent-tools/core-runs";
 import {
   importRunReadTokenKey,
   type RunReadTokenCheck,
   type RunReadTokenKey,
+  type RunReadTokenRefusal,
+  runReadTokenStatus,
   signRunReadToken,
   verifyRunReadToken,
 } from "../auth/run-read-token.js";
@@ -22,8 +24,9 @@ export class RunReadTokens {
   readonly #options: { parentId: string; clock: Clock; secret: () => string | undefined };
   #key: Promise<RunReadTokenKey | null> | undefined;
 
-  constructor(options: { parentId: string; clock: Clock; secret: () => string | undefined }) {
-    this.#options = options;
+  /** Tokens of parent `parentId`, with the secret `secret()` returns (read on first use); time from `clock`. */
+  constructor(options: { parentId: string; clock?: Clock; secret: () => string | undefined }) {
+    this.#options = { clock: systemClock, ...options };
   }
 
   /** Sign a token for run `runId` of `agentType`, valid for `ttlMs`. */
@@ -58,4 +61,9 @@ export class RunReadTokens {
     this.#key ??= importRunReadTokenKey(secret);
     return this.#key;
   }
+}
+
+/** The answer to a request whose run read token was refused: 401, or 403 for a token of another run or parent. */
+export function runReadTokenRefused(refusal: RunReadTokenRefusal): Response {
+  return new Response(`Run read token refused (${refusal})`, { status: runReadTokenStatus(refusal) });
 }

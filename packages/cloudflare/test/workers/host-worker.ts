@@ -19,6 +19,9 @@
  *   that came and the child's run status; `GET /test/direct-messages?name=` that conversation; `POST /test/send?text=` a chat message
  *   from code (`sendChatMessage`), answered as the stored answer; `POST /test/seed-turns` writes turn rows, their
  *   user messages and raw log rows into the chat tables (what a crash of an earlier version could leave).
+ * - `WORKER_KEY` set: `routeAgentToolRequest`'s own `authorize` asks for it in an `x-worker-key` header, in the Worker.
+ *   `GET /test/tables?name=` (Worker level) lists the tables in the storage of the `Parent` named so (RPC, creating
+ *   nothing).
  * - `GET /constructed` (Worker level): how many `Echo` objects were constructed in this process (a guessed drill-in
  *   must construct none).
  * - `Lookout` (binding `LOOKOUT`) gives its model two tools, `fast` and `slow`, which it calls in one step, then says what
@@ -90,6 +93,8 @@ type Env = {
   PARENT_WAKE_MS?: string;
   AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
   PARENT_KEY?: string;
+  /** Set: the Worker's router refuses requests without an `x-worker-key: <WORKER_KEY>` header. */
+  WORKER_KEY?: string;
   ECHO_PACE_MS?: string;
   /** "1": the parent's `echo` tool streams the child's answer as preliminary results. */
   PRELIMINARY?: string;
@@ -352,6 +357,12 @@ export class Parent extends AgentToolParent<Env> {
     }
   }
 
+  /** The tables in this object's storage (RPC: reads, creates nothing). */
+  storedTables(): string[] {
+    const rows = this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'");
+    return rows.toArray().map((row) => row.name);
+  }
+
   override onAgentToolFinish(run: AgentToolRunInfo, result: AgentToolLifecycleResult): void {
     this.ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS test_hooks (run_id TEXT NOT NULL, status TEXT NOT NULL, calls INTEGER NOT NULL, PRIMARY KEY (run_id, status))",
@@ -539,10 +550,22 @@ export default {
       const path = url.pathname.slice("/probe".length);
       return env.PROBE.get(env.PROBE.idFromName("probe")).fetch(`https://probe${path}${url.search}`);
     }
-    return (
-      (await routeAgentToolRequest(request, env, {
-        parents: { parent: "PARENT", statics: "STATICS", workflow: "WORKFLOW" },
-      })) ?? new Response("Not found", { status: 404 })
-    );
+    if (url.pathname === "/test/tables") {
+      const parent = env.PARENT.get(env.PARENT.idFromName(url.searchParams.get("name") ?? "")) as unknown as Parent;
+      return Response.json(await parent.storedTables());
+    }
+    const workerKey = env.WORKER_KEY;
+    const routed = await routeAgentToolRequest(request, env, {
+      parents: { parent: "PARENT", statics: "STATICS", workflow: "WORKFLOW" },
+      ...(workerKey
+        ? {
+            authorize: (incoming: Request) =>
+              incoming.headers.get("x-worker-key") === workerKey
+                ? undefined
+                : new Response("Refused by the Worker", { status: 401 }),
+          }
+        : {}),
+    });
+    return routed ?? new Response("Not found", { status: 404 });
   },
 } satisfies ExportedHandler<Env>;
