@@ -27,6 +27,7 @@ export type {
 } from "./auth/run-read-token.js";
 export {
   importRunReadTokenKey,
+  isCurrentGeneration,
   runReadTokenStatus,
   signRunReadToken,
   verifyRunReadToken,

@@ -137,9 +137,9 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   subAgent(child: AgentToolChildReference, name: string): SubAgentHandle {
     return subAgentHandle(this.#wired().transport, child, name);
   }
-  /** Sign a token that lets its bearer drill in to run `runId` (of `agentType`) of this parent until it expires. */
+  /** Sign a token to drill in to this parent's run `runId` (of `agentType`) until it expires, or the run is cleared. */
   createRunReadToken(agentType: string, runId: string, options: { ttlMs?: number } = {}) {
-    return this.#tokens.sign(agentType, runId, options.ttlMs);
+    return this.#tokens.sign(this.registry, agentType, runId, options.ttlMs);
   }
 
   override async fetch(request: Request): Promise<Response> {

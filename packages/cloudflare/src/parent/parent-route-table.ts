@@ -6,6 +6,7 @@ import {
   type RunEventSink,
 } from "@agent-tools/core-runs";
 import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
+import { isCurrentGeneration } from "../auth/run-read-token.js";
 import { readCancelRequest } from "./cancel-request.js";
 import type { ParentEventSockets } from "./event-sockets.js";
 import type { ParentChat } from "./parent-chat.js";
@@ -44,16 +45,18 @@ export async function serveParentRequest(request: Request, host: ParentRouteHost
   const route = parseParentRoute({ method: request.method, url: request.url, isUpgrade });
   try {
     const token = readsRun(route) ? new URL(request.url).searchParams.get("token") : null;
-    if (readsRun(route) && token !== null) {
-      const check = await host.tokens.check(token, route.agentType, route.runId);
-      if (!check.ok) {
-        return runReadTokenRefused(check.refusal);
-      }
-    } else {
-      const refused = await host.authorize(request, route);
-      if (refused) return refused;
+    const check =
+      readsRun(route) && token !== null ? await host.tokens.check(token, route.agentType, route.runId) : null;
+    if (check && !check.ok) return runReadTokenRefused(check.refusal);
+    const refused = check ? undefined : await host.authorize(request, route);
+    if (refused) return refused;
+    const parts = host.parts();
+    if (check && readsRun(route)) {
+      // Of the run's current generation only (not of a run cleared and started again with its id); none: 404 below.
+      const run = await parts.registry.getAgentToolRun(route.runId);
+      if (run && !isCurrentGeneration(check.claims, run.startedAt)) return runReadTokenRefused("stale");
     }
-    return await serveRoute(request, route, host.parts(), host);
+    return await serveRoute(request, route, parts, host);
   } catch (error) {
     const id = crypto.randomUUID();
     const sink = host.sink ?? getDefaultRunEventHub();
@@ -99,7 +102,7 @@ async function serveRoute(
       return Response.json(await registry.clearAgentToolRuns());
     case "token":
       if (!(await registry.hasAgentToolRun(route.agentType, route.runId))) return noSuchRun();
-      return Response.json(await host.tokens.sign(route.agentType, route.runId));
+      return Response.json(await host.tokens.sign(registry, route.agentType, route.runId));
     case "drill-in": {
       // Only to this parent's own runs: a guessed run id creates no child.
       if (!(await registry.hasAgentToolRun(route.agentType, route.runId))) return noSuchRun();

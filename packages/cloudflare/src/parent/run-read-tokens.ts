@@ -1,4 +1,4 @@
-import { AgentToolsError, type Clock, systemClock } from "@agent-tools/core-runs";
+import { type AgentToolRegistry, AgentToolsError, type Clock, systemClock } from "@agent-tools/core-runs";
 import {
   importRunReadTokenKey,
   type RunReadTokenCheck,
@@ -29,12 +29,20 @@ export class RunReadTokens {
     this.#options = { clock: systemClock, ...options };
   }
 
-  /** Sign a token for run `runId` of `agentType`, valid for `ttlMs`. */
+  /**
+   * Sign a token for run `runId` of `agentType`, valid for `ttlMs` and for the run's current generation (it must exist
+   * in `runs`: a token of the run cleared and started again with the same id is refused).
+   */
   async sign(
+    runs: Pick<AgentToolRegistry, "getAgentToolRun">,
     agentType: string,
     runId: string,
     ttlMs = DEFAULT_RUN_TOKEN_TTL_MS,
   ): Promise<{ token: string; expiresAt: number }> {
+    const run = await runs.getAgentToolRun(runId);
+    if (run?.agentType !== agentType) {
+      throw new AgentToolsError("INVALID_ARGUMENT", `This parent has no run "${runId}" of "${agentType}"`);
+    }
     const key = await this.#keyOrNull();
     if (!key) {
       throw new AgentToolsError(
@@ -43,7 +51,8 @@ export class RunReadTokens {
       );
     }
     const expiresAt = this.#options.clock.now() + ttlMs;
-    const token = await signRunReadToken(key, { parentId: this.#options.parentId, agentType, runId, expiresAt });
+    const claims = { parentId: this.#options.parentId, agentType, runId, expiresAt, generation: run.startedAt };
+    const token = await signRunReadToken(key, claims);
     return { token, expiresAt };
   }
 
