@@ -240,6 +240,15 @@ describe("cancel", () => {
     expect(await refused.json()).toEqual({ error: "reason must be a non-empty string", code: "INVALID_ARGUMENT" });
     expect(await running.fetchJson<RunInfo[]>(`${base}/runs`)).toMatchObject([{ runId: "long", status: "running" }]);
 
+    // A 10 MB body is refused before it is read, and changes nothing.
+    const huge = await running.fetch(`${base}/cancel/long`, {
+      method: "POST",
+      body: JSON.stringify({ reason: "x", padding: "y".repeat(10_000_000) }),
+    });
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toEqual({ error: "The request body is larger than 16384 bytes", code: "LIMIT_EXCEEDED" });
+    expect(await running.fetchJson<RunInfo[]>(`${base}/runs`)).toMatchObject([{ runId: "long", status: "running" }]);
+
     const cancelled = await running.fetchJson(`${base}/cancel/long`, { body: { reason: "Stopped by Ana" } });
     expect(cancelled).toEqual({ cancelled: true });
     await events.waitFor((messages) => agentFrames(messages).some((frame) => frame.event.kind === "aborted"));

@@ -88,6 +88,9 @@ describe("talking to a child through the parent", () => {
     // The token does read the conversation.
     expect((await running.fetch(`${path}/messages?token=${token}`)).status).toBe(200);
     expect((await post(`${base}/sub/Echo/guessed/chat`, good)).status).toBe(404);
+    const huge = await post(`${path}/chat`, JSON.stringify({ message: "y".repeat(10_000_000) }));
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as { code: string }).code).toBe("LIMIT_EXCEEDED");
     for (const body of ["", "{}", '{"message":42}', '{"messages":[]}', "not json"]) {
       const refused = await post(`${path}/chat`, body);
       expect(refused.status, body).toBe(400);

@@ -11,6 +11,7 @@ import { readCancelRequest } from "./cancel-request.js";
 import type { ParentEventSockets } from "./event-sockets.js";
 import type { ParentChat } from "./parent-chat.js";
 import { type AgentToolParentRoute, parseParentRoute, readsRun } from "./parent-routes.js";
+import { badBody } from "./request-body.js";
 import { type RunReadTokens, runReadTokenRefused } from "./run-read-tokens.js";
 import { serveSubChat } from "./sub-chat-route.js";
 
@@ -95,7 +96,7 @@ async function serveRoute(
       return Response.json(await registry.listAgentToolRuns());
     case "cancel": {
       const body = await readCancelRequest(request);
-      if (!body.ok) return Response.json({ error: body.error, code: "INVALID_ARGUMENT" }, { status: 400 });
+      if (!body.ok) return badBody(body);
       return Response.json({ cancelled: await registry.cancelAgentTool(route.runId, body.reason) });
     }
     case "clear":

@@ -2,6 +2,7 @@ import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
 import type { AgentToolChildStub } from "../adapters/durable-object-child-transport.js";
 import { fromNdjson } from "../adapters/ndjson.js";
 import type { AgentToolParentRoute } from "./parent-routes.js";
+import { badBody } from "./request-body.js";
 import { readSubChatRequest } from "./sub-chat-request.js";
 
 /**
@@ -23,7 +24,7 @@ export async function serveSubChat(
   }
   if (route.kind === "sub-messages") return Response.json(await child.agentToolRunChatMessages(route.runId));
   const body = await readSubChatRequest(request);
-  if (!body.ok) return Response.json({ error: body.error, code: "INVALID_ARGUMENT" }, { status: 400 });
+  if (!body.ok) return badBody(body);
   const result = await child.agentToolRunChat(route.runId, body.message);
   if (!result.ok && result.refusal === "running") {
     const error = "The run is still running: talk to its child once it has ended";
