@@ -28,6 +28,7 @@ export type {
 export {
   importRunReadTokenKey,
   isCurrentGeneration,
+  MIN_RUN_TOKEN_SECRET_LENGTH,
   runReadTokenStatus,
   signRunReadToken,
   verifyRunReadToken,

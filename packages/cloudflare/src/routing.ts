@@ -1,6 +1,11 @@
 import { AgentToolsError } from "@agent-tools/core-runs";
 import { PARENT_PATH_SEGMENTS, parseParentRoute, readsRun } from "./parent/parent-routes.js";
-import { RUN_TOKEN_SECRET_BINDING, RunReadTokens, runReadTokenRefused } from "./parent/run-read-tokens.js";
+import {
+  RUN_TOKEN_SECRET_BINDING,
+  RunReadTokens,
+  runReadTokenRefused,
+  runTokenConfigError,
+} from "./parent/run-read-tokens.js";
 
 /** What the router needs of a Durable Object namespace (a `DurableObjectNamespace` has it). */
 type ParentNamespace = {
@@ -104,6 +109,8 @@ async function checkRunReadToken(
   const token = readsRun(route) ? new URL(request.url).searchParams.get("token") : null;
   if (token === null || secret === undefined || !readsRun(route)) return null;
   const tokens = new RunReadTokens({ parentId, secret: () => secret });
+  const misconfigured = tokens.configError();
+  if (misconfigured) return { ok: false, refused: runTokenConfigError(misconfigured) };
   const check = await tokens.check(token, route.agentType, route.runId);
   return check.ok ? { ok: true } : { ok: false, refused: runReadTokenRefused(check.refusal) };
 }

@@ -34,10 +34,16 @@ export type RunReadTokenKey = Awaited<ReturnType<typeof crypto.subtle.importKey>
 const VERSION = "v1";
 const encoder = new TextEncoder();
 
+/** The shortest secret run read tokens may be signed with, in characters. */
+export const MIN_RUN_TOKEN_SECRET_LENGTH = 16;
+
 /** The HMAC key for a secret (cache it: importing costs a little on every call). */
 export function importRunReadTokenKey(secret: string): Promise<RunReadTokenKey> {
-  if (secret.length < 16) {
-    throw new AgentToolsError("INVALID_ARGUMENT", "The run token secret must be at least 16 characters");
+  if (secret.length < MIN_RUN_TOKEN_SECRET_LENGTH) {
+    throw new AgentToolsError(
+      "INVALID_ARGUMENT",
+      `The run token secret must be at least ${MIN_RUN_TOKEN_SECRET_LENGTH} characters`,
+    );
   }
   return crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
     "sign",

@@ -192,7 +192,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       chatOptions: this.chatOptions(),
     });
     // Start-up follows wiring, after construction: whatever wired the parent first (a request, an alarm, a call).
-    this.#ready = Promise.resolve().then(() => startUpParent(this.#wired()));
+    this.#ready = Promise.resolve().then(() => startUpParent(this.#wired(), this.#tokens));
     this.ctx.waitUntil(this.#ready.catch(() => undefined));
     return this.#parts;
   }

@@ -15,6 +15,7 @@ import { DurableObjectWakeupScheduler } from "../adapters/durable-object-wakeup-
 import { ParentEventSockets } from "./event-sockets.js";
 import { KeepAwake } from "./keep-awake.js";
 import { ParentChat, type ParentChatOptions } from "./parent-chat.js";
+import type { RunReadTokens } from "./run-read-tokens.js";
 
 /** A parent's parts, wired: what `AgentToolParent` builds on first use. */
 export type ParentParts = {
@@ -96,11 +97,13 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
 }
 
 /**
- * A parent's start-up, in the background: start-up recovery of its live runs (then the finish hooks a crash cut
- * off), its detached runs followed again, and its conversation's cut turn resumed.
+ * A parent's start-up, in the background: its token secret checked, start-up recovery of its live runs (then the finish
+ * hooks a crash cut off), its detached runs followed again, and its conversation's cut turn resumed.
  * @internal
  */
-export async function startUpParent(parts: ParentParts): Promise<void> {
+export async function startUpParent(parts: ParentParts, tokens: Pick<RunReadTokens, "configError">): Promise<void> {
+  // A misconfigured token secret is reported at start-up, not only when a token is first used.
+  tokens.configError();
   const { registry, detached, chat, recoveryOptions } = parts;
   const done = () => registry.deliverPendingFinishHooks();
   // After recovery, not during it: a run recovery finalizes is notified by the registry itself.

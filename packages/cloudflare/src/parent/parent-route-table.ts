@@ -12,7 +12,7 @@ import type { ParentEventSockets } from "./event-sockets.js";
 import type { ParentChat } from "./parent-chat.js";
 import { type AgentToolParentRoute, parseParentRoute, readsRun } from "./parent-routes.js";
 import { badBody } from "./request-body.js";
-import { type RunReadTokens, runReadTokenRefused } from "./run-read-tokens.js";
+import { type RunReadTokens, runReadTokenRefused, runTokenConfigError } from "./run-read-tokens.js";
 import { serveSubChat } from "./sub-chat-route.js";
 
 /** The parts of a parent its routes use (wired, so touching storage). */
@@ -37,7 +37,8 @@ export type ParentRouteHost = {
 
 /**
  * Serve one request to a parent: route it, authorize it (a drill-in with a run read token is checked by the token
- * instead), and only then wire the parent and answer: a refused request leaves no storage behind. A handler that throws is answered `500 { error: "Internal error", id }`: the detail never
+ * instead), and only then wire the parent and answer: a refused request leaves no storage behind. A request that
+ * needs run read tokens while their secret is misconfigured is answered 500 with what is wrong (`CONFIG_ERROR`). A handler that throws is answered `500 { error: "Internal error", id }`: the detail never
  * reaches the client; it is reported with that id as an `agent_tool:http:error` event.
  * @internal
  */
@@ -46,6 +47,8 @@ export async function serveParentRequest(request: Request, host: ParentRouteHost
   const route = parseParentRoute({ method: request.method, url: request.url, isUpgrade });
   try {
     const token = readsRun(route) ? new URL(request.url).searchParams.get("token") : null;
+    const misconfigured = token !== null || route.kind === "token" ? host.tokens.configError() : null;
+    if (misconfigured) return runTokenConfigError(misconfigured);
     const check =
       readsRun(route) && token !== null ? await host.tokens.check(token, route.agentType, route.runId) : null;
     if (check && !check.ok) return runReadTokenRefused(check.refusal);

@@ -22,6 +22,7 @@
  * - `WORKER_KEY` set: `routeAgentToolRequest`'s own `authorize` asks for it in an `x-worker-key` header, in the Worker.
  *   `GET /test/tables?name=` (Worker level) lists the tables in the storage of the `Parent` named so (RPC, creating
  *   nothing).
+ * - `GET /test/config-errors` (Worker level): the `agent_tool:config:error` events emitted in this isolate.
  * - `GET /constructed` (Worker level): how many `Echo` objects were constructed in this process (a guessed drill-in
  *   must construct none).
  * - `Lookout` (binding `LOOKOUT`) gives its model two tools, `fast` and `slow`, which it calls in one step, then says what
@@ -57,6 +58,7 @@ import {
   type AgentToolRunInfo,
   type AgentToolTurnContext,
   DEFAULT_MAX_RECOVERY_ATTEMPTS,
+  getDefaultRunEventHub,
 } from "@agent-tools/core-runs";
 import {
   type ScriptedModelStep,
@@ -104,6 +106,12 @@ type Env = {
 };
 
 const constructed = { echo: 0 };
+
+/** The `agent_tool:config:error` events of this isolate (the Worker's and its objects'), for `GET /test/config-errors`. */
+const configErrors: unknown[] = [];
+getDefaultRunEventHub().subscribe((event) => {
+  if (event.type === "agent_tool:config:error") configErrors.push(event);
+});
 
 const textOf = (message: UIMessage | undefined) =>
   (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
@@ -541,6 +549,7 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/constructed") return Response.json(constructed);
+    if (url.pathname === "/test/config-errors") return Response.json(configErrors);
     if (url.pathname === "/test/gauge-pair") return Response.json(await gaugePair(env));
     if (url.pathname === "/test/gauge-gate") {
       void gate(url.searchParams.get("name") ?? "").arrive();
