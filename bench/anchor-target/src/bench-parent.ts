@@ -94,7 +94,7 @@ export class BenchParent extends AgentToolParent<BenchEnv> {
   }
 
   /** The conversation is not a bench workload yet: a turn answers at once, with no model. */
-  protected onChatMessage(_context: ChatTurnContext): ReadableStream<UIMessageChunk> {
+  protected override onChatMessage(_context: ChatTurnContext): ReadableStream<UIMessageChunk> {
     return new ReadableStream<UIMessageChunk>({
       start(controller) {
         for (const chunk of [

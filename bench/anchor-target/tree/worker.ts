@@ -171,7 +171,7 @@ export class TreeParent extends AgentToolParent<TreeEnv> {
     };
   }
 
-  protected async onChatMessage({ messages, tools, abortSignal, turnId }: ChatTurnContext) {
+  protected override async onChatMessage({ messages, tools, abortSignal, turnId }: ChatTurnContext) {
     this.#turnId = turnId;
     const result = streamText({
       model: countedModel("TreeParent", [() => toolCalls("branch", this.#topBranches, this.#shape), () => text(3)]),

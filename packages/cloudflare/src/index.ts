@@ -9,6 +9,7 @@ export type {
   AgentToolChildChatRpc,
   AgentToolChildRpc,
   AgentToolChildStub,
+  AgentToolRunChatResult,
   ChildNamespace,
 } from "./adapters/durable-object-child-transport.js";
 export { childObjectName, DurableObjectChildTransport } from "./adapters/durable-object-child-transport.js";
@@ -26,6 +27,8 @@ export type {
 } from "./auth/run-read-token.js";
 export {
   importRunReadTokenKey,
+  isCurrentGeneration,
+  MIN_RUN_TOKEN_SECRET_LENGTH,
   runReadTokenStatus,
   signRunReadToken,
   verifyRunReadToken,
@@ -34,13 +37,16 @@ export {
 export { AgentToolChild, DEFAULT_CHILD_WAKE_INTERVAL_MS } from "./child/agent-tool-child.js";
 export { AgentToolParent } from "./parent/agent-tool-parent.js";
 export type { CancelRequestBody } from "./parent/cancel-request.js";
-export { MAX_CANCEL_REASON_LENGTH, readCancelRequest } from "./parent/cancel-request.js";
+export { MAX_CANCEL_BODY_BYTES, MAX_CANCEL_REASON_LENGTH, readCancelRequest } from "./parent/cancel-request.js";
 export type { ParentChatOptions } from "./parent/parent-chat.js";
 export { AgentToolParentDefinition, DEFAULT_PARENT_WAKE_INTERVAL_MS } from "./parent/parent-definition.js";
 export type { AgentToolParentRoute } from "./parent/parent-routes.js";
 export { PARENT_PATH_SEGMENTS, parseParentRoute } from "./parent/parent-routes.js";
+export type { AgentToolParentStaticOptions } from "./parent/parent-static-options.js";
 export { DEFAULT_RUN_TOKEN_TTL_MS, RUN_TOKEN_SECRET_BINDING } from "./parent/run-read-tokens.js";
-export type { SubAgentHandle } from "./parent/sub-agent.js";
+export type { SubAgentChatOptions, SubAgentHandle } from "./parent/sub-agent.js";
+export type { SubChatRequestBody } from "./parent/sub-chat-request.js";
+export { MAX_SUB_CHAT_BODY_BYTES, readSubChatRequest } from "./parent/sub-chat-request.js";
 // routing
 export type { AgentToolRequestTarget, AgentToolRouterOptions } from "./routing.js";
 export { matchAgentToolPath, routeAgentToolRequest } from "./routing.js";

@@ -1,5 +1,11 @@
 import { AgentToolsError } from "@agent-tools/core-runs";
-import { PARENT_PATH_SEGMENTS } from "./parent/parent-routes.js";
+import { PARENT_PATH_SEGMENTS, parseParentRoute, readsRun } from "./parent/parent-routes.js";
+import {
+  RUN_TOKEN_SECRET_BINDING,
+  RunReadTokens,
+  runReadTokenRefused,
+  runTokenConfigError,
+} from "./parent/run-read-tokens.js";
 
 /** What the router needs of a Durable Object namespace (a `DurableObjectNamespace` has it). */
 type ParentNamespace = {
@@ -19,14 +25,22 @@ export type AgentToolRouterOptions<TEnv> = {
   /** The first path segment (default `"agents"`, as the seed's agent URLs). */
   prefix?: string;
   /**
-   * Refuse a request before it reaches a parent (e.g. check a session). The parent's own `authorize` runs too, for
-   * every route; this one runs in the Worker, before a Durable Object is even addressed.
+   * Refuse a request before it reaches a parent (e.g. check a session). It runs in the Worker, before a Durable
+   * Object is even addressed, so a refused request creates no object; the parent's own `authorize` runs too. A
+   * drill-in (or `…/messages`) carrying a run read token (`?token=`) is checked here instead, with the secret: a
+   * valid token goes through without this hook, a bad one is refused (401/403) before any object is addressed.
    */
   authorize?: (
     request: Request,
     target: AgentToolRequestTarget,
     env: TEnv,
   ) => Response | undefined | Promise<Response | undefined>;
+  /**
+   * The secret run read tokens are signed with, for checking them in the Worker (default: the
+   * `AGENT_TOOLS_RUN_TOKEN_SECRET` binding, as the parent's default `runTokenSecret()`). Without one, a request with
+   * a token goes to `authorize` like any other.
+   */
+  runTokenSecret?: (env: TEnv) => string | undefined;
 };
 
 /** The parent a path addresses, or `null` (pure). */
@@ -70,7 +84,38 @@ export async function routeAgentToolRequest<TEnv>(
       `No Durable Object namespace bound as "${binding}" (for parent "${target.parent}")`,
     );
   }
-  const refused = await options.authorize?.(request, target, env);
-  if (refused) return refused;
-  return namespace.get(namespace.idFromName(target.name) as never).fetch(request);
+  const id = namespace.idFromName(target.name);
+  const forward = () => namespace.get(id as never).fetch(request);
+  if (options.authorize) {
+    const checked = await checkRunReadToken(request, String(id), options.runTokenSecret?.(env) ?? secretOf(env));
+    if (checked) return checked.ok ? forward() : checked.refused;
+    const refused = await options.authorize(request, target, env);
+    if (refused) return refused;
+  }
+  return forward();
+}
+
+/**
+ * A reading request's run read token, checked (the parent checks it again, and the run's generation): `null` when
+ * the request carries none, or there is no secret to check it with.
+ */
+async function checkRunReadToken(
+  request: Request,
+  parentId: string,
+  secret: string | undefined,
+): Promise<{ ok: true } | { ok: false; refused: Response } | null> {
+  const isUpgrade = request.headers.get("Upgrade")?.toLowerCase() === "websocket";
+  const route = parseParentRoute({ method: request.method, url: request.url, isUpgrade });
+  const token = readsRun(route) ? new URL(request.url).searchParams.get("token") : null;
+  if (token === null || secret === undefined || !readsRun(route)) return null;
+  const tokens = new RunReadTokens({ parentId, secret: () => secret });
+  const misconfigured = tokens.configError();
+  if (misconfigured) return { ok: false, refused: runTokenConfigError(misconfigured) };
+  const check = await tokens.check(token, route.agentType, route.runId);
+  return check.ok ? { ok: true } : { ok: false, refused: runReadTokenRefused(check.refusal) };
+}
+
+function secretOf(env: unknown): string | undefined {
+  const value = (env as Record<string, unknown> | undefined)?.[RUN_TOKEN_SECRET_BINDING];
+  return typeof value === "string" && value !== "" ? value : undefined;
 }

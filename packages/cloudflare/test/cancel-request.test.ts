@@ -1,6 +1,6 @@
 // What a cancel request's body may say (Node): nothing, or { "reason": "…" }; anything else is refused with why.
 import { describe, expect, it } from "vitest";
-import { MAX_CANCEL_REASON_LENGTH, readCancelRequest } from "../src/parent/cancel-request.js";
+import { MAX_CANCEL_BODY_BYTES, MAX_CANCEL_REASON_LENGTH, readCancelRequest } from "../src/parent/cancel-request.js";
 
 const post = (body?: string) =>
   new Request("https://host/agents/parent/p/cancel/r1", { method: "POST", ...(body === undefined ? {} : { body }) });
@@ -36,5 +36,42 @@ describe("readCancelRequest", () => {
       expect(read.ok).toBe(false);
       expect(read.ok ? "" : read.error).toMatch(error);
     }
+  });
+});
+
+describe("readCancelRequest and large bodies", () => {
+  it("refuses a body over MAX_CANCEL_BODY_BYTES with 413, whether it says its length or streams", async () => {
+    const big = JSON.stringify({ reason: "x", padding: "y".repeat(MAX_CANCEL_BODY_BYTES) });
+    const declared = new Request("https://host/agents/parent/p/cancel/r1", {
+      method: "POST",
+      headers: { "content-length": String(big.length) },
+      body: big,
+    });
+    const bytes = new TextEncoder().encode(big);
+    const streamed = new Request("https://host/agents/parent/p/cancel/r1", {
+      method: "POST",
+      body: new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += 4096) controller.enqueue(bytes.slice(at, at + 4096));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    for (const request of [declared, streamed]) {
+      expect(await readCancelRequest(request)).toEqual({
+        ok: false,
+        status: 413,
+        error: `The request body is larger than ${MAX_CANCEL_BODY_BYTES} bytes`,
+      });
+    }
+  });
+
+  it("reads a body of exactly the limit", async () => {
+    const reason = "r";
+    const fill = MAX_CANCEL_BODY_BYTES - JSON.stringify({ reason, padding: "" }).length;
+    const body = JSON.stringify({ reason, padding: "y".repeat(fill) });
+    expect(body.length).toBe(MAX_CANCEL_BODY_BYTES);
+    expect(await readCancelRequest(post(body))).toEqual({ ok: true, reason: "r" });
   });
 });

@@ -12,9 +12,11 @@ const HOST_WORKER = fileURLToPath(new URL("./workers/host-worker.ts", import.met
 
 /**
  * Returns `start(bindings)`, which runs the host worker on a fresh persistence folder (named from `prefix`); the
- * host a test started is disposed, and its folder removed, after that test.
+ * host a test started is disposed, and its folder removed, after that test. `start.persistPath()` is that folder.
  */
-export function hostWorkerPerTest(prefix: string): (bindings?: Record<string, string>) => Promise<MiniflareHost> {
+export function hostWorkerPerTest(
+  prefix: string,
+): ((bindings?: Record<string, string>) => Promise<MiniflareHost>) & { persistPath(): string } {
   let persist: PersistDirectory | undefined;
   let host: MiniflareHost | undefined;
   afterEach(async () => {
@@ -23,23 +25,32 @@ export function hostWorkerPerTest(prefix: string): (bindings?: Record<string, st
     host = undefined;
     persist = undefined;
   });
-  return async (bindings = {}) => {
-    persist = await createPersistDirectory(prefix);
-    host = await MiniflareHost.start({
-      scriptPath: await bundleWorker(HOST_WORKER),
-      durableObjects: {
-        PARENT: "Parent",
-        ECHO: "Echo",
-        LOOKOUT: "Lookout",
-        GAUGE: "Gauge",
-        MIDDLE: "Middle",
-        PROBE: "Probe",
-      },
-      persistDirectory: persist.path,
-      bindings,
-    });
-    return host;
+  const persistPath = () => {
+    if (!persist) throw new Error("No host started in this test");
+    return persist.path;
   };
+  return Object.assign(
+    async (bindings: Record<string, string> = {}) => {
+      persist = await createPersistDirectory(prefix);
+      host = await MiniflareHost.start({
+        scriptPath: await bundleWorker(HOST_WORKER),
+        durableObjects: {
+          PARENT: "Parent",
+          STATICS: "StaticsParent",
+          WORKFLOW: "WorkflowParent",
+          ECHO: "Echo",
+          LOOKOUT: "Lookout",
+          GAUGE: "Gauge",
+          MIDDLE: "Middle",
+          PROBE: "Probe",
+        },
+        persistDirectory: persist.path,
+        bindings,
+      });
+      return host;
+    },
+    { persistPath },
+  );
 }
 
 /** The WebSocket URL of `path` on a running host. */

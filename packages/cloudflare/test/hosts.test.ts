@@ -113,6 +113,25 @@ describe("direct chat with a child (subAgent)", () => {
   });
 });
 
+describe("direct chat with a child, cancelled", () => {
+  it("aborting the signal cancels the child's run: it ends aborted, the stream ends, the answer so far is kept", async () => {
+    const running = await start({ ECHO_PACE_MS: "100" });
+    const base = "/agents/parent/p10";
+    const text = encodeURIComponent("one two three four five six seven eight nine ten");
+    const result = await running.fetchJson<{ answer: string; status: string; error?: string }>(
+      `${base}/test/direct-abort?name=notes&text=${text}`,
+      { method: "POST" },
+    );
+    expect(result).toMatchObject({ status: "aborted", error: "Cancelled by the parent" });
+    // The first word came before the abort; the child stopped long before the tenth.
+    expect(result.answer.startsWith("#1")).toBe(true);
+    expect(result.answer).not.toContain("ten");
+    const notes = await running.fetchJson<Message[]>(`${base}/test/direct-messages?name=notes`);
+    expect(notes.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(textOf(notes[1])).toBe(result.answer);
+  });
+});
+
 describe("authorization and run read tokens", () => {
   const base = "/agents/parent/p6";
   const authorized = { headers: { authorization: `Bearer ${KEY}` } };
@@ -219,6 +238,15 @@ describe("cancel", () => {
     const refused = await running.fetch(`${base}/cancel/long`, { method: "POST", body: '{"reason":42}' });
     expect(refused.status).toBe(400);
     expect(await refused.json()).toEqual({ error: "reason must be a non-empty string", code: "INVALID_ARGUMENT" });
+    expect(await running.fetchJson<RunInfo[]>(`${base}/runs`)).toMatchObject([{ runId: "long", status: "running" }]);
+
+    // A 10 MB body is refused before it is read, and changes nothing.
+    const huge = await running.fetch(`${base}/cancel/long`, {
+      method: "POST",
+      body: JSON.stringify({ reason: "x", padding: "y".repeat(10_000_000) }),
+    });
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toEqual({ error: "The request body is larger than 16384 bytes", code: "LIMIT_EXCEEDED" });
     expect(await running.fetchJson<RunInfo[]>(`${base}/runs`)).toMatchObject([{ runId: "long", status: "running" }]);
 
     const cancelled = await running.fetchJson(`${base}/cancel/long`, { body: { reason: "Stopped by Ana" } });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   importRunReadTokenKey,
+  isCurrentGeneration,
   runReadTokenStatus,
   signRunReadToken,
   verifyRunReadToken,
@@ -27,6 +28,16 @@ describe("parent routes", () => {
       runId: "r1",
     });
     expect(route("/sub/Researcher/r1/token")).toEqual({ kind: "token", agentType: "Researcher", runId: "r1" });
+    expect(route("/sub/Researcher/r1/chat", "POST")).toEqual({
+      kind: "sub-chat",
+      agentType: "Researcher",
+      runId: "r1",
+    });
+    expect(route("/sub/Researcher/r1/messages")).toEqual({
+      kind: "sub-messages",
+      agentType: "Researcher",
+      runId: "r1",
+    });
   });
 
   it("leaves anything else to the host, with its path", () => {
@@ -36,6 +47,11 @@ describe("parent routes", () => {
     expect(route("/chat/stop/turn-1")).toEqual({ kind: "other", path: "/chat/stop/turn-1" });
     expect(route("/hooks")).toEqual({ kind: "other", path: "/hooks" });
     expect(route("/sub/Researcher")).toEqual({ kind: "other", path: "/sub/Researcher" });
+    expect(route("/sub/Researcher/r1/chat")).toEqual({ kind: "other", path: "/sub/Researcher/r1/chat" });
+    expect(route("/sub/Researcher/r1/messages", "POST")).toEqual({
+      kind: "other",
+      path: "/sub/Researcher/r1/messages",
+    });
     expect(route("/%E0%A4%A")).toEqual({ kind: "other", path: "/%E0%A4%A" });
   });
 
@@ -74,6 +90,19 @@ describe("run read tokens", () => {
     expect(await verifyRunReadToken(other, token, expected)).toEqual({ ok: false, refusal: "forged" });
     expect(runReadTokenStatus("wrong-run")).toBe(403);
     expect(runReadTokenStatus("expired")).toBe(401);
+  });
+
+  it("carries the run's generation, which only the run's current row matches", async () => {
+    const key = await importRunReadTokenKey("a secret of sixteen+ chars");
+    const token = await signRunReadToken(key, { ...claims, generation: 1_500 });
+    const check = await verifyRunReadToken(key, token, expected);
+    expect(check).toEqual({ ok: true, claims: { ...claims, generation: 1_500 } });
+    const verified = check.ok ? check.claims : claims;
+    expect(isCurrentGeneration(verified, 1_500)).toBe(true);
+    expect(isCurrentGeneration(verified, 1_501)).toBe(false);
+    // A token signed without one (before generations) matches no run.
+    expect(isCurrentGeneration(claims, 1_500)).toBe(false);
+    expect(runReadTokenStatus("stale")).toBe(403);
   });
 
   it("refuses a short secret", () => {

@@ -2,6 +2,7 @@ import {
   AGENT_MILESTONE_PART,
   type AgentToolLogEntry,
   type AgentToolMilestone,
+  type JsonValue,
   readMilestoneChunk,
 } from "@agent-tools/core-runs";
 import type { ProgressUpdate } from "./progress-update.js";
@@ -52,7 +53,8 @@ export function milestoneListing(update: MilestoneUpdate<unknown>): Omit<AgentTo
     ...(update.message !== undefined ? { message: update.message } : {}),
     ...(update.phase !== undefined ? { phase: update.phase } : {}),
     ...(update.fraction !== undefined ? { fraction: update.fraction } : {}),
-    ...(update.data !== undefined ? { data: update.data } : {}),
+    // Stored and sent as JSON: what a reader gets is the data's JSON.
+    ...(update.data !== undefined ? { data: update.data as JsonValue } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import { AGENT_PROGRESS_PART, type AgentToolProgressSnapshot } from "@agent-tools/core-runs";
+import { AGENT_PROGRESS_PART, type AgentToolProgressSnapshot, type JsonValue } from "@agent-tools/core-runs";
 import type { ProgressUpdate } from "./progress-update.js";
 
 /** What an ephemeral `data-agent-progress` chunk carries. `at` is the server time of the report. */
@@ -49,7 +49,8 @@ export function progressSnapshot(
 ): AgentToolProgressSnapshot {
   return {
     ...sharedFields(update),
-    ...(options.persist === true && update.data !== undefined ? { data: update.data } : {}),
+    // Stored and sent as JSON: what a reader gets is the data's JSON.
+    ...(options.persist === true && update.data !== undefined ? { data: update.data as JsonValue } : {}),
     at,
   };
 }

@@ -124,7 +124,7 @@ export class Assistant extends AgentToolParent<Env> {
     return super.webSocketMessage(ws, message);
   }
 
-  protected async onChatMessage(context: ChatTurnContext) {
+  protected override async onChatMessage(context: ChatTurnContext) {
     return this.#withFaultPoint(await this.#answer(context), context);
   }
 

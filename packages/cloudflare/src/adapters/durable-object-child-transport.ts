@@ -25,7 +25,19 @@ export interface AgentToolChildChatRpc {
   agentToolChat(conversation: string, message: UIMessage): Promise<ReadableStream<Uint8Array>>;
   /** The named conversation so far. */
   agentToolChatMessages(conversation: string): Promise<UIMessage[]>;
+  /**
+   * One message into the conversation of finished run `runId` (its messages, then what was said since): the answer
+   * as NDJSON `UIMessageChunk`s, or why not (`unknown-run`, or `running` while the run has not ended).
+   */
+  agentToolRunChat(runId: string, message: UIMessage): Promise<AgentToolRunChatResult>;
+  /** Run `runId`'s conversation: its input and answer, then what was said since. */
+  agentToolRunChatMessages(runId: string): Promise<UIMessage[]>;
 }
+
+/** What `agentToolRunChat` answers. */
+export type AgentToolRunChatResult =
+  | { ok: true; answer: ReadableStream<Uint8Array> }
+  | { ok: false; refusal: "unknown-run" | "running" };
 
 /** A child object's stub, as the transport gives it. */
 export type AgentToolChildStub = AgentToolChildRpc &

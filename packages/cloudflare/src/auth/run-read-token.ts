@@ -5,15 +5,26 @@ import { AgentToolsError } from "@agent-tools/core-runs";
  * with a secret from a binding); drill-in to that run accepts the token in place of the parent's own authorization,
  * so a page can share a link to one child's conversation without sharing access to the parent.
  *
- * Format: `v1.<payload>.<signature>`, both base64url; the payload is JSON `{ p, a, r, e }` — the parent's id, the
- * run's agentType and runId, the expiry in epoch ms. A token is valid only for that parent, that run, until then.
+ * Format: `v1.<payload>.<signature>`, both base64url; the payload is JSON `{ p, a, r, e, g }` — the parent's id, the
+ * run's agentType and runId, the expiry in epoch ms, and the run's generation (its `startedAt`). A token is valid only
+ * for that parent, that run, until then; the parent also checks the generation against the run's row, so a run
+ * cleared and started again with the same id is not opened by a token of the one before.
  */
 
-/** What a token grants. */
-export type RunReadTokenClaims = { parentId: string; agentType: string; runId: string; expiresAt: number };
+/** What a token grants. `generation` is the run's `startedAt` when the token was signed (absent in older tokens). */
+export type RunReadTokenClaims = {
+  parentId: string;
+  agentType: string;
+  runId: string;
+  expiresAt: number;
+  generation?: number;
+};
 
-/** Why a token was refused: `malformed`/`forged`/`expired` → 401, `wrong-run` (another parent or run) → 403. */
-export type RunReadTokenRefusal = "missing" | "malformed" | "forged" | "expired" | "wrong-run";
+/**
+ * Why a token was refused: `malformed`/`forged`/`expired` → 401; `wrong-run` (another parent or run) and `stale` (the
+ * run was cleared and started again since the token was signed) → 403.
+ */
+export type RunReadTokenRefusal = "missing" | "malformed" | "forged" | "expired" | "wrong-run" | "stale";
 
 export type RunReadTokenCheck = { ok: true; claims: RunReadTokenClaims } | { ok: false; refusal: RunReadTokenRefusal };
 
@@ -23,10 +34,16 @@ export type RunReadTokenKey = Awaited<ReturnType<typeof crypto.subtle.importKey>
 const VERSION = "v1";
 const encoder = new TextEncoder();
 
+/** The shortest secret run read tokens may be signed with, in characters. */
+export const MIN_RUN_TOKEN_SECRET_LENGTH = 16;
+
 /** The HMAC key for a secret (cache it: importing costs a little on every call). */
 export function importRunReadTokenKey(secret: string): Promise<RunReadTokenKey> {
-  if (secret.length < 16) {
-    throw new AgentToolsError("INVALID_ARGUMENT", "The run token secret must be at least 16 characters");
+  if (secret.length < MIN_RUN_TOKEN_SECRET_LENGTH) {
+    throw new AgentToolsError(
+      "INVALID_ARGUMENT",
+      `The run token secret must be at least ${MIN_RUN_TOKEN_SECRET_LENGTH} characters`,
+    );
   }
   return crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
     "sign",
@@ -37,7 +54,15 @@ export function importRunReadTokenKey(secret: string): Promise<RunReadTokenKey> 
 /** Sign a token for one run of one parent, valid until `claims.expiresAt`. */
 export async function signRunReadToken(key: RunReadTokenKey, claims: RunReadTokenClaims): Promise<string> {
   const payload = base64url(
-    encoder.encode(JSON.stringify({ p: claims.parentId, a: claims.agentType, r: claims.runId, e: claims.expiresAt })),
+    encoder.encode(
+      JSON.stringify({
+        p: claims.parentId,
+        a: claims.agentType,
+        r: claims.runId,
+        e: claims.expiresAt,
+        g: claims.generation,
+      }),
+    ),
   );
   const signature = await crypto.subtle.sign("HMAC", key, encoder.encode(`${VERSION}.${payload}`));
   return `${VERSION}.${payload}.${base64url(new Uint8Array(signature))}`;
@@ -80,9 +105,14 @@ export async function verifyRunReadToken(
   return { ok: true, claims };
 }
 
-/** The HTTP status for a refusal: 403 for a valid token of another run, else 401. */
+/** The HTTP status for a refusal: 403 for a valid token of another run (or of the run before a clear), else 401. */
 export function runReadTokenStatus(refusal: RunReadTokenRefusal): 401 | 403 {
-  return refusal === "wrong-run" ? 403 : 401;
+  return refusal === "wrong-run" || refusal === "stale" ? 403 : 401;
+}
+
+/** Whether a token's claims are of the run's current generation (`startedAt` of its row now). */
+export function isCurrentGeneration(claims: RunReadTokenClaims, startedAt: number): boolean {
+  return claims.generation === startedAt;
 }
 
 function readClaims(bytes: Uint8Array): RunReadTokenClaims | null {
@@ -93,10 +123,11 @@ function readClaims(bytes: Uint8Array): RunReadTokenClaims | null {
     return null;
   }
   if (typeof value !== "object" || value === null) return null;
-  const { p, a, r, e } = value as Record<string, unknown>;
+  const { p, a, r, e, g } = value as Record<string, unknown>;
   if (typeof p !== "string" || typeof a !== "string" || typeof r !== "string") return null;
   if (typeof e !== "number" || !Number.isFinite(e)) return null;
-  return { parentId: p, agentType: a, runId: r, expiresAt: e };
+  const claims = { parentId: p, agentType: a, runId: r, expiresAt: e };
+  return typeof g === "number" && Number.isFinite(g) ? { ...claims, generation: g } : claims;
 }
 
 function base64url(bytes: Uint8Array): string {

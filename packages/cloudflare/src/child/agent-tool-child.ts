@@ -18,6 +18,7 @@ import {
   agentTool,
   type ChildStartOptions,
   DEFAULT_MAX_RECOVERY_ATTEMPTS,
+  isTerminalStatus,
   positionOf,
   type RunRecord,
   systemClock,
@@ -32,12 +33,19 @@ import type { Tool, UIMessage, UIMessageChunk } from "ai";
 import type {
   AgentToolChildChatRpc,
   AgentToolChildRpc,
+  AgentToolRunChatResult,
   ChildNamespace,
 } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
 import { toNdjson } from "../adapters/ndjson.js";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
-import { ChildChatStore, childChatRunId, isChildChatInput } from "./child-chat-store.js";
+import {
+  type ChildChatInput,
+  ChildChatStore,
+  childChatRunId,
+  isChildChatInput,
+  runConversation,
+} from "./child-chat-store.js";
 import { ChildDispatcher } from "./child-dispatcher.js";
 import { serveDrillIn } from "./drill-in-socket.js";
 import { createRunContext } from "./run-context.js";
@@ -160,10 +168,7 @@ export abstract class AgentToolChild<TEnv = unknown>
       // A direct-chat run answers its message with the conversation so far before it.
       turn: async (context) => {
         const stream = await (isChildChatInput(context.input)
-          ? this.turn({
-              ...context,
-              messages: [...this.#chatStore().messages(context.input.conversation), ...context.messages],
-            })
+          ? this.turn({ ...context, messages: [...(await this.#chatHistory(context.input)), ...context.messages] })
           : this.turn(context));
         // A value `reportProgress` still holds is sent before the run ends.
         const scope = this.#runContext?.getStore();
@@ -309,13 +314,46 @@ export abstract class AgentToolChild<TEnv = unknown>
    * message and the answer in the conversation when the run ends. Messages of one conversation are answered in turn;
    * a message sent again is answered once.
    */
-  async agentToolChat(conversation: string, message: UIMessage): Promise<ReadableStream<Uint8Array>> {
+  agentToolChat(conversation: string, message: UIMessage): Promise<ReadableStream<Uint8Array>> {
+    return this.#chat({ kind: "agent-tools:chat", conversation, message });
+  }
+
+  /** A named direct conversation so far. */
+  async agentToolChatMessages(conversation: string): Promise<UIMessage[]> {
+    return this.#chatStore().messages(conversation);
+  }
+
+  /**
+   * Talk on in the conversation of run `runId` once it has ended (the parent's `POST …/sub/<agentType>/<runId>/chat`):
+   * the child answers with the run's messages and what was said since before the new message, as a direct chat does.
+   */
+  async agentToolRunChat(runId: string, message: UIMessage): Promise<AgentToolRunChatResult> {
+    const run = await this.runner.inspect(runId);
+    if (!run) return { ok: false, refusal: "unknown-run" };
+    if (!isTerminalStatus(run.status)) return { ok: false, refusal: "running" };
+    const input = {
+      kind: "agent-tools:chat",
+      conversation: runConversation(runId),
+      message,
+      continues: runId,
+    } as const;
+    return { ok: true, answer: await this.#chat(input) };
+  }
+
+  /** Run `runId`'s conversation: its input and answer, then what was said since through the parent. */
+  async agentToolRunChatMessages(runId: string): Promise<UIMessage[]> {
+    return [...(await this.runner.getMessages(runId)), ...this.#chatStore().messages(runConversation(runId))];
+  }
+
+  /** Answer one message of a conversation as a run of its own, after the conversation's earlier messages. */
+  async #chat(input: ChildChatInput): Promise<ReadableStream<Uint8Array>> {
+    const { conversation, message } = input;
     const runId = childChatRunId(conversation, message.id);
     const previous = this.#chatQueues.get(conversation) ?? Promise.resolve();
     const turn = previous
       .catch(() => undefined)
       .then(async () => {
-        await this.agentToolStart(runId, { kind: "agent-tools:chat", conversation, message });
+        await this.agentToolStart(runId, input);
         const [forCaller, forRecord] = this.runner.tail(runId, { afterSequence: 0 }).tee();
         return { forCaller, recorded: this.#recordChat(conversation, runId, forRecord) };
       });
@@ -326,9 +364,10 @@ export abstract class AgentToolChild<TEnv = unknown>
     return toNdjson(forCaller.pipeThrough(tailToChunks()));
   }
 
-  /** A named direct conversation so far. */
-  async agentToolChatMessages(conversation: string): Promise<UIMessage[]> {
-    return this.#chatStore().messages(conversation);
+  /** What a direct-chat run's turn is given before its message: the run it goes on, then its conversation. */
+  async #chatHistory(input: ChildChatInput): Promise<UIMessage[]> {
+    const earlier = input.continues === undefined ? [] : await this.runner.getMessages(input.continues);
+    return [...earlier, ...this.#chatStore().messages(input.conversation)];
   }
 
   /** Wait for a direct-chat run to end, then store its message and answer in the conversation. */

@@ -5,8 +5,16 @@ export type ChildChatStorage = { readonly sql: Pick<SqlStorage, "exec"> };
 
 const TABLE = "agent_tool_child_chat";
 
-/** What a direct-chat run takes as input: the conversation it belongs to and the user's message. */
-export type ChildChatInput = { kind: "agent-tools:chat"; conversation: string; message: UIMessage };
+/**
+ * What a direct-chat run takes as input: the conversation it belongs to and the user's message; `continues` names the
+ * agent-tool run whose conversation it goes on (its messages come first).
+ */
+export type ChildChatInput = { kind: "agent-tools:chat"; conversation: string; message: UIMessage; continues?: string };
+
+/** The conversation that goes on from agent-tool run `runId` (talking to a child through its parent). */
+export function runConversation(runId: string): string {
+  return `run:${runId}`;
+}
 
 /** True for the input of a direct-chat run (not an agent-tool run). */
 export function isChildChatInput(input: unknown): input is ChildChatInput {

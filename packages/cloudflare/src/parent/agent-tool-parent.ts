@@ -14,13 +14,14 @@ import {
   type RunStatus,
   systemClock,
 } from "@agent-tools/core-runs";
-import type { DetachedOptions } from "@agent-tools/detached";
-import { recoverAgentToolRuns } from "@agent-tools/recovery";
 import type { Tool, ToolSet, UIMessage } from "ai";
+import type { DetachedFinishHost, ParentRunAgentToolDetachedOptions } from "./detached-dispatch-options.js";
 import { parentHookOptions } from "./lifecycle-hooks.js";
 import { AgentToolParentDefinition } from "./parent-definition.js";
-import { buildParentParts, type ParentParts } from "./parent-parts.js";
+import { buildParentParts, hasStoredState, type ParentParts, startUpParent } from "./parent-parts.js";
 import { serveParentRequest } from "./parent-route-table.js";
+import { withStaticOptions } from "./parent-static-options.js";
+import { RunReadTokens } from "./run-read-tokens.js";
 import { type SubAgentHandle, subAgentHandle } from "./sub-agent.js";
 
 /**
@@ -46,13 +47,14 @@ import { type SubAgentHandle, subAgentHandle } from "./sub-agent.js";
  */
 export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDefinition<TEnv> {
   #parts: ParentParts | undefined;
-  readonly #ready: Promise<void>;
+  #ready: Promise<void> | undefined;
+  readonly #tokens = new RunReadTokens({ parentId: this.ctx.id.toString(), secret: () => this.runTokenSecret() });
 
   constructor(ctx: DurableObjectState, env: TEnv) {
     super(ctx, env);
-    // After construction (the subclass's included), in the background: start-up never blocks requests.
-    this.#ready = Promise.resolve().then(() => this.#startUp());
-    ctx.waitUntil(this.#ready.catch(() => undefined));
+    // A parent with stored state starts up at once, after construction (the subclass's included), in the background:
+    // start-up never blocks requests. One without (a new object) writes nothing until an authorized request.
+    if (hasStoredState(ctx.storage)) void Promise.resolve().then(() => this.#wired());
   }
 
   /** The parent's run registry. */
@@ -61,7 +63,8 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   }
   /** Resolves once start-up (recovery, detached runs, the conversation's cut turn) is done. */
   whenAgentToolsReady(): Promise<void> {
-    return this.#ready;
+    this.#wired();
+    return this.#ready ?? Promise.resolve();
   }
 
   /**
@@ -88,14 +91,14 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
 
   /** Run a child and wait for its result; with `detached`, dispatch it in the background and return at once. */
   runAgentTool<TInput>(child: AgentToolChildReference, options: RunAgentToolOptions<TInput>): Promise<AgentToolResult>;
-  runAgentTool<TSelf extends AgentToolParent<TEnv>, TInput>(
-    this: TSelf,
+  runAgentTool<TInput, TMethod extends string = never>(
+    this: DetachedFinishHost<TMethod>,
     child: AgentToolChildReference,
-    options: Omit<RunAgentToolOptions<TInput>, "signal"> & { detached: true | DetachedOptions<TSelf> },
+    options: ParentRunAgentToolDetachedOptions<TInput, TMethod>,
   ): Promise<DetachedRunAgentToolResult>;
   runAgentTool<TInput>(
     child: AgentToolChildReference,
-    options: RunAgentToolOptions<TInput> & { detached?: true | DetachedOptions<object> },
+    options: RunAgentToolOptions<TInput> & { detached?: ParentRunAgentToolDetachedOptions<TInput, string>["detached"] },
   ): Promise<AgentToolResult | DetachedRunAgentToolResult> {
     const { detached, ...rest } = options;
     if (detached === undefined) return this.registry.runAgentTool(child, rest);
@@ -124,7 +127,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   }
   /** Send a user message from code and wait for the stored answer (`ChatLimitError` past a limit). */
   sendChatMessage(message: string | UIMessage): Promise<UIMessage | null> {
-    return this.#wired().chat.engine.sendMessage(message);
+    return this.#wired().chat.sendMessage(message);
   }
   /** Stop the conversation's turn `turnId` for every tab (a later turn is left alone); returns whether it did. */
   stopChatTurn(turnId: string): boolean {
@@ -134,15 +137,15 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   subAgent(child: AgentToolChildReference, name: string): SubAgentHandle {
     return subAgentHandle(this.#wired().transport, child, name);
   }
-  /** Sign a token that lets its bearer drill in to run `runId` (of `agentType`) of this parent until it expires. */
+  /** Sign a token to drill in to this parent's run `runId` (of `agentType`) until it expires, or the run is cleared. */
   createRunReadToken(agentType: string, runId: string, options: { ttlMs?: number } = {}) {
-    return this.#wired().tokens.sign(agentType, runId, options.ttlMs);
+    return this.#tokens.sign(this.registry, agentType, runId, options.ttlMs);
   }
 
   override async fetch(request: Request): Promise<Response> {
-    const parts = this.#wired();
     return serveParentRequest(request, {
-      ...parts,
+      tokens: this.#tokens,
+      parts: () => this.#wired(),
       clock: systemClock,
       authorize: (incoming, route) => this.authorize(incoming, route),
       onRequest: (incoming, route) => this.onRequest(incoming, route),
@@ -170,30 +173,27 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
     this.#wired().awake.wokeUp();
   }
 
-  async #startUp(): Promise<void> {
-    const { registry, detached, chat } = this.#wired();
-    const done = () => registry.deliverPendingFinishHooks();
-    // After recovery, not during it: a run recovery finalizes is notified by the registry itself.
-    const recovered = recoverAgentToolRuns(registry, this.recoveryOptions()).done.then(done, done);
-    await Promise.all([detached.start(), chat.engine.recover(), recovered]);
-  }
-
   /** The parts, built on first use (after the subclass's constructor, so its fields and bindings are there). */
   #wired(): ParentParts {
     if (this.#parts) return this.#parts;
     const { hooks, formatters } = parentHookOptions(this);
+    const detached = { ...formatters, ...this.detachedOptions() };
+    const options = withStaticOptions(this.constructor, { recovery: this.recoveryOptions(), detached });
     this.#parts = buildParentParts({
       ctx: this.ctx,
       host: this,
       children: this.children(),
       wakeIntervalMs: this.agentToolWakeIntervalMs,
-      stream: (context) => this.onChatMessage(context),
+      stream: this.onChatMessage?.bind(this),
       tools: () => this.getTools(),
-      runTokenSecret: () => this.runTokenSecret(),
       registryOptions: { hooks, ...this.registryOptions() },
-      detachedOptions: { ...formatters, ...this.detachedOptions() },
+      detachedOptions: options.detached,
+      recoveryOptions: options.recovery,
       chatOptions: this.chatOptions(),
     });
+    // Start-up follows wiring, after construction: whatever wired the parent first (a request, an alarm, a call).
+    this.#ready = Promise.resolve().then(() => startUpParent(this.#wired(), this.#tokens));
+    this.ctx.waitUntil(this.#ready.catch(() => undefined));
     return this.#parts;
   }
 }

@@ -5,9 +5,9 @@ import {
   handleChatRequest,
   RequestBudget,
 } from "@agent-tools/chat";
-import { type Clock, getDefaultRunEventHub, type RunEventSink } from "@agent-tools/core-runs";
+import { AgentToolsError, type Clock, getDefaultRunEventHub, type RunEventSink } from "@agent-tools/core-runs";
 import type { AgentChatEvent } from "@agent-tools/core-runs/protocol";
-import type { WebSocketChatTransportResponse } from "ai";
+import type { UIMessage, WebSocketChatTransportResponse } from "ai";
 import { DurableObjectChatStore } from "../adapters/durable-object-chat-store.js";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
 
@@ -26,7 +26,14 @@ export type ParentChatOptions = {
   resumeRefillMs?: number;
 };
 
-type HostedEngineOptions = Pick<ChatEngineOptions<WebSocket>, "stream" | "tools" | "track" | "onStop">;
+type HostedEngineOptions = Pick<ChatEngineOptions<WebSocket>, "tools" | "track" | "onStop"> & {
+  /** How a turn is answered (the parent's `onChatMessage`); none: the parent has no conversation. */
+  stream: ChatEngineOptions<WebSocket>["stream"] | undefined;
+};
+
+/** What a parent without `onChatMessage` answers a chat message with. */
+export const NO_CONVERSATION_TEXT =
+  "This agent has no conversation: it defines no onChatMessage, so it answers no chat messages (it runs its agent tools from its own methods).";
 
 /**
  * The parent's durable conversation on a Durable Object: `@agent-tools/chat`'s engine over the object's SQLite
@@ -36,6 +43,8 @@ type HostedEngineOptions = Pick<ChatEngineOptions<WebSocket>, "stream" | "tools"
  */
 export class ParentChat {
   readonly engine: ChatEngine<WebSocket>;
+  /** False for a parent without `onChatMessage`: every send is refused. */
+  readonly hasConversation: boolean;
   readonly #ctx: DurableObjectState;
   readonly #resumes: RequestBudget<WebSocket>;
 
@@ -45,6 +54,7 @@ export class ParentChat {
       ParentChatOptions & { clock: Clock; announce(event: AgentChatEvent): void; sink?: RunEventSink },
   ) {
     this.#ctx = ctx;
+    this.hasConversation = options.stream !== undefined;
     this.#resumes = new RequestBudget({
       clock: options.clock,
       burst: options.resumeBurst ?? 20,
@@ -53,7 +63,7 @@ export class ParentChat {
     this.engine = new ChatEngine<WebSocket>({
       store: new DurableObjectChatStore(ctx.storage),
       clock: options.clock,
-      stream: options.stream,
+      stream: options.stream ?? noConversation,
       tools: options.tools,
       send,
       announce: options.announce,
@@ -80,7 +90,16 @@ export class ParentChat {
 
   /** One frame from a chat socket; resolves once a send's turn ended. */
   receive(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    const refused = this.hasConversation ? null : sendRequestId(message);
+    if (refused !== null)
+      return Promise.resolve(send(ws, { type: "error", requestId: refused, errorText: NO_CONVERSATION_TEXT }));
     return handleChatRequest({ engine: this.engine, send, mayResume: (peer) => this.#resumes.take(peer) }, ws, message);
+  }
+
+  /** Send a user message from code and wait for the stored answer (rejects for a parent without a conversation). */
+  sendMessage(message: string | UIMessage): Promise<UIMessage | null> {
+    if (!this.hasConversation) return Promise.reject(new AgentToolsError("INVALID_ARGUMENT", NO_CONVERSATION_TEXT));
+    return this.engine.sendMessage(message);
   }
 
   /** A socket closed or failed: it follows nothing, and its sends still waiting are dropped. */
@@ -94,5 +113,20 @@ function send(ws: WebSocket, frame: WebSocketChatTransportResponse): void {
     ws.send(JSON.stringify(frame));
   } catch {
     // a closing socket: the turn goes on and is stored
+  }
+}
+
+function noConversation(): never {
+  throw new AgentToolsError("INVALID_ARGUMENT", NO_CONVERSATION_TEXT);
+}
+
+/** The request id of a `send` frame (`null`: not a send; anything malformed is the chat handler's to answer). */
+function sendRequestId(message: string | ArrayBuffer): string | null {
+  try {
+    const value = JSON.parse(typeof message === "string" ? message : new TextDecoder().decode(message)) as unknown;
+    const frame = value as { type?: unknown; requestId?: unknown } | null;
+    return frame?.type === "send" && typeof frame.requestId === "string" ? frame.requestId : null;
+  } catch {
+    return null;
   }
 }

@@ -29,13 +29,29 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
   extends DurableObject<TEnv>
   implements ParentLifecycleHooks
 {
+  /**
+   * The origin page's static options (`static detachedMaxBudgetMs = 2 * 60 * 60_000;` on the subclass): defaults of
+   * detached runs' budgets and start-up recovery's waits, see `AgentToolParentStaticOptions`. What
+   * `detachedOptions()` and `recoveryOptions()` return wins over them.
+   */
+  static detachedMaxBudgetMs?: number;
+  static detachedNoProgressBudgetMs?: number;
+  static agentToolReattachNoProgressTimeoutMs?: number;
+  static agentToolReattachMaxWindowMs?: number;
+  static agentToolInspectTimeoutMs?: number;
+  static agentToolRecoveryDeadlineMs?: number;
+
   /** While work is in flight, the alarm wakes the parent at least this often, so a crash is followed by a start-up. */
   protected readonly agentToolWakeIntervalMs: number = DEFAULT_PARENT_WAKE_INTERVAL_MS;
 
   /** The child agent types this parent runs, by agentType (a class's `static agentType`): their namespaces. */
   protected abstract children(): Record<string, ChildNamespace>;
-  /** Answer one turn of the conversation: a stream of `UIMessageChunk`s (e.g. `toUIMessageStream` of `streamText`). */
-  protected abstract onChatMessage(context: ChatTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
+  /**
+   * Answer one turn of the conversation: a stream of `UIMessageChunk`s (e.g. `toUIMessageStream` of `streamText`).
+   * Optional: a parent without it has no conversation (only workflow runs, from its own methods); it answers a chat
+   * send with an `error` frame saying so, and `sendChatMessage` rejects.
+   */
+  protected onChatMessage?(context: ChatTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
   /** The conversation's tools: a turn gets them as `context.tools`, each started once its call is stored. */
   protected getTools(): ToolSet | undefined {
     return undefined;
@@ -55,11 +71,11 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
   protected registryOptions(): Partial<Omit<AgentToolRegistryOptions, "store" | "transport" | "hooks" | "broadcast">> {
     return {};
   }
-  /** Options of start-up recovery (re-attach windows, deadlines). */
+  /** Options of start-up recovery (re-attach windows, deadlines); they win over the class's static options. */
   protected recoveryOptions(): RecoverAgentToolRunsOptions {
     return {};
   }
-  /** Options of detached runs (budgets, delivery, formatting). */
+  /** Options of detached runs (budgets, delivery, formatting); they win over the class's static options. */
   protected detachedOptions(): Partial<
     Omit<DetachedRunsOptions<object>, "registry" | "host" | "scheduler" | "chatHost">
   > {

@@ -7,6 +7,7 @@ import {
   systemClock,
 } from "@agent-tools/core-runs";
 import { createDetachedRuns, type DetachedRuns, type DetachedRunsOptions } from "@agent-tools/detached";
+import { type RecoverAgentToolRunsOptions, recoverAgentToolRuns } from "@agent-tools/recovery";
 import type { ToolSet } from "ai";
 import { type ChildNamespace, DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
@@ -14,7 +15,7 @@ import { DurableObjectWakeupScheduler } from "../adapters/durable-object-wakeup-
 import { ParentEventSockets } from "./event-sockets.js";
 import { KeepAwake } from "./keep-awake.js";
 import { ParentChat, type ParentChatOptions } from "./parent-chat.js";
-import { RunReadTokens } from "./run-read-tokens.js";
+import type { RunReadTokens } from "./run-read-tokens.js";
 
 /** The root id of the tree of runs a chat turn dispatches. */
 export function turnRootId(turnId: string): string {
@@ -28,9 +29,10 @@ export type ParentParts = {
   detached: DetachedRuns<object>;
   chat: ParentChat;
   events: ParentEventSockets;
-  tokens: RunReadTokens;
   /** Keeps the object awake while work a crash would cut is in flight (its alarm is the scheduler's). */
   awake: KeepAwake;
+  /** What start-up recovery runs with. */
+  recoveryOptions: RecoverAgentToolRunsOptions;
 };
 
 /** What wiring a parent needs from its host object (the subclass's answers among them). */
@@ -41,18 +43,18 @@ export type ParentPartsOptions = {
   children: Record<string, ChildNamespace>;
   /** While work is in flight, the alarm is never further away than this (`0`: off). */
   wakeIntervalMs: number;
-  stream(context: ChatTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
+  /** How a turn of the conversation is answered; none: the parent has no conversation. */
+  stream: ((context: ChatTurnContext) => AgentToolTurnStream | Promise<AgentToolTurnStream>) | undefined;
   tools(): ToolSet | undefined;
-  runTokenSecret(): string | undefined;
   registryOptions: Partial<Omit<AgentToolRegistryOptions, "store" | "transport" | "broadcast">>;
   detachedOptions: Partial<Omit<DetachedRunsOptions<object>, "registry" | "host" | "scheduler" | "chatHost">>;
   chatOptions: ParentChatOptions;
+  recoveryOptions: RecoverAgentToolRunsOptions;
 };
 
 /**
  * Wire a parent: the registry over the object's SQLite storage and its children's namespaces, detached runs talking
- * into the conversation, the conversation itself, the event sockets every frame and conversation event goes to, and
- * run read tokens. The composition root of `AgentToolParent`; nothing here decides anything.
+ * into the conversation, the conversation itself, and the event sockets every frame and conversation event goes to. The composition root of `AgentToolParent`; nothing here decides anything.
  * @internal
  */
 export function buildParentParts(options: ParentPartsOptions): ParentParts {
@@ -97,13 +99,33 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
     registry,
     host: options.host,
     scheduler,
-    chatHost: new EngineChatHost(chat.engine),
+    // Without a conversation, `notify` and `onMilestones` are refused at dispatch rather than failing later.
+    ...(chat.hasConversation ? { chatHost: new EngineChatHost(chat.engine) } : {}),
     waitUntil: track,
     // A Durable Object runs as one instance at a time: a delivery claim left by an earlier incarnation (killed,
     // evicted or redeployed inside a handler) is taken back at start-up instead of a lease later.
     singleInstance: true,
     ...options.detachedOptions,
   });
-  const tokens = new RunReadTokens({ parentId: ctx.id.toString(), clock: systemClock, secret: options.runTokenSecret });
-  return { registry, transport, detached, chat, events, tokens, awake };
+  return { registry, transport, detached, chat, events, awake, recoveryOptions: options.recoveryOptions };
+}
+
+/**
+ * A parent's start-up, in the background: its token secret checked, start-up recovery of its live runs (then the finish
+ * hooks a crash cut off), its detached runs followed again, and its conversation's cut turn resumed.
+ * @internal
+ */
+export async function startUpParent(parts: ParentParts, tokens: Pick<RunReadTokens, "configError">): Promise<void> {
+  // A misconfigured token secret is reported at start-up, not only when a token is first used.
+  tokens.configError();
+  const { registry, detached, chat, recoveryOptions } = parts;
+  const done = () => registry.deliverPendingFinishHooks();
+  // After recovery, not during it: a run recovery finalizes is notified by the registry itself.
+  const recovered = recoverAgentToolRuns(registry, recoveryOptions).done.then(done, done);
+  await Promise.all([detached.start(), chat.engine.recover(), recovered]);
+}
+
+/** True when the object's storage holds any table: it has state to start up from (reads only, creates nothing). */
+export function hasStoredState(storage: DurableObjectStorage): boolean {
+  return storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").toArray().length > 0;
 }

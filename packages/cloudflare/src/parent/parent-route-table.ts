@@ -6,20 +6,29 @@ import {
   type RunEventSink,
 } from "@agent-tools/core-runs";
 import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
-import { runReadTokenStatus } from "../auth/run-read-token.js";
+import { isCurrentGeneration } from "../auth/run-read-token.js";
 import { readCancelRequest } from "./cancel-request.js";
 import type { ParentEventSockets } from "./event-sockets.js";
 import type { ParentChat } from "./parent-chat.js";
-import { type AgentToolParentRoute, parseParentRoute } from "./parent-routes.js";
-import type { RunReadTokens } from "./run-read-tokens.js";
+import { type AgentToolParentRoute, parseParentRoute, readsRun } from "./parent-routes.js";
+import { badBody } from "./request-body.js";
+import { type RunReadTokens, runReadTokenRefused, runTokenConfigError } from "./run-read-tokens.js";
+import { serveSubChat } from "./sub-chat-route.js";
 
-/** What serving a parent's routes needs: its parts, and the subclass's hooks. */
-export type ParentRouteHost = {
+/** The parts of a parent its routes use (wired, so touching storage). */
+export type ParentRouteParts = {
   registry: AgentToolRegistry;
   transport: DurableObjectChildTransport;
   chat: ParentChat;
   events: ParentEventSockets;
+};
+
+/** What serving a parent's routes needs: its token checker, its parts (wired on demand), and the subclass's hooks. */
+export type ParentRouteHost = {
+  /** Checks run read tokens; touches no storage. */
   tokens: RunReadTokens;
+  /** The parent's parts, wired (storage created, start-up begun) on the first call: only for an authorized request. */
+  parts(): ParentRouteParts;
   clock: Clock;
   sink?: RunEventSink;
   authorize(request: Request, route: AgentToolParentRoute): Response | undefined | Promise<Response | undefined>;
@@ -28,7 +37,8 @@ export type ParentRouteHost = {
 
 /**
  * Serve one request to a parent: route it, authorize it (a drill-in with a run read token is checked by the token
- * instead), and answer. A handler that throws is answered `500 { error: "Internal error", id }`: the detail never
+ * instead), and only then wire the parent and answer: a refused request leaves no storage behind. A request that
+ * needs run read tokens while their secret is misconfigured is answered 500 with what is wrong (`CONFIG_ERROR`). A handler that throws is answered `500 { error: "Internal error", id }`: the detail never
  * reaches the client; it is reported with that id as an `agent_tool:http:error` event.
  * @internal
  */
@@ -36,17 +46,21 @@ export async function serveParentRequest(request: Request, host: ParentRouteHost
   const isUpgrade = request.headers.get("Upgrade")?.toLowerCase() === "websocket";
   const route = parseParentRoute({ method: request.method, url: request.url, isUpgrade });
   try {
-    const token = route.kind === "drill-in" ? new URL(request.url).searchParams.get("token") : null;
-    if (route.kind === "drill-in" && token !== null) {
-      const check = await host.tokens.check(token, route.agentType, route.runId);
-      if (!check.ok) {
-        return new Response(`Run read token refused (${check.refusal})`, { status: runReadTokenStatus(check.refusal) });
-      }
-    } else {
-      const refused = await host.authorize(request, route);
-      if (refused) return refused;
+    const token = readsRun(route) ? new URL(request.url).searchParams.get("token") : null;
+    const misconfigured = token !== null || route.kind === "token" ? host.tokens.configError() : null;
+    if (misconfigured) return runTokenConfigError(misconfigured);
+    const check =
+      readsRun(route) && token !== null ? await host.tokens.check(token, route.agentType, route.runId) : null;
+    if (check && !check.ok) return runReadTokenRefused(check.refusal);
+    const refused = check ? undefined : await host.authorize(request, route);
+    if (refused) return refused;
+    const parts = host.parts();
+    if (check && readsRun(route)) {
+      // Of the run's current generation only (not of a run cleared and started again with its id); none: 404 below.
+      const run = await parts.registry.getAgentToolRun(route.runId);
+      if (run && !isCurrentGeneration(check.claims, run.startedAt)) return runReadTokenRefused("stale");
     }
-    return await serveRoute(request, route, host);
+    return await serveRoute(request, route, parts, host);
   } catch (error) {
     const id = crypto.randomUUID();
     const sink = host.sink ?? getDefaultRunEventHub();
@@ -65,11 +79,16 @@ export async function serveParentRequest(request: Request, host: ParentRouteHost
   }
 }
 
-async function serveRoute(request: Request, route: AgentToolParentRoute, host: ParentRouteHost): Promise<Response> {
-  const { registry, chat } = host;
+async function serveRoute(
+  request: Request,
+  route: AgentToolParentRoute,
+  parts: ParentRouteParts,
+  host: ParentRouteHost,
+): Promise<Response> {
+  const { registry, chat, transport } = parts;
   switch (route.kind) {
     case "events":
-      return host.events.connect(request, registry);
+      return parts.events.connect(request, registry);
     case "chat":
       return chat.accept();
     case "chat-stop":
@@ -80,22 +99,26 @@ async function serveRoute(request: Request, route: AgentToolParentRoute, host: P
       return Response.json(await registry.listAgentToolRuns());
     case "cancel": {
       const body = await readCancelRequest(request);
-      if (!body.ok) return Response.json({ error: body.error, code: "INVALID_ARGUMENT" }, { status: 400 });
+      if (!body.ok) return badBody(body);
       return Response.json({ cancelled: await registry.cancelAgentTool(route.runId, body.reason) });
     }
     case "clear":
       return Response.json(await registry.clearAgentToolRuns());
     case "token":
       if (!(await registry.hasAgentToolRun(route.agentType, route.runId))) return noSuchRun();
-      return Response.json(await host.tokens.sign(route.agentType, route.runId));
+      return Response.json(await host.tokens.sign(registry, route.agentType, route.runId));
     case "drill-in": {
       // Only to this parent's own runs: a guessed run id creates no child.
       if (!(await registry.hasAgentToolRun(route.agentType, route.runId))) return noSuchRun();
       const target = new URL(request.url);
       target.search = `?runId=${encodeURIComponent(route.runId)}`;
-      const stub = host.transport.stub({ agentType: route.agentType, runId: route.runId });
+      const stub = transport.stub({ agentType: route.agentType, runId: route.runId });
       return stub.fetch(new Request(target.toString(), request));
     }
+    case "sub-chat":
+    case "sub-messages":
+      if (!(await registry.hasAgentToolRun(route.agentType, route.runId))) return noSuchRun();
+      return serveSubChat(request, route, transport.stub({ agentType: route.agentType, runId: route.runId }));
     case "other":
       return host.onRequest(request, route);
   }

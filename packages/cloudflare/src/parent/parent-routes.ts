@@ -3,7 +3,9 @@
  * (`/agents/<parent>/<name>`): the events socket at the root, the chat socket at `/chat`, a Stop of the conversation's
  * turn in flight at `/chat/stop/<turnId>`, the stored conversation at `/messages`, the runs at `/runs`,
  * `/cancel/<runId>` (an optional JSON body `{ "reason": "…" }`), `/clear`, drill-in at `/sub/<agentType>/<runId>` (and
- * a run read token for it at `/sub/<agentType>/<runId>/token`). Anything else is `other`, for the host's own routes.
+ * a run read token for it at `/sub/<agentType>/<runId>/token`), talking to that run's child at
+ * `POST /sub/<agentType>/<runId>/chat` and the conversation so far at `GET /sub/<agentType>/<runId>/messages`.
+ * Anything else is `other`, for the host's own routes.
  */
 export type AgentToolParentRoute =
   | { kind: "events" }
@@ -15,6 +17,8 @@ export type AgentToolParentRoute =
   | { kind: "clear" }
   | { kind: "drill-in"; agentType: string; runId: string }
   | { kind: "token"; agentType: string; runId: string }
+  | { kind: "sub-chat"; agentType: string; runId: string }
+  | { kind: "sub-messages"; agentType: string; runId: string }
   | { kind: "other"; path: string };
 
 /** How many leading path segments name the parent (`/agents/<parent>/<name>`). */
@@ -40,11 +44,22 @@ export function parseParentRoute(request: { method: string; url: string; isUpgra
   }
   if (first === "sub" && second !== undefined && third !== undefined) {
     if (rest.length === 3) return { kind: "drill-in", agentType: second, runId: third };
-    if (rest.length === 4 && fourth === "token" && method === "GET") {
-      return { kind: "token", agentType: second, runId: third };
-    }
+    const run = { agentType: second, runId: third };
+    if (rest.length === 4 && fourth === "token" && method === "GET") return { kind: "token", ...run };
+    if (rest.length === 4 && fourth === "chat" && method === "POST") return { kind: "sub-chat", ...run };
+    if (rest.length === 4 && fourth === "messages" && method === "GET") return { kind: "sub-messages", ...run };
   }
   return { kind: "other", path };
+}
+
+/**
+ * The routes a run read token opens (instead of the parent's authorization): reading one run, its drill-in and its
+ * conversation. Talking to its child (`sub-chat`) is not reading: it needs the parent's authorization.
+ */
+export function readsRun(
+  route: AgentToolParentRoute,
+): route is Extract<AgentToolParentRoute, { kind: "drill-in" | "sub-messages" }> {
+  return route.kind === "drill-in" || route.kind === "sub-messages";
 }
 
 function decodeSegment(segment: string): string {

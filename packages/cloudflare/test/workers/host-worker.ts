@@ -15,9 +15,14 @@
  * - Test routes (after `authorize`): `POST /test/start?runId=&text=` starts a run (of `Echo`, or of `&agent=Lookout`)
  *   without waiting; `GET /test/hooks`
  *   the finish hook calls counted in storage; `POST /test/direct?name=&text=` one direct chat message to `Echo`,
- *   answered as text; `GET /test/direct-messages?name=` that conversation; `POST /test/send?text=` a chat message
+ *   answered as text; `POST /test/direct-abort?name=&text=` one aborted after its first word, answered with the text
+ *   that came and the child's run status; `GET /test/direct-messages?name=` that conversation; `POST /test/send?text=` a chat message
  *   from code (`sendChatMessage`), answered as the stored answer; `POST /test/seed-turns` writes turn rows, their
  *   user messages and raw log rows into the chat tables (what a crash of an earlier version could leave).
+ * - `WORKER_KEY` set: `routeAgentToolRequest`'s own `authorize` asks for it in an `x-worker-key` header, in the Worker.
+ *   `GET /test/tables?name=` (Worker level) lists the tables in the storage of the `Parent` named so (RPC, creating
+ *   nothing).
+ * - `GET /test/config-errors` (Worker level): the `agent_tool:config:error` events emitted in this isolate.
  * - `GET /constructed` (Worker level): how many `Echo` objects were constructed in this process (a guessed drill-in
  *   must construct none).
  * - `Lookout` (binding `LOOKOUT`) gives its model two tools, `fast` and `slow`, which it calls in one step, then says what
@@ -28,6 +33,10 @@
  *   arrived at its gate (the input's `gate`, default the text) — ephemeral progress. `POST /test/gauge-gate?name=`
  *   (Worker level) arrives at a gate; `GET /test/gauge-pair` runs `a` and `b` on one object through one gate (their
  *   tools report at the same time) and answers both runs' inspections.
+ * - `StaticsParent` (binding `STATICS`, routed under `/agents/statics/<name>/…`) is a `Parent` with the origin page's
+ *   static options: `detachedMaxBudgetMs = 400`, `agentToolReattachNoProgressTimeoutMs = 0`. `POST /test/start` with
+ *   `&detached=1` dispatches a detached run (answers the dispatch's result).
+ * - `WorkflowParent` (binding `WORKFLOW`, under `/agents/workflow/<name>/…`) has no conversation, only workflow runs.
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
  *   the parent tells the `Probe` object (binding `PROBE`) "answered" when its conversation ends with an answer; a test
  *   waits for that with `GET /probe/wait?event=answered` (Worker level, never touching the parent).
@@ -40,6 +49,7 @@ import {
   CHAT_STORE_TABLES,
   type ChatTurnContext,
   type ChildNamespace,
+  childObjectName,
   DEFAULT_PARENT_WAKE_INTERVAL_MS,
   routeAgentToolRequest,
 } from "@agent-tools/cloudflare";
@@ -48,6 +58,7 @@ import {
   type AgentToolRunInfo,
   type AgentToolTurnContext,
   DEFAULT_MAX_RECOVERY_ATTEMPTS,
+  getDefaultRunEventHub,
 } from "@agent-tools/core-runs";
 import {
   type ScriptedModelStep,
@@ -71,6 +82,8 @@ import { z } from "zod";
 
 type Env = {
   PARENT: DurableObjectNamespace;
+  STATICS: DurableObjectNamespace;
+  WORKFLOW: DurableObjectNamespace;
   ECHO: DurableObjectNamespace;
   LOOKOUT: DurableObjectNamespace;
   GAUGE: DurableObjectNamespace;
@@ -82,6 +95,8 @@ type Env = {
   PARENT_WAKE_MS?: string;
   AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
   PARENT_KEY?: string;
+  /** Set: the Worker's router refuses requests without an `x-worker-key: <WORKER_KEY>` header. */
+  WORKER_KEY?: string;
   ECHO_PACE_MS?: string;
   /** "1": the parent's `echo` tool streams the child's answer as preliminary results. */
   PRELIMINARY?: string;
@@ -92,6 +107,12 @@ type Env = {
 };
 
 const constructed = { echo: 0 };
+
+/** The `agent_tool:config:error` events of this isolate (the Worker's and its objects'), for `GET /test/config-errors`. */
+const configErrors: unknown[] = [];
+getDefaultRunEventHub().subscribe((event) => {
+  if (event.type === "agent_tool:config:error") configErrors.push(event);
+});
 
 const textOf = (message: UIMessage | undefined) =>
   (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
@@ -351,7 +372,7 @@ export class Parent extends AgentToolParent<Env> {
     return { echo, note, delegate } as ToolSet;
   }
 
-  protected async onChatMessage({ messages, tools, abortSignal }: ChatTurnContext) {
+  protected override async onChatMessage({ messages, tools, abortSignal }: ChatTurnContext) {
     const asked = textOf(messages.filter((message) => message.role === "user").at(-1));
     const isHeld = this.env.PARENT_HOLD_TURN === "1";
     const toolName = this.env.PARENT_TOOL ?? "echo";
@@ -397,6 +418,12 @@ export class Parent extends AgentToolParent<Env> {
     }
   }
 
+  /** The tables in this object's storage (RPC: reads, creates nothing). */
+  storedTables(): string[] {
+    const rows = this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'");
+    return rows.toArray().map((row) => row.name);
+  }
+
   override onAgentToolFinish(run: AgentToolRunInfo, result: AgentToolLifecycleResult): void {
     this.ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS test_hooks (run_id TEXT NOT NULL, status TEXT NOT NULL, calls INTEGER NOT NULL, PRIMARY KEY (run_id, status))",
@@ -417,6 +444,9 @@ export class Parent extends AgentToolParent<Env> {
         const runId = params.get("runId") ?? crypto.randomUUID();
         const agent = params.get("agent");
         const child = agent === "Lookout" ? Lookout : agent === "Gauge" ? Gauge : Echo;
+        if (params.get("detached") === "1") {
+          return Response.json(await this.runAgentTool(child, { input: { text }, runId, detached: true }));
+        }
         this.ctx.waitUntil(this.runAgentTool(child, { input: { text }, runId }));
         return Response.json({ runId });
       }
@@ -433,6 +463,26 @@ export class Parent extends AgentToolParent<Env> {
           if (chunk.type === "text-delta") answer += chunk.delta;
         }
         return Response.json({ answer });
+      }
+      case "/test/direct-abort": {
+        // One direct chat message (id `m1`), aborted once its first word came; then the child's run of it.
+        const name = params.get("name") ?? "notes";
+        const controller = new AbortController();
+        const message: UIMessage = { id: "m1", role: "user", parts: [{ type: "text", text }] };
+        const stream = await this.subAgent(Echo, name).chat(message, { signal: controller.signal });
+        let answer = "";
+        for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
+          if (chunk.type !== "text-delta") continue;
+          answer += chunk.delta;
+          controller.abort();
+        }
+        const child = this.env.ECHO.get(
+          this.env.ECHO.idFromName(
+            childObjectName(this.ctx.id.toString(), { agentType: "Echo", runId: `chat:${name}` }),
+          ),
+        ) as unknown as Pick<Echo, "agentToolInspect">;
+        const run = await child.agentToolInspect(`chat:${name}:m1`);
+        return Response.json({ answer, status: run?.status, error: run?.error });
       }
       case "/test/direct-messages":
         return Response.json(await this.subAgent(Echo, params.get("name") ?? "notes").messages());
@@ -490,6 +540,40 @@ export class Parent extends AgentToolParent<Env> {
   }
 }
 
+/**
+ * A `Parent` configured the origin page's way, by statics: a detached run's absolute budget of 400 ms, and start-up
+ * recovery that only collects children that have already finished (no re-attach wait).
+ */
+export class StaticsParent extends Parent {
+  static override readonly detachedMaxBudgetMs = 400;
+  static override readonly agentToolReattachNoProgressTimeoutMs = 0;
+}
+
+/**
+ * A parent with only workflow tools: no conversation (`onChatMessage` is not defined), one route that runs an `Echo`
+ * from its own method (`POST /test/run?text=`, answered with the run's result), one that sends a chat message from code
+ * (`POST /test/send?text=`, answered with the error).
+ */
+export class WorkflowParent extends AgentToolParent<Env> {
+  protected children(): Record<string, ChildNamespace> {
+    return { Echo: this.env.ECHO };
+  }
+
+  protected override async onRequest(request: Request, route: AgentToolParentRoute): Promise<Response> {
+    const text = new URL(request.url).searchParams.get("text") ?? "";
+    if (route.kind === "other" && route.path === "/test/run") {
+      return Response.json(await this.runAgentTool(Echo, { input: { text } }));
+    }
+    if (route.kind === "other" && route.path === "/test/send") {
+      return this.sendChatMessage(text).then(
+        (answer) => Response.json({ answer }),
+        (error: unknown) => Response.json({ error: String(error) }),
+      );
+    }
+    return super.onRequest(request, route);
+  }
+}
+
 /** Records events, and answers a wait for one once it is recorded (before or after the wait came). */
 export class Probe extends DurableObject<Env> {
   readonly #waiters = new Map<string, Array<() => void>>();
@@ -530,6 +614,7 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/constructed") return Response.json(constructed);
+    if (url.pathname === "/test/config-errors") return Response.json(configErrors);
     if (url.pathname === "/test/gauge-pair") return Response.json(await gaugePair(env));
     if (url.pathname === "/test/gauge-gate") {
       void gate(url.searchParams.get("name") ?? "").arrive();
@@ -539,9 +624,22 @@ export default {
       const path = url.pathname.slice("/probe".length);
       return env.PROBE.get(env.PROBE.idFromName("probe")).fetch(`https://probe${path}${url.search}`);
     }
-    return (
-      (await routeAgentToolRequest(request, env, { parents: { parent: "PARENT" } })) ??
-      new Response("Not found", { status: 404 })
-    );
+    if (url.pathname === "/test/tables") {
+      const parent = env.PARENT.get(env.PARENT.idFromName(url.searchParams.get("name") ?? "")) as unknown as Parent;
+      return Response.json(await parent.storedTables());
+    }
+    const workerKey = env.WORKER_KEY;
+    const routed = await routeAgentToolRequest(request, env, {
+      parents: { parent: "PARENT", statics: "STATICS", workflow: "WORKFLOW" },
+      ...(workerKey
+        ? {
+            authorize: (incoming: Request) =>
+              incoming.headers.get("x-worker-key") === workerKey
+                ? undefined
+                : new Response("Refused by the Worker", { status: 401 }),
+          }
+        : {}),
+    });
+    return routed ?? new Response("Not found", { status: 404 });
   },
 } satisfies ExportedHandler<Env>;

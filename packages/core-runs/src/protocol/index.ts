@@ -37,6 +37,7 @@ export type {
   AgentToolStartedEvent,
 } from "./frames.js";
 export { AGENT_TOOL_EVENT_TYPE, encodeAgentToolFrame, isLifecycleEvent } from "./frames.js";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "./json-value.js";
 export type { ParseAgentToolFrameResult } from "./parse-frame.js";
 export { parseAgentToolFrame } from "./parse-frame.js";
 export {

@@ -1,5 +1,6 @@
 import { isAgentToolInterruptedReason } from "./failure.js";
 import { AGENT_TOOL_EVENT_TYPE, type AgentToolEvent, type AgentToolEventFrame } from "./frames.js";
+import type { AgentToolDisplay } from "./run-types.js";
 
 /** The result of parsing a frame: never throws. */
 export type ParseAgentToolFrameResult = { ok: true; frame: AgentToolEventFrame } | { ok: false; error: string };
@@ -65,7 +66,8 @@ function parseEvent(raw: Fields): AgentToolEvent | string {
         agentType,
         displayOrder,
         ...(typeof raw["inputPreview"] === "string" ? { inputPreview: raw["inputPreview"] } : {}),
-        ...(display !== undefined ? { display } : {}),
+        // Parsed from JSON text, so JSON.
+        ...(display !== undefined ? { display: display as AgentToolDisplay } : {}),
         ...(typeof startedAt === "number" ? { startedAt } : {}),
         ...(detached === true ? { detached } : {}),
       };

@@ -1,4 +1,5 @@
 import type { UIMessageChunk } from "ai";
+import type { JsonValue } from "./json-value.js";
 import type { AgentToolMilestone, AgentToolProgressSnapshot } from "./run-types.js";
 
 /** The seed's transient data part for ephemeral progress (no sequence). */
@@ -19,7 +20,8 @@ function snapshotFields(data: Record<string, unknown>): Omit<AgentToolProgressSn
     ...(typeof message === "string" ? { message } : {}),
     ...(typeof phase === "string" ? { phase } : {}),
     ...(typeof milestone === "string" ? { milestone } : {}),
-    ...("data" in data ? { data: data["data"] } : {}),
+    // A chunk's data travels and is stored as JSON.
+    ...("data" in data ? { data: data["data"] as JsonValue } : {}),
   };
 }
 

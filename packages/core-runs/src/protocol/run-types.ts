@@ -1,12 +1,13 @@
 import type { UIMessageChunk } from "ai";
 import type { AgentToolInterruptedReason } from "./failure.js";
+import type { JsonValue } from "./json-value.js";
 import type { HardTerminalRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 
-/** Free metadata for clients (`agentTool`'s `displayName` becomes `name`). */
+/** Free metadata for clients (`agentTool`'s `displayName` becomes `name`), JSON. */
 export type AgentToolDisplay = {
   name?: string;
   icon?: string;
-  [key: string]: unknown;
+  [key: string]: JsonValue | undefined;
 };
 
 /** The public face of a run in the parent's registry. Timestamps are the server's epoch milliseconds. */
@@ -40,7 +41,8 @@ export type AgentToolProgressSnapshot = {
   message?: string;
   phase?: string;
   milestone?: string;
-  data?: unknown;
+  /** What the child reported with it, as JSON. */
+  data?: JsonValue;
   at: number;
 };
 
@@ -51,7 +53,8 @@ export type AgentToolMilestone = {
   message?: string;
   phase?: string;
   fraction?: number;
-  data?: unknown;
+  /** What the child reported with it, as JSON. */
+  data?: JsonValue;
   at: number;
 };
 

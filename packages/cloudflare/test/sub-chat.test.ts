@@ -1,0 +1,115 @@
+// Talking to a child through its parent (workerd): `POST …/sub/<agentType>/<runId>/chat` sends a message into the
+// conversation of one of the parent's finished runs and streams the child's answer (the AI SDK's UI message stream);
+// `GET …/sub/<agentType>/<runId>/messages` reads that conversation. Only the parent's own runs, only once a run has
+// ended, only with the parent's authorization (a run read token reads, it does not talk).
+import type { UIMessageChunk } from "ai";
+import { describe, expect, it } from "vitest";
+import { hostWorkerPerTest } from "./host-worker-harness.js";
+
+const SECRET = "test-secret-of-at-least-16-characters";
+const KEY = "parent-key";
+const base = "/agents/parent/talk";
+const authorized = { authorization: `Bearer ${KEY}` };
+
+type RunInfo = { runId: string; agentType: string; status: string };
+type Message = { id: string; role: string; parts: Array<{ type: string; text?: string }> };
+
+const start = hostWorkerPerTest("agent-tools-sub-chat-");
+const textOf = (message: Message | undefined) =>
+  (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text ?? ""] : [])).join("");
+
+/** The chunks of a UI message stream response (server-sent events, `data: <json>` each, ended by `[DONE]`). */
+async function chunksOf(response: { text(): Promise<string> }): Promise<UIMessageChunk[]> {
+  const lines = (await response.text()).split("\n").filter((line) => line.startsWith("data: "));
+  const data = lines.map((line) => line.slice("data: ".length));
+  expect(data.at(-1)).toBe("[DONE]");
+  return data.slice(0, -1).map((text) => JSON.parse(text) as UIMessageChunk);
+}
+const answerOf = (chunks: UIMessageChunk[]) =>
+  chunks.flatMap((chunk) => (chunk.type === "text-delta" ? [chunk.delta] : [])).join("");
+
+async function withFinishedRun() {
+  const running = await start({ AGENT_TOOLS_RUN_TOKEN_SECRET: SECRET, PARENT_KEY: KEY });
+  await running.fetchJson(`${base}/test/send?text=hello`, { method: "POST", headers: authorized });
+  const [run] = await running.fetchJson<RunInfo[]>(`${base}/runs`, { headers: authorized });
+  expect(run?.status).toBe("completed");
+  const path = `${base}/sub/Echo/${encodeURIComponent(run?.runId ?? "")}`;
+  return { running, path };
+}
+
+describe("talking to a child through the parent", () => {
+  it("sends a message into the run's conversation and streams the answer; the conversation keeps both", async () => {
+    const { running, path } = await withFinishedRun();
+    const response = await running.fetch(`${path}/chat`, {
+      method: "POST",
+      headers: { ...authorized, "content-type": "application/json" },
+      body: JSON.stringify({ message: "and again" }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
+    // The Echo counts the user messages it was given: the run's input, then this one.
+    expect(answerOf(await chunksOf(response))).toBe("#2 and again");
+
+    // The AI SDK's chat request body works too (a stock useChat with DefaultChatTransport): its last message is sent.
+    const viaChat = await running.fetch(`${path}/chat`, {
+      method: "POST",
+      headers: { ...authorized, "content-type": "application/json" },
+      body: JSON.stringify({
+        id: "c1",
+        trigger: "submit-message",
+        messages: [{ id: "u3", role: "user", parts: [{ type: "text", text: "third" }] }],
+      }),
+    });
+    expect(answerOf(await chunksOf(viaChat))).toBe("#3 third");
+
+    const messages = await running.fetchJson<Message[]>(`${path}/messages`, { headers: authorized });
+    expect(messages.map((message) => [message.role, textOf(message)])).toEqual([
+      ["user", "hello"],
+      ["assistant", "#1 hello"],
+      ["user", "and again"],
+      ["assistant", "#2 and again"],
+      ["user", "third"],
+      ["assistant", "#3 third"],
+    ]);
+    // The run itself is unchanged.
+    const drill = await running.fetchJson<{ messages: Message[] }>(path, { headers: authorized });
+    expect(drill.messages).toHaveLength(2);
+  });
+
+  it("refuses without authorization, with only a run read token, for another run, and a bad body", async () => {
+    const { running, path } = await withFinishedRun();
+    const post = (target: string, body: string, headers: Record<string, string> = authorized) =>
+      running.fetch(target, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body });
+    const good = JSON.stringify({ message: "hi" });
+    expect((await post(`${path}/chat`, good, {})).status).toBe(401);
+    const { token } = await running.fetchJson<{ token: string }>(`${path}/token`, { headers: authorized });
+    // A run read token opens reading, not talking: the parent's own authorization decides, and refuses.
+    expect((await post(`${path}/chat?token=${token}`, good, {})).status).toBe(401);
+    // The token does read the conversation.
+    expect((await running.fetch(`${path}/messages?token=${token}`)).status).toBe(200);
+    expect((await post(`${base}/sub/Echo/guessed/chat`, good)).status).toBe(404);
+    const huge = await post(`${path}/chat`, JSON.stringify({ message: "y".repeat(10_000_000) }));
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as { code: string }).code).toBe("LIMIT_EXCEEDED");
+    for (const body of ["", "{}", '{"message":42}', '{"messages":[]}', "not json"]) {
+      const refused = await post(`${path}/chat`, body);
+      expect(refused.status, body).toBe(400);
+      expect(((await refused.json()) as { code: string }).code).toBe("INVALID_ARGUMENT");
+    }
+    const messages = await running.fetchJson<Message[]>(`${path}/messages`, { headers: authorized });
+    expect(messages).toHaveLength(2);
+  });
+
+  it("refuses a run still running with 409", async () => {
+    const running = await start({ ECHO_PACE_MS: "200" });
+    const text = encodeURIComponent("one two three four five six seven eight nine ten eleven twelve");
+    await running.fetchJson(`${base}/test/start?runId=live&text=${text}`, { method: "POST" });
+    const response = await running.fetch(`${base}/sub/Echo/live/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "hi" }),
+    });
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as { error: string }).error).toMatch(/still running/);
+  });
+});
