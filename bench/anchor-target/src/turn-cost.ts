@@ -1,5 +1,5 @@
 import type { AgentToolChildRpc } from "@agent-tools/cloudflare";
-import { type AgentToolTurnContext, type AgentToolTurnStream, systemClock } from "@agent-tools/core-runs";
+import { type AgentToolTurnContext, type AgentToolTurnStream, RunBudget, systemClock } from "@agent-tools/core-runs";
 import type { UIMessage } from "ai";
 import type { SqlMeter } from "./sql-meter.js";
 
@@ -40,6 +40,8 @@ export function detachedTurnContext(runId: string, input: unknown, message: UIMe
     milestones: [],
     abortSignal: new AbortController().signal,
     tree: null,
+    model: (model) => model as never,
+    budget: new RunBudget({ budget: undefined, clock: systemClock }),
     clock: systemClock,
     setOutput: () => undefined,
     appendChunk: () => null,

@@ -1,7 +1,14 @@
 import type { ToolSet, UIMessage, UIMessageChunk } from "ai";
+import type { budgetedModel, WrappableLanguageModel } from "./budgeted-model.js";
 import type { FormatAgentToolInput } from "./child-input-message.js";
 import type { Clock } from "./ports/clock.js";
-import type { AgentToolMilestone, AgentToolProgressSnapshot, AgentToolTree } from "./protocol/index.js";
+import type {
+  AgentToolBudgetExhaustion,
+  AgentToolMilestone,
+  AgentToolProgressSnapshot,
+  AgentToolTree,
+} from "./protocol/index.js";
+import type { RunBudget } from "./run-budget.js";
 
 /** What a child turn receives. */
 export type AgentToolTurnContext = {
@@ -24,6 +31,18 @@ export type AgentToolTurnContext = {
    * parent dispatched it; `null` for a run started without one.
    */
   tree: AgentToolTree | null;
+  /**
+   * `model`, spending the run's budget: pass what this returns to `streamText`. Each call's usage is counted (and
+   * reported up the tree as the run's usage); once the budget is out (tokens, cost, time — its own subtree's or an
+   * ancestor's), the next call is the wrap-up (the model is asked to answer with what it has, with no tool), and none
+   * after; no call starts once the run is cancelled. Without it, the run's model calls are not counted.
+   */
+  model<TModel extends WrappableLanguageModel>(model: TModel): ReturnType<typeof budgetedModel>;
+  /**
+   * The run's budget as it is spent: what is left for what it dispatches (`remaining()`, for the `position` of a
+   * registry the run dispatches through), and what that registry reports back (`recordDispatch`, `recordChild`).
+   */
+  budget: RunBudget;
   clock: Clock;
   /** Record the run's structured output; `getAgentToolOutput` returns it by default. */
   setOutput(output: unknown): void;
@@ -77,6 +96,11 @@ export type AgentToolChildDefinition = {
    * own end after this resolves (or the runner's `descendantsTimeoutMs`), so a tree ends from its leaves up.
    */
   onCancel?(runId: string, reason: string): Promise<void>;
+  /**
+   * The run's budget ran out (its own usage or its subtree's, its deadline, or an ancestor said so): tell what it
+   * dispatched itself to wrap up (a child that runs agent tools: its registry's `wrapUpDispatchedBy`).
+   */
+  onBudgetExhausted?(runId: string, reason: AgentToolBudgetExhaustion): void;
 };
 
 /** What `getAgentToolOutput` receives: the run, its input, and what the turn passed to `setOutput` (if anything). */

@@ -11,15 +11,19 @@ import type { ChildStartOptions } from "./ports/child-transport.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
-import type { AgentToolTree } from "./protocol/index.js";
 import {
+  type AgentToolBudgetExhaustion,
   type AgentToolMilestone,
   type AgentToolProgressSnapshot,
   type AgentToolRunInspection,
   type AgentToolTailItem,
+  type AgentToolTree,
+  type AgentToolUsage,
   type ChildRunStatus,
   nextProgressSnapshot,
+  usageChunk,
 } from "./protocol/index.js";
+import { RunBudget } from "./run-budget.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
 import type { RunRecord } from "./run-record.js";
 import { DEFAULT_MAX_RECOVERY_ATTEMPTS, recoverCutOffRun, type TurnRecoveryOptions } from "./turn-recovery.js";
@@ -295,6 +299,26 @@ export class AgentToolChildRunner {
     void this.#store.updateRun(runId, { progress: snapshot }).catch(() => undefined);
   }
 
+  /** The budget of a live run (what it and its subtree spent, what is left), or `null` when it is not live here. */
+  budgetOf(runId: string): RunBudget | null {
+    return this.#live.get(runId)?.budget ?? null;
+  }
+
+  /** A run that run `runId` dispatched reported its subtree's total. */
+  recordChildUsage(runId: string, childRunId: string, usage: AgentToolUsage): void {
+    this.#live.get(runId)?.budget.recordChild(childRunId, usage);
+  }
+
+  /** Run `runId` dispatched one more run. */
+  recordDispatch(runId: string): void {
+    this.#live.get(runId)?.budget.recordDispatch();
+  }
+
+  /** An ancestor's budget ran out: run `runId` gets its wrap-up step, then no other model call. */
+  wrapUp(runId: string, reason: AgentToolBudgetExhaustion): void {
+    this.#live.get(runId)?.budget.exhaust(reason);
+  }
+
   /** True while this runner is executing the run's turn. */
   isLive(runId: string): boolean {
     return this.#live.has(runId);
@@ -334,11 +358,25 @@ export class AgentToolChildRunner {
   /** Make the run live here and start its turn in the background (a resumed one when `resume` is given). */
   #beginTurn(
     record: RunRecord,
-    log: { lastSequence: number; milestones: AgentToolMilestone[] },
+    log: { lastSequence: number; milestones: AgentToolMilestone[]; usage?: AgentToolUsage },
     resume: TurnResume | null,
   ): void {
     const { runId } = record;
     const live: LiveRun = {
+      budget: new RunBudget({
+        budget: record.tree?.budget,
+        clock: this.#clock,
+        ...(log.usage !== undefined ? { initial: log.usage } : {}),
+        // The subtree's total goes into the run's log at each change: its parent (and every client) reads it there.
+        onChange: (total) => void this.appendChunk(runId, usageChunk(total)),
+        onExhausted: (reason) => {
+          try {
+            this.#definition.onBudgetExhausted?.(runId, reason);
+          } catch {
+            // a definition's hook never breaks the run
+          }
+        },
+      }),
       controller: new AbortController(),
       log: new LiveRunLog({
         store: this.#store,
@@ -383,6 +421,8 @@ export class AgentToolChildRunner {
       ...(record.error !== undefined ? { error: record.error } : {}),
       ...(record.progress !== undefined ? { progress: record.progress } : {}),
       ...(record.completedAt !== undefined ? { completedAt: record.completedAt } : {}),
+      ...(record.usage !== undefined ? { usage: record.usage } : {}),
+      ...(record.budgetExceeded !== undefined ? { budgetExceeded: record.budgetExceeded } : {}),
     };
   }
 

@@ -1,5 +1,6 @@
 import type { UIMessage, UIMessageChunk } from "ai";
 import { assembleTurnMessage, type CompletedSteps } from "./assemble-message.js";
+import { budgetedModel } from "./budgeted-model.js";
 import type { AgentToolChildDefinition, AgentToolTurnContext, AgentToolTurnStream } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
 import { readChildTurnResult } from "./child-result-hooks.js";
@@ -89,6 +90,8 @@ export async function runChildTurn(
       milestones: live.milestones,
       abortSignal: signal,
       tree: record.tree ?? null,
+      model: (model) => budgetedModel(model, live.budget, { abortSignal: signal }),
+      budget: live.budget,
       clock,
       setOutput: (value) => {
         output = value;
@@ -138,6 +141,9 @@ export async function runChildTurn(
     ...(ending.summary !== undefined ? { summary: ending.summary } : {}),
     ...(ending.error !== undefined ? { error: ending.error } : {}),
     ...(ending.status === "completed" && ending.output !== undefined ? { output: ending.output } : {}),
+    usage: live.budget.total(),
+    // Cut short by its budget: the parent records it interrupted (budget-exceeded), with what it gave.
+    ...(live.budget.hasWrappedUp ? { budgetExceeded: live.budget.exhaustion() ?? "tokens" } : {}),
   };
   let final = { ...record, ...patch } as RunRecord;
   try {

@@ -5,6 +5,8 @@ export type { AgentToolChildReference } from "./agent-type.js";
 export { resolveAgentType } from "./agent-type.js";
 export type { CompletedSteps } from "./assemble-message.js";
 export { assembleMessage, completedSteps } from "./assemble-message.js";
+export type { WrappableLanguageModel } from "./budgeted-model.js";
+export { budgetedModel, WRAP_UP_INSTRUCTION } from "./budgeted-model.js";
 export type {
   AgentToolChildDefinition,
   AgentToolOutputContext,
@@ -57,6 +59,13 @@ export type {
 export { DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES } from "./registry-options.js";
 export type { ReplayPlan } from "./replay-runs.js";
 export { planReplay } from "./replay-runs.js";
+export type {
+  AgentToolCostFunction,
+  ModelCallDecision,
+  ModelCallUsage,
+  RunBudgetOptions,
+} from "./run-budget.js";
+export { budgetExhaustion, RunBudget, remainingBudget } from "./run-budget.js";
 export type { RunEventChannel, RunEventHub, RunEventListener } from "./run-event-hub.js";
 export {
   AGENT_TOOL_DIAGNOSTICS_CHANNEL,

@@ -1,5 +1,6 @@
 import type { LiveRunLog } from "./live-run-log.js";
 import type { AgentToolMilestone, AgentToolProgressSnapshot } from "./protocol/index.js";
+import type { RunBudget } from "./run-budget.js";
 
 /** A run whose turn is executing in this runner. @internal */
 export type LiveRun = {
@@ -12,4 +13,6 @@ export type LiveRun = {
   done: Promise<void>;
   /** Set by a cancel: settles once what the run dispatched itself has ended (its end is recorded after that). */
   descendantsEnded?: Promise<void>;
+  /** What the run and its subtree spend, within the budget its tree gives it. */
+  readonly budget: RunBudget;
 };

@@ -15,6 +15,7 @@ import type {
   AgentToolResult,
   AgentToolRunInfo,
   AgentToolTree,
+  AgentToolUsage,
   RunStatus,
   TerminalRunStatus,
 } from "./protocol/index.js";
@@ -30,6 +31,8 @@ export type AgentToolHooks = {
   onAgentToolFinish?(run: AgentToolRunInfo, result: AgentToolLifecycleResult): void | Promise<void>;
   /** Best effort, live only: ephemeral progress and milestones (`snapshot.milestone` set). */
   onProgress?(run: AgentToolRunInfo, snapshot: AgentToolProgressSnapshot): void | Promise<void>;
+  /** Live only: a run reported what it and its subtree spent so far (`usage`, the latest total). */
+  onUsage?(run: AgentToolRunInfo, usage: AgentToolUsage): void | Promise<void>;
 };
 
 export type AgentToolRegistryOptions = {
@@ -78,6 +81,12 @@ export type AgentToolRegistryOptions = {
    * chat turn. `null` (or no option): each run dispatched is the top of a tree of its own.
    */
   position?: () => AgentToolPosition | null;
+  /**
+   * Told of each new run the moment it is admitted, before any other dispatch is decided: a dispatcher counts it
+   * against its budget here (`RunBudget.recordDispatch`), so runs dispatched at once never all take the last one.
+   * Must not throw.
+   */
+  onDispatch?: (run: AgentToolRunInfo) => void;
 };
 
 export type RunAgentToolOptions<TInput = unknown> = {
@@ -141,6 +150,8 @@ export type AgentToolRunOutcome = {
   progress?: AgentToolProgressSnapshot;
   /** Why the run ends here. Default `given-up`: an outcome recorded instead of the child's result. */
   cause?: AgentToolEndCause;
+  /** What the run and its subtree spent (the child's final figure). */
+  usage?: AgentToolUsage;
 };
 
 /** Told of every terminal transition of a run, after its row is written and its frame sent. */

@@ -1,6 +1,6 @@
 import type { ConcurrencySlots } from "./concurrency-slots.js";
 import { inputByteLength } from "./input-preview.js";
-import { type AgentToolPosition, type AgentToolTree, dispatchTree } from "./protocol/index.js";
+import { type AgentToolPosition, type AgentToolRunInfo, type AgentToolTree, dispatchTree } from "./protocol/index.js";
 import type { StartAgentToolRunResult } from "./registry-options.js";
 import type { RegistryRuntime } from "./registry-runtime.js";
 import { startedFrame } from "./run-frames.js";
@@ -20,6 +20,8 @@ export type RunAdmissionOptions = {
   overCap: "record" | "refuse";
   /** Where dispatches come from in their tree (the registry's `position` option). */
   position?: () => AgentToolPosition | null;
+  /** Told synchronously of each new run (the registry's `onDispatch` option). */
+  onDispatch?: (run: AgentToolRunInfo) => void;
 };
 
 /**
@@ -100,6 +102,14 @@ export class RunAdmission {
         break;
     }
     const { record } = decision;
+    // Counted before the next await: a dispatch decided after this one sees it.
+    if (decision.kind === "create") {
+      try {
+        this.#options.onDispatch?.(toRunInfo(record));
+      } catch {
+        // a dispatcher's bug never breaks admission
+      }
+    }
     const takesSlot = decision.kind === "create";
     // Taken synchronously after the count: no await between the decision and the reservation.
     if (takesSlot) slotTable?.add(runId);

@@ -7,9 +7,11 @@ import {
   type AgentToolProgressSnapshot,
   type AgentToolRunInspection,
   type AgentToolTailItem,
+  type AgentToolUsage,
   isLiveStatus,
   nextProgressSnapshot,
   readProgressChunk,
+  readUsageChunk,
 } from "./protocol/index.js";
 import type { AgentToolRunOutcome } from "./registry-options.js";
 import type { RegistryRuntime } from "./registry-runtime.js";
@@ -30,6 +32,7 @@ export type StopDecision = AgentToolRunOutcome | (() => AgentToolRunOutcome | Pr
 export type LiveRunView = {
   readonly entries: readonly import("./protocol/index.js").AgentToolLogEntry[];
   readonly progress: AgentToolProgressSnapshot | undefined;
+  readonly usage: AgentToolUsage | undefined;
 };
 
 export type RunDriverOptions = {
@@ -76,6 +79,7 @@ export class RunDriver {
   #ending: "none" | "stopping" | "cleared" = "none";
   #lastSequence: number;
   #progress: AgentToolProgressSnapshot | undefined;
+  #usage: AgentToolUsage | undefined;
   /** The `onProgress` calls, in the order of the reports. */
   #hooks: Promise<void> = Promise.resolve();
   #resolve: (record: RunRecord | null) => void = () => {};
@@ -116,7 +120,7 @@ export class RunDriver {
 
   /** What this driver holds beyond the stored copy. */
   get view(): LiveRunView {
-    return { entries: this.#writer.unwritten, progress: this.#progress };
+    return { entries: this.#writer.unwritten, progress: this.#progress, usage: this.#usage };
   }
 
   /** Listen to what this driver forwards; returns the function that stops listening. */
@@ -290,6 +294,8 @@ export class RunDriver {
         runtime.send(entryFrame(this.#record, entry));
         const report = readProgressChunk(entry.body, entry.at);
         if (report) this.#onProgress(report, "milestone", entry.sequence, true);
+        const usage = readUsageChunk(entry.body);
+        if (usage) this.#onUsage(usage);
       }
       return isNew;
     }
@@ -354,6 +360,16 @@ export class RunDriver {
     this.#hooks = this.#hooks.then(async () => {
       if (await isStored) void runtime.callHook("onProgress", this.#record, () => onProgress(run, snapshot));
     });
+  }
+
+  /** The child reported its subtree's usage: kept with the run's view, and told to `onUsage` (live only). */
+  #onUsage(usage: AgentToolUsage): void {
+    this.#usage = usage;
+    const { runtime } = this.#options;
+    const onUsage = runtime.hooks.onUsage;
+    if (!onUsage) return;
+    const run = toRunInfo({ ...this.#record, usage });
+    void runtime.callHook("onUsage", this.#record, () => onUsage(run, usage));
   }
 
   /** Write the start acknowledgement (once); then deliver a cancel that was waiting for it. */

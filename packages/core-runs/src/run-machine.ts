@@ -4,12 +4,14 @@ import { makeInputPreview } from "./input-preview.js";
 import {
   type AgentToolProgressSnapshot,
   type AgentToolRunInspection,
+  type AgentToolTree,
   type DispatchRejection,
   isHardTerminalStatus,
   isLiveStatus,
   isTerminalStatus,
   type RunStatus,
   type TerminalRunStatus,
+  treeDepth,
 } from "./protocol/index.js";
 import type { AgentToolRunOutcome, RunAgentToolOptions } from "./registry-options.js";
 import type { RunRecord, RunRecordPatch } from "./run-record.js";
@@ -67,6 +69,8 @@ export function decideAdmission(input: AdmissionInput): AdmissionDecision {
     }
     return { kind: "existing", record: existing, reattach: isReattachable(existing) };
   }
+  const overBudget = budgetRejection(request.tree, now);
+  if (overBudget !== null) return { kind: "reject", rejection: "budget-exceeded", error: overBudget };
   if (input.inputBytes === null) {
     return { kind: "reject", rejection: "invalid-input", error: "The input cannot be serialized as JSON" };
   }
@@ -93,11 +97,17 @@ export function decideAdmission(input: AdmissionInput): AdmissionDecision {
     ...(request.display !== undefined ? { display: request.display } : {}),
     ...(request.detached ? { detached: true } : {}),
     ...(request.meta !== undefined ? { meta: request.meta } : {}),
-    ...(request.tree !== undefined ? { tree: request.tree } : {}),
+    ...(request.tree !== undefined ? { tree: countDispatch(request.tree) } : {}),
     ...(request.onParentCancel !== undefined ? { onParentCancel: request.onParentCancel } : {}),
   };
-  if (input.slotsInUse < input.maxConcurrent) return { kind: "create", record };
-  const error = `maxConcurrentAgentTools (${input.maxConcurrent}) exceeded`;
+  // The tree's budget may narrow the registry's own cap.
+  const treeCap = request.tree?.budget?.maxConcurrent ?? Number.POSITIVE_INFINITY;
+  const maxConcurrent = Math.min(input.maxConcurrent, treeCap);
+  if (input.slotsInUse < maxConcurrent) return { kind: "create", record };
+  const error =
+    maxConcurrent < input.maxConcurrent
+      ? `The budget's maxConcurrent (${maxConcurrent}) exceeded`
+      : `maxConcurrentAgentTools (${input.maxConcurrent}) exceeded`;
   if (input.overCap === "refuse") return { kind: "reject", rejection: "max-concurrency", error };
   // Recorded as it went: starting → error (revision 2), without its input.
   const { input: _input, ...withoutInput } = record;
@@ -106,6 +116,30 @@ export function decideAdmission(input: AdmissionInput): AdmissionDecision {
     error,
     record: { ...withoutInput, status: "error", revision: 2, completedAt: now, error, endCause: "max-concurrency" },
   };
+}
+
+/**
+ * Why a run of `tree` may not be dispatched now, by the budget its dispatcher has left (`tree.budget`, already
+ * narrowed): too deep, no run left, no token or cost left, or past its deadline. `null` when it may.
+ */
+export function budgetRejection(tree: AgentToolTree | undefined, now: number): string | null {
+  const budget = tree?.budget;
+  if (!tree || !budget) return null;
+  const depth = treeDepth(tree);
+  if (budget.maxDepth !== undefined && depth > budget.maxDepth) {
+    return `The budget allows runs ${budget.maxDepth} deep; this one would be ${depth} deep`;
+  }
+  if (budget.maxRuns !== undefined && budget.maxRuns < 1) return "The budget allows no more runs";
+  if (budget.maxTokens !== undefined && budget.maxTokens <= 0) return "The budget has no tokens left";
+  if (budget.maxCost !== undefined && budget.maxCost <= 0) return "The budget has no cost left";
+  if (budget.deadline !== undefined && now >= budget.deadline) return "The budget's time ran out";
+  return null;
+}
+
+/** A dispatched run's tree: the run counts against `maxRuns` (what is left is for the runs below it). */
+function countDispatch(tree: AgentToolTree): AgentToolTree {
+  const maxRuns = tree.budget?.maxRuns;
+  return maxRuns === undefined ? tree : { ...tree, budget: { ...tree.budget, maxRuns: Math.max(0, maxRuns - 1) } };
 }
 
 /**
@@ -185,6 +219,7 @@ export function decideTerminal(
     // With no finish hook there is nothing to deliver: the ledger is settled in the same write.
     ...(context.hasFinishHook ? {} : { finishNotifiedRevision: revision }),
     ...(progress !== undefined ? { progress } : {}),
+    ...(outcome.usage !== undefined ? { usage: outcome.usage } : {}),
   };
   // The input stays only on a run whose child never acknowledged start and that may still be started (soft).
   if (!current.startAcknowledged && isHard) patch.input = undefined;
@@ -216,8 +251,23 @@ export function notTailableOutcome(): AgentToolRunOutcome {
  * means it ended without saying how, an error).
  */
 export function childOutcome(inspection: AgentToolRunInspection): AgentToolRunOutcome {
+  // A child its budget cut short gave what it had: interrupted, with its partial output.
+  if (inspection.budgetExceeded !== undefined && inspection.status === "completed") {
+    return {
+      status: "interrupted",
+      reason: "budget-exceeded",
+      childStillRunning: false,
+      error: `The budget ran out (${inspection.budgetExceeded}): the run gave what it had so far`,
+      ...(inspection.summary !== undefined ? { summary: inspection.summary } : {}),
+      ...(inspection.output !== undefined ? { output: inspection.output } : {}),
+      ...(inspection.usage !== undefined ? { usage: inspection.usage } : {}),
+      ...(inspection.progress !== undefined ? { progress: inspection.progress } : {}),
+      cause: "child",
+    };
+  }
   return {
     status: inspection.status === "running" ? "error" : inspection.status,
+    ...(inspection.usage !== undefined ? { usage: inspection.usage } : {}),
     ...(inspection.summary !== undefined ? { summary: inspection.summary } : {}),
     ...(inspection.output !== undefined ? { output: inspection.output } : {}),
     ...(inspection.error !== undefined ? { error: inspection.error } : {}),

@@ -1,4 +1,5 @@
 import type {
+  AgentToolBudgetExhaustion,
   AgentToolDisplay,
   AgentToolEndCause,
   AgentToolInterruptedReason,
@@ -6,6 +7,7 @@ import type {
   AgentToolProgressSnapshot,
   AgentToolRunInfo,
   AgentToolTree,
+  AgentToolUsage,
   RunStatus,
 } from "./protocol/index.js";
 
@@ -57,6 +59,10 @@ export type RunRecord = {
    * and a detached run dispatched with it) or `"keep"` (a detached run's default: it outlives what dispatched it).
    */
   onParentCancel?: "cancel" | "keep";
+  /** What the run and everything below it spent (the child's own figure; the parent's as last reported). */
+  usage?: AgentToolUsage;
+  /** Child: the run was cut short by its budget (it had its wrap-up step). */
+  budgetExceeded?: AgentToolBudgetExhaustion;
   /** Extension packages' own fields, each under its package name. Must be JSON-serializable. */
   meta?: Record<string, unknown>;
 };
@@ -103,5 +109,7 @@ export function toRunInfo(record: RunRecord): AgentToolRunInfo {
     ...(record.display !== undefined ? { display: record.display } : {}),
     ...(record.completedAt !== undefined ? { completedAt: record.completedAt } : {}),
     ...(record.progress !== undefined ? { progress: record.progress } : {}),
+    ...(record.tree !== undefined ? { tree: record.tree } : {}),
+    ...(record.usage !== undefined ? { usage: record.usage } : {}),
   };
 }

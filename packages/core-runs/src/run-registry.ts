@@ -6,6 +6,7 @@ import { AgentToolsError } from "./errors.js";
 import { systemClock } from "./ports/clock.js";
 import { DEFAULT_FOLLOW_WRITE_INTERVAL_MS } from "./position-writer.js";
 import {
+  type AgentToolBudgetExhaustion,
   type AgentToolEventFrame,
   type AgentToolResult,
   type AgentToolRunInfo,
@@ -85,6 +86,7 @@ export class AgentToolRegistry {
       maxConcurrent: options.maxConcurrentAgentTools ?? Number.POSITIVE_INFINITY,
       overCap: options.overCap ?? "record",
       ...(options.position ? { position: options.position } : {}),
+      ...(options.onDispatch ? { onDispatch: options.onDispatch } : {}),
     });
     this.#generateRunId = options.generateRunId ?? (() => crypto.randomUUID());
   }
@@ -163,8 +165,12 @@ export class AgentToolRegistry {
   async getAgentToolRun(runId: string): Promise<AgentToolRunInfo | null> {
     const record = await this.#runtime.store.getRun(runId);
     if (!record) return null;
-    const progress = this.#drivers.viewOf(runId)?.progress;
-    return toRunInfo(progress ? { ...record, progress } : record);
+    const view = this.#drivers.viewOf(runId);
+    return toRunInfo({
+      ...record,
+      ...(view?.progress ? { progress: view.progress } : {}),
+      ...(view?.usage ? { usage: view.usage } : {}),
+    });
   }
 
   /** Every retained run, oldest first. */
@@ -213,6 +219,28 @@ export class AgentToolRegistry {
       }),
     );
     return cancelled.map((record) => record.runId);
+  }
+
+  /**
+   * Tell every live run dispatched from `from` (as `cancelDispatchedBy` picks them) that the budget ran out: each gets
+   * one wrap-up model step, then ends with what it has (`interrupted`, `budget-exceeded`). A transport without
+   * `wrapUp` cannot tell its children: they run on within their own budgets. Resolves the runIds told.
+   */
+  async wrapUpDispatchedBy(
+    from: { runId: string } | { rootId: string },
+    reason: AgentToolBudgetExhaustion,
+  ): Promise<string[]> {
+    const { transport, store } = this.#runtime;
+    if (!transport.wrapUp) return [];
+    const live = (await store.listRuns({ status: ["starting", "running"] })).filter((record) =>
+      isDispatchedBy(record, from),
+    );
+    await Promise.all(
+      live.map((record) =>
+        transport.wrapUp?.({ agentType: record.agentType, runId: record.runId }, reason).catch(() => undefined),
+      ),
+    );
+    return live.map((record) => record.runId);
   }
 
   /**

@@ -128,10 +128,11 @@ describe("a run's place in its tree", () => {
       budget: { maxTokens: 5_000, maxRuns: 10 },
     });
     expect(result).toMatchObject({ ok: true, summary: "all done" });
+    // The coordinator's own run counts against maxRuns: 9 are left for the runs below it.
     const expectedTree: AgentToolTree = {
       rootId: "turn:t1",
       ancestors: [],
-      budget: { maxTokens: 1_000, maxDepth: 4, maxRuns: 10 },
+      budget: { maxTokens: 1_000, maxDepth: 4, maxRuns: 9 },
     };
     expect(seenByCoordinators).toEqual([expectedTree]);
     expect((await top.store.getRun("c1"))?.tree).toEqual(expectedTree);
@@ -139,7 +140,7 @@ describe("a run's place in its tree", () => {
     const leafTree = {
       rootId: "turn:t1",
       ancestors: [{ agentType: "Coordinator", runId: "c1" }],
-      budget: expectedTree.budget,
+      budget: { ...expectedTree.budget, maxRuns: 8 },
     };
     expect(seenByLeaves).toEqual([leafTree, leafTree]);
     expect((await middle.levels.get("c1")?.store.getRun("agent-tool:leaf-1"))?.tree).toEqual(leafTree);

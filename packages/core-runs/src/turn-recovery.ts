@@ -6,8 +6,10 @@ import type { RunStore } from "./ports/run-store.js";
 import {
   AGENT_MILESTONE_PART,
   type AgentToolMilestone,
+  type AgentToolUsage,
   readMilestoneChunk,
   readStepResetChunk,
+  readUsageChunk,
   stepResetChunk,
 } from "./protocol/index.js";
 import type { RunRecord } from "./run-record.js";
@@ -31,6 +33,8 @@ export type OpenStep = { chunks: UIMessageChunk[]; pendingToolCalls: PendingTool
 export type ResumePlan = {
   lastSequence: number;
   milestones: AgentToolMilestone[];
+  /** The run's usage as its log last recorded it (a resumed turn's budget goes on from it). */
+  usage?: AgentToolUsage;
   completed: CompletedSteps;
   /** The cut step, when it is kept rather than done again. */
   openStep: OpenStep | null;
@@ -133,6 +137,8 @@ async function planResume(
     const milestone = readMilestoneChunk(entry.body, entry.sequence, entry.at);
     return milestone ? [milestone] : [];
   });
+  let usage: AgentToolUsage | undefined;
+  for (const entry of entries) usage = readUsageChunk(entry.body) ?? usage;
   const kept = omitVoidedEntries(entries);
   let lastFinish = -1;
   kept.forEach((entry, index) => {
@@ -146,6 +152,7 @@ async function planResume(
   return {
     lastSequence: entries.at(-1)?.sequence ?? 0,
     milestones,
+    ...(usage !== undefined ? { usage } : {}),
     completed: await completedSteps(entries, runId),
     resetFrom: unfinished[0]?.sequence ?? null,
     openStep: isKept ? { chunks: cut.keep, pendingToolCalls: cut.pendingToolCalls } : null,

@@ -1,4 +1,9 @@
-import type { AgentToolRunInspection, AgentToolTailItem, AgentToolTree } from "../protocol/index.js";
+import type {
+  AgentToolBudgetExhaustion,
+  AgentToolRunInspection,
+  AgentToolTailItem,
+  AgentToolTree,
+} from "../protocol/index.js";
 
 /** Which child a call is for. The transport is bound to one parent, so runIds never meet another parent's. */
 export type ChildRef = { agentType: string; runId: string };
@@ -44,4 +49,9 @@ export interface ChildTransport {
   tail(ref: ChildRef, options: TailOptions): ReadableStream<AgentToolTailItem>;
   cancel(ref: ChildRef, reason?: string): Promise<void>;
   destroy(ref: ChildRef): Promise<void>;
+  /**
+   * Optional: the budget of the run's tree ran out above it (`reason`): the child gives the run one wrap-up model
+   * step, then no other (idempotent; a no-op on a run that is not live).
+   */
+  wrapUp?(ref: ChildRef, reason: AgentToolBudgetExhaustion): Promise<void>;
 }

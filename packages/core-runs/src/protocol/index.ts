@@ -76,3 +76,5 @@ export {
   readAgentToolTree,
   treeDepth,
 } from "./tree.js";
+export type { AgentToolBudgetExhaustion, AgentToolUsage } from "./usage.js";
+export { AGENT_USAGE_PART, addUsage, NO_USAGE, readUsageChunk, usageChunk, usageTokens } from "./usage.js";

@@ -2,6 +2,8 @@ import type { UIMessageChunk } from "ai";
 import type { AgentToolInterruptedReason } from "./failure.js";
 import type { JsonValue } from "./json-value.js";
 import type { HardTerminalRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
+import type { AgentToolTree } from "./tree.js";
+import type { AgentToolBudgetExhaustion, AgentToolUsage } from "./usage.js";
 
 /** Free metadata for clients (`agentTool`'s `displayName` becomes `name`), JSON. */
 export type AgentToolDisplay = {
@@ -23,6 +25,10 @@ export type AgentToolRunInfo = {
   startedAt: number;
   completedAt?: number;
   progress?: AgentToolProgressSnapshot;
+  /** Where the run sits in its tree of runs (its root, its ancestors, the budget it lives within). */
+  tree?: AgentToolTree;
+  /** What the run and everything below it spent, as it last reported. */
+  usage?: AgentToolUsage;
 };
 
 /** What `onAgentToolFinish` (and a detached `onFinish`) receives: a terminal status and its details. */
@@ -82,7 +88,8 @@ export type DispatchRejection =
   | "input-too-large"
   | "agent-type-mismatch"
   | "invalid-input"
-  | "invalid-options";
+  | "invalid-options"
+  | "budget-exceeded";
 
 /** What a detached dispatch returns at once. */
 export type DetachedRunAgentToolResult = {
@@ -112,6 +119,10 @@ export type AgentToolRunInspection = {
   lastSequence: number;
   startedAt: number;
   completedAt?: number;
+  /** What the run and everything below it spent. */
+  usage?: AgentToolUsage;
+  /** Set when the run was cut short because its budget ran out (it had its wrap-up step, or was refused one). */
+  budgetExceeded?: AgentToolBudgetExhaustion;
 };
 
 /** One entry of a run's durable log: a `UIMessageChunk` with its sequence (1, 2, 3 …) and server time. */

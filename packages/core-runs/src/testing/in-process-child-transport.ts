@@ -5,7 +5,7 @@ import type { ChildRef, ChildStartOptions, ChildTransport, TailOptions } from ".
 import { type Clock, systemClock } from "../ports/clock.js";
 import type { RunEventSink } from "../ports/run-event-sink.js";
 import type { RunStore } from "../ports/run-store.js";
-import type { AgentToolRunInspection, AgentToolTailItem } from "../protocol/index.js";
+import type { AgentToolBudgetExhaustion, AgentToolRunInspection, AgentToolTailItem } from "../protocol/index.js";
 import { InMemoryRunStore } from "./in-memory-run-store.js";
 
 export type InProcessChildTransportOptions = {
@@ -44,6 +44,11 @@ export class InProcessChildTransport implements ChildTransport {
   async start(ref: ChildRef, input: unknown, options?: ChildStartOptions): Promise<AgentToolRunInspection> {
     this.calls.push({ method: "start", ref });
     return this.#instance(ref, true).runner.start(ref.runId, input, options);
+  }
+
+  async wrapUp(ref: ChildRef, reason: AgentToolBudgetExhaustion): Promise<void> {
+    this.calls.push({ method: "wrapUp", ref });
+    this.#instance(ref, false)?.runner.wrapUp(ref.runId, reason);
   }
 
   async inspect(ref: ChildRef): Promise<AgentToolRunInspection | null> {

@@ -1,0 +1,69 @@
+import type { UIMessageChunk } from "ai";
+
+/**
+ * What a run and everything below it spent so far: model tokens (the AI SDK's usage of every model call), the cost
+ * when a cost function priced them, and the runs dispatched below it.
+ */
+export type AgentToolUsage = {
+  inputTokens: number;
+  outputTokens: number;
+  /** The runs dispatched in the subtree, every level counted (not the run itself). */
+  runs: number;
+  /** When the tree's root prices usage (`maxCost` budgets). */
+  cost?: number;
+};
+
+/** Why a budget ran out. */
+export type AgentToolBudgetExhaustion = "tokens" | "cost" | "deadline" | "runs";
+
+/**
+ * The data part a run's usage so far travels in, in its durable log: one chunk after each change, holding the whole
+ * subtree's total (the latest wins), so a parent, a client and a replay all read the same figure.
+ */
+export const AGENT_USAGE_PART = "data-agent-usage";
+
+/** No usage. */
+export const NO_USAGE: Readonly<AgentToolUsage> = Object.freeze({ inputTokens: 0, outputTokens: 0, runs: 0 });
+
+/** The sum of usages (cost only when one of them has it). */
+export function addUsage(...usages: ReadonlyArray<AgentToolUsage | undefined>): AgentToolUsage {
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let runs = 0;
+  let cost: number | undefined;
+  for (const usage of usages) {
+    if (!usage) continue;
+    inputTokens += usage.inputTokens;
+    outputTokens += usage.outputTokens;
+    runs += usage.runs;
+    if (usage.cost !== undefined) cost = (cost ?? 0) + usage.cost;
+  }
+  return { inputTokens, outputTokens, runs, ...(cost !== undefined ? { cost } : {}) };
+}
+
+/** The tokens a usage counts against `maxTokens`: input and output. */
+export function usageTokens(usage: AgentToolUsage): number {
+  return usage.inputTokens + usage.outputTokens;
+}
+
+/**
+ * The chunk that records a run's usage so far. It has a fixed id, so the AI SDK's assembly keeps one usage part in the
+ * run's message (the latest), not one per model call.
+ */
+export function usageChunk(usage: AgentToolUsage): UIMessageChunk {
+  return { type: AGENT_USAGE_PART, id: "usage", data: usage } as UIMessageChunk;
+}
+
+/** The usage a `data-agent-usage` chunk holds, or `null` for any other chunk (or a malformed one). Never throws. */
+export function readUsageChunk(body: unknown): AgentToolUsage | null {
+  if (typeof body !== "object" || body === null || (body as { type?: unknown }).type !== AGENT_USAGE_PART) return null;
+  const data = (body as { data?: unknown }).data;
+  if (typeof data !== "object" || data === null) return null;
+  const { inputTokens, outputTokens, runs, cost } = data as Record<string, unknown>;
+  if (!isCount(inputTokens) || !isCount(outputTokens) || !isCount(runs)) return null;
+  return { inputTokens, outputTokens, runs, ...(isCount(cost) ? { cost } : {}) };
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}

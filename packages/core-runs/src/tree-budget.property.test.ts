@@ -1,0 +1,197 @@
+// Tree budgets as a property (issue 25), over thousands of random trees of runs spending random steps in a random
+// interleaving, with usage reports travelling up and wrap-up signals travelling down as messages delivered at random
+// later moments (as between Durable Objects): the real RunBudget, narrowBudget and budgetRejection decide.
+// - never widened: a run's budget is never wider than what its parent had left when it dispatched it;
+// - overshoot: once a run's budget is out, it starts one model call at most (its wrap-up);
+// - with reports delivered at once, the model calls started after the root's budget ran out are at most one per run.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type AgentToolBudget, type AgentToolTree, dispatchTree } from "./protocol/index.js";
+import { RunBudget } from "./run-budget.js";
+import { budgetRejection } from "./run-machine.js";
+import { ManualClock } from "./testing/manual-clock.js";
+
+type Plan = { steps: number[]; dispatchAfter: number; children: Plan[] };
+
+const planArbitrary: fc.Arbitrary<Plan> = fc.letrec((tie) => ({
+  plan: fc.record({
+    steps: fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 6 }),
+    dispatchAfter: fc.nat({ max: 3 }),
+    children: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.constant<Plan[]>([]),
+      fc.array(tie("plan") as fc.Arbitrary<Plan>, { maxLength: 3 }),
+    ),
+  }),
+})).plan;
+
+type Node = {
+  id: number;
+  parent: Node | null;
+  plan: Plan;
+  tree: AgentToolTree;
+  budget: RunBudget;
+  stepIndex: number;
+  isDone: boolean;
+  dispatched: boolean;
+  callsAfterExhausted: number;
+  isExhausted: boolean;
+  children: Node[];
+  /** What the parent had left when it dispatched this run. */
+  parentLeft: AgentToolBudget | undefined;
+};
+
+type Message = { kind: "report"; to: Node; from: Node } | { kind: "wrap-up"; to: Node };
+
+function simulate(root: Plan, limits: AgentToolBudget, choices: number[], deliverAtOnce: boolean) {
+  const clock = new ManualClock(0);
+  const nodes: Node[] = [];
+  const pending: Message[] = [];
+  let callsAfterRootOut = 0;
+  let rootOut = false;
+  let liveAtRootOut = 0;
+  let nextId = 0;
+
+  const make = (plan: Plan, parent: Node | null, tree: AgentToolTree, parentLeft: AgentToolBudget | undefined) => {
+    const node = {} as Node;
+    Object.assign(node, {
+      id: nextId++,
+      parent,
+      plan,
+      tree,
+      stepIndex: 0,
+      isDone: false,
+      dispatched: false,
+      callsAfterExhausted: 0,
+      isExhausted: false,
+      children: [],
+      parentLeft,
+      budget: new RunBudget({
+        budget: tree.budget,
+        clock,
+        onChange: () => {
+          if (node.parent) pending.push({ kind: "report", to: node.parent, from: node });
+        },
+        onExhausted: () => {
+          node.isExhausted = true;
+          if (node === nodes[0] && !rootOut) {
+            rootOut = true;
+            liveAtRootOut = nodes.filter((candidate) => !candidate.isDone).length;
+          }
+          for (const child of node.children) pending.push({ kind: "wrap-up", to: child });
+        },
+      }),
+    });
+    nodes.push(node);
+    return node;
+  };
+
+  const deliver = (message: Message) => {
+    if (message.kind === "report") message.to.budget.recordChild(String(message.from.id), message.from.budget.total());
+    else if (!message.to.isDone) message.to.budget.exhaust("tokens");
+  };
+
+  const step = (node: Node) => {
+    // Dispatch its children once it reached its dispatch point, each within what it has left.
+    if (!node.dispatched && node.stepIndex >= node.plan.dispatchAfter) {
+      node.dispatched = true;
+      for (const childPlan of node.plan.children) {
+        const left = node.budget.remaining();
+        const position = {
+          rootId: "root",
+          path: [...node.tree.ancestors, { agentType: "Run", runId: String(node.id) }],
+        };
+        const tree = dispatchTree(left ? { ...position, budget: left } : position);
+        if (budgetRejection(tree, clock.now()) !== null) continue;
+        node.budget.recordDispatch();
+        const maxRuns = tree.budget?.maxRuns;
+        const counted = maxRuns === undefined ? tree : { ...tree, budget: { ...tree.budget, maxRuns: maxRuns - 1 } };
+        node.children.push(make(childPlan, node, counted, left));
+      }
+    }
+    const size = node.plan.steps[node.stepIndex];
+    if (size === undefined) {
+      // Its turn waits for the runs it dispatched (awaited), then ends.
+      if (node.children.every((child) => child.isDone)) node.isDone = true;
+      return;
+    }
+    const wasOut = node.isExhausted;
+    const decision = node.budget.beforeModelCall();
+    if (decision === "refuse") {
+      node.stepIndex = node.plan.steps.length;
+      return;
+    }
+    if (wasOut || node.isExhausted) node.callsAfterExhausted += 1;
+    if (rootOut) callsAfterRootOut += 1;
+    node.budget.recordModelCall({ inputTokens: size, outputTokens: 0 });
+    // A model may keep asking for steps after its wrap-up: only the budget stops it.
+    node.stepIndex += 1;
+  };
+
+  const isWaiting = (node: Node) => node.dispatched && node.stepIndex >= node.plan.steps.length;
+  make(root, null, { rootId: "root", ancestors: [], budget: limits }, undefined);
+  for (let turn = 0; turn < 2_000; turn += 1) {
+    const live = nodes.filter((node) => !node.isDone && !isWaiting(node));
+    // A run that only waits for its children ends when they have.
+    for (const node of nodes)
+      if (!node.isDone && isWaiting(node) && node.children.every((child) => child.isDone)) node.isDone = true;
+    if (live.length === 0 && pending.length === 0 && nodes.every((node) => node.isDone)) break;
+    if (deliverAtOnce) while (pending.length > 0) deliver(pending.shift() as Message);
+    const actions = live.length + pending.length;
+    if (actions === 0) break;
+    const choice = (choices[turn % Math.max(1, choices.length)] ?? 0) % actions;
+    if (choice < live.length) step(live[choice] as Node);
+    else deliver(pending.splice(choice - live.length, 1)[0] as Message);
+  }
+  return { nodes, callsAfterRootOut, liveAtRootOut, rootOut };
+}
+
+const limitsArbitrary: fc.Arbitrary<AgentToolBudget> = fc.record(
+  {
+    maxTokens: fc.integer({ min: 1, max: 200 }),
+    maxRuns: fc.integer({ min: 0, max: 12 }),
+    maxDepth: fc.integer({ min: 1, max: 4 }),
+  },
+  { requiredKeys: ["maxTokens"] },
+);
+
+const widened = (child: AgentToolBudget | undefined, left: AgentToolBudget | undefined): boolean =>
+  Object.entries(left ?? {}).some(([field, limit]) => {
+    const value = child?.[field as keyof AgentToolBudget];
+    return value === undefined || value > (limit as number);
+  });
+
+describe("tree budgets, over random trees", () => {
+  it("are never widened, and no run starts more than one model call once its budget is out", () => {
+    fc.assert(
+      fc.property(
+        planArbitrary,
+        limitsArbitrary,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 64 }),
+        (plan, limits, choices) => {
+          const { nodes } = simulate(plan, limits, choices, false);
+          for (const node of nodes) {
+            if (node.parent) expect(widened(node.tree.budget, node.parentLeft)).toBe(false);
+            expect(node.callsAfterExhausted).toBeLessThanOrEqual(1);
+          }
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("with reports delivered at once: after the root's budget runs out, one model call per run at most", () => {
+    fc.assert(
+      fc.property(
+        planArbitrary,
+        limitsArbitrary,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 64 }),
+        (plan, limits, choices) => {
+          const { callsAfterRootOut, liveAtRootOut, rootOut } = simulate(plan, limits, choices, true);
+          if (rootOut) expect(callsAfterRootOut).toBeLessThanOrEqual(liveAtRootOut);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+});
