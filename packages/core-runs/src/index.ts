@@ -22,6 +22,7 @@ export { closeCutStep } from "./close-cut-step.js";
 export type { AgentToolsErrorCode } from "./errors.js";
 export { AgentToolsError, errorMessage, toAgentToolsError } from "./errors.js";
 export { INPUT_PREVIEW_MAX_CHARS, inputByteLength, makeInputPreview } from "./input-preview.js";
+export { decodeLogEntries, encodeLogEntries } from "./log-codec.js";
 export { MinHeap } from "./min-heap.js";
 export { runPendingToolCall } from "./pending-tool-call.js";
 export type { ChatHost, SyntheticChatMessage } from "./ports/chat-host.js";

@@ -1,6 +1,8 @@
 import {
   type AgentToolLogEntry,
   applyRunPatch,
+  decodeLogEntries,
+  encodeLogEntries,
   type RunRecord,
   type RunRecordPatch,
   type RunStore,
@@ -27,6 +29,14 @@ export const RUN_STORE_TABLES = { runs: "agent_tool_runs", log: "agent_tool_log"
  */
 const MAX_LOG_ROW_CHARS = 600_000;
 
+/**
+ * The size (UTF-8 bytes of the encoded entries) a log row is filled up to. SQLite keeps a row of a `WITHOUT ROWID`
+ * table inside its b-tree page only up to about 1 000 bytes (4 KiB pages); past that, the rest goes to an overflow page
+ * of its own, a whole 4 KiB even for a few bytes. Rows of at most this size share pages: a run's log costs about its
+ * size. Larger appends are split at this size, smaller ones fill the last row up to it.
+ */
+const TARGET_LOG_ROW_BYTES = 900;
+
 type RunRow = {
   run_id: string;
   status: string;
@@ -34,6 +44,9 @@ type RunRow = {
   started_at: number;
   record: string;
 };
+
+/** The last log row of a run; `entries` only when the row is small enough to take more (else `null`). */
+type LogTailRow = { first_sequence: number; last_sequence: number; entries: string | null };
 
 type LogBatchRow = {
   first_sequence: number;
@@ -155,11 +168,26 @@ export class DurableObjectRunStore implements RunStore {
   async appendLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const sql = this.#storage.sql;
-    const fresh = this.#dropStoredSequences(runId, entries);
+    const { fresh, tail } = this.#freshEntries(runId, entries);
     if (fresh.length === 0) return;
-    const batches = splitIntoRows(fresh);
+    // A small last row that the new entries follow on from is written again with them (one row keeps filling up to
+    // the target size instead of a row per append); a row that would not change is left alone.
+    const extended = tail?.entries != null ? [...parseEntries(tail.entries), ...fresh] : null;
+    const batches = splitIntoRows(extended ?? fresh);
+    const rewritten = extended !== null && tail !== undefined && batches[0]?.lastSequence !== tail.last_sequence;
     this.#storage.transactionSync(() => {
-      for (const batch of batches) {
+      for (const [index, batch] of batches.entries()) {
+        if (index === 0 && extended !== null && tail !== undefined) {
+          if (!rewritten) continue;
+          sql.exec(
+            `UPDATE ${RUN_STORE_TABLES.log} SET last_sequence = ?, entries = ? WHERE run_id = ? AND first_sequence = ?`,
+            batch.lastSequence,
+            batch.json,
+            runId,
+            tail.first_sequence,
+          );
+          continue;
+        }
         sql.exec(
           `INSERT INTO ${RUN_STORE_TABLES.log} (run_id, first_sequence, last_sequence, entries) VALUES (?, ?, ?, ?)`,
           runId,
@@ -199,10 +227,14 @@ export class DurableObjectRunStore implements RunStore {
   }
 
   /**
-   * The entries whose sequence is not stored yet, each sequence once (first occurrence wins), ascending. Reads
-   * only the batches whose range overlaps the incoming one: none, when the runner appends past the end.
+   * The entries whose sequence is not stored yet, each sequence once (first occurrence wins), ascending, and the
+   * log's last row when they all come after it (its entries only when it is small enough to take more). Reads only
+   * the rows whose range overlaps the incoming one: none but the last, when the runner appends past the end.
    */
-  #dropStoredSequences(runId: string, entries: readonly AgentToolLogEntry[]): AgentToolLogEntry[] {
+  #freshEntries(
+    runId: string,
+    entries: readonly AgentToolLogEntry[],
+  ): { fresh: AgentToolLogEntry[]; tail?: LogTailRow } {
     let lowest = Number.POSITIVE_INFINITY;
     let highest = Number.NEGATIVE_INFINITY;
     for (const entry of entries) {
@@ -211,15 +243,18 @@ export class DurableObjectRunStore implements RunStore {
     }
     // Fast path: appending past the end of the stored log (the runner's case) reads one row, not the whole log.
     const tail = this.#storage.sql
-      .exec<{ last_sequence: number }>(
-        `SELECT last_sequence FROM ${RUN_STORE_TABLES.log} WHERE run_id = ? ORDER BY first_sequence DESC LIMIT 1`,
+      .exec<LogTailRow>(
+        `SELECT first_sequence, last_sequence,
+           CASE WHEN first_sequence > 0 AND length(entries) < ? THEN entries END AS entries
+         FROM ${RUN_STORE_TABLES.log} WHERE run_id = ? ORDER BY first_sequence DESC LIMIT 1`,
+        TARGET_LOG_ROW_BYTES,
         runId,
       )
       .toArray()[0];
     if (tail === undefined || tail.last_sequence < lowest) {
       const unique = new Map<number, AgentToolLogEntry>();
       for (const entry of entries) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
-      return [...unique.values()].sort(bySequence);
+      return { fresh: [...unique.values()].sort(bySequence), ...(tail ? { tail } : {}) };
     }
     const seen = new Set<number>();
     const overlapping = this.#storage.sql.exec<{ entries: string }>(
@@ -238,37 +273,75 @@ export class DurableObjectRunStore implements RunStore {
       seen.add(entry.sequence);
       fresh.push(entry);
     }
-    return fresh.sort(bySequence);
+    return { fresh: fresh.sort(bySequence) };
   }
 }
 
 type LogRowBatch = { firstSequence: number; lastSequence: number; json: string };
 
-/** Groups sorted entries into as few rows as the row-size cap allows (one, unless the batch is huge). */
+/**
+ * Groups sorted entries into rows of about `TARGET_LOG_ROW_BYTES` (never over `MAX_LOG_ROW_CHARS`), each in the
+ * compact encoding of `encodeLogEntries`. A row is cut where the entries' estimated encoded size would pass the target:
+ * a delta that continues its part costs its text, any other entry its JSON.
+ */
 function splitIntoRows(sorted: readonly AgentToolLogEntry[]): LogRowBatch[] {
   const batches: LogRowBatch[] = [];
-  let parts: string[] = [];
-  let first: AgentToolLogEntry | undefined;
-  let last: AgentToolLogEntry | undefined;
-  let size = 2;
+  let group: AgentToolLogEntry[] = [];
+  let size = 0;
+  let chars = 0;
+  let previous: AgentToolLogEntry | undefined;
   const flush = () => {
+    const first = group[0];
+    const last = group.at(-1);
     if (first === undefined || last === undefined) return;
-    batches.push({ firstSequence: first.sequence, lastSequence: last.sequence, json: `[${parts.join(",")}]` });
-    parts = [];
-    first = undefined;
-    size = 2;
+    batches.push({ firstSequence: first.sequence, lastSequence: last.sequence, json: encodeLogEntries(group) });
+    group = [];
+    size = 0;
+    chars = 0;
   };
   for (const entry of sorted) {
     const json = JSON.stringify(entry);
-    const gap = last !== undefined && entry.sequence !== last.sequence + 1;
-    if (parts.length > 0 && (gap || size + json.length + 1 > MAX_LOG_ROW_CHARS)) flush();
-    first ??= entry;
-    last = entry;
-    parts.push(json);
-    size += json.length + 1;
+    const continued = previous !== undefined && continuesDelta(previous, entry);
+    const estimate = continued ? utf8Bytes(deltaText(entry)) + 4 : utf8Bytes(json) - 20;
+    if (group.length > 0 && (size + estimate > TARGET_LOG_ROW_BYTES || chars + json.length > MAX_LOG_ROW_CHARS)) {
+      flush();
+    }
+    group.push(entry);
+    size += estimate;
+    chars += json.length + 1;
+    previous = entry;
   }
   flush();
   return batches;
+}
+
+/** The text a delta chunk adds (its `delta` or `inputTextDelta`), or "". */
+function deltaText(entry: AgentToolLogEntry): string {
+  const body = entry.body as { delta?: unknown; inputTextDelta?: unknown };
+  const text = body.delta ?? body.inputTextDelta;
+  return typeof text === "string" ? text : "";
+}
+
+/** Whether `entry` is a delta of the same kind and part as `previous` (the encoding joins them). */
+function continuesDelta(previous: AgentToolLogEntry, entry: AgentToolLogEntry): boolean {
+  const before = previous.body as { type?: unknown; id?: unknown; toolCallId?: unknown };
+  const body = entry.body as { type?: unknown; id?: unknown; toolCallId?: unknown };
+  return (
+    typeof body.type === "string" &&
+    body.type.endsWith("-delta") &&
+    body.type === before.type &&
+    (body.id ?? body.toolCallId) === (before.id ?? before.toolCallId)
+  );
+}
+
+/** The UTF-8 length of `text`. */
+function utf8Bytes(text: string): number {
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
 }
 
 function toRunRow(record: RunRecord): RunRow {
@@ -288,7 +361,7 @@ function fromRunRow(row: RunRow): RunRecord {
 }
 
 function parseEntries(json: string): AgentToolLogEntry[] {
-  return JSON.parse(json) as AgentToolLogEntry[];
+  return decodeLogEntries(json);
 }
 
 function bySequence(left: AgentToolLogEntry, right: AgentToolLogEntry): number {
