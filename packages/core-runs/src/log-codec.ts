@@ -1,18 +1,6 @@
 import type { UIMessageChunk } from "ai";
+import { type DeltaType, deltaChunk, readDelta } from "./log-deltas.js";
 import type { AgentToolLogEntry } from "./protocol/index.js";
-
-/**
- * The chunk types whose consecutive entries of one part are stored as one segment: the key naming the part, and the
- * key holding the text the chunk adds. The client appends the texts in order, so one string and the lengths of its
- * pieces give back every chunk.
- */
-const DELTA_FIELDS = {
-  "text-delta": { part: "id", text: "delta" },
-  "reasoning-delta": { part: "id", text: "delta" },
-  "tool-input-delta": { part: "toolCallId", text: "inputTextDelta" },
-} as const satisfies Record<string, { part: string; text: string }>;
-
-type DeltaType = keyof typeof DELTA_FIELDS;
 
 /** `[type, part, text, lengths]`: consecutive deltas of one part; `lengths` is a run-length list (`encodeCounts`). */
 type DeltaSegment = [DeltaType, string, string, string];
@@ -75,7 +63,7 @@ export function encodeLogEntries(entries: readonly AgentToolLogEntry[]): string 
     base ??= entry.at;
     times.push(entry.at - (times.length === 0 ? base : previousAt));
     previousAt = entry.at;
-    const delta = deltaOf(entry.body as UIMessageChunk);
+    const delta = readDelta(entry.body);
     if (delta !== null && open !== null && open.segment[0] === delta.type && open.segment[1] === delta.part) {
       open.segment[2] += delta.text;
       open.lengths.push(delta.text.length);
@@ -125,11 +113,10 @@ export function decodeLogEntries(text: string): AgentToolLogEntry[] {
       sequence += 1;
     } else {
       const [type, part, joined, lengths] = segment as DeltaSegment;
-      const fields = DELTA_FIELDS[type];
       let offset = 0;
       for (const length of decodeCounts(lengths)) {
-        const body = { type, [fields.part]: part, [fields.text]: joined.slice(offset, offset + length) };
-        entries.push({ sequence, body: body as UIMessageChunk, at: nextAt() });
+        const body = deltaChunk({ type, part, text: joined.slice(offset, offset + length) });
+        entries.push({ sequence, body, at: nextAt() });
         offset += length;
         sequence += 1;
       }
@@ -183,18 +170,6 @@ function isPlainBody(body: unknown): body is UIMessageChunk {
     !Array.isArray(body) &&
     typeof (body as { type?: unknown }).type === "string"
   );
-}
-
-/** The delta a body carries when it has exactly the fields of one (its type, its part, its text), else `null`. */
-function deltaOf(body: unknown): { type: DeltaType; part: string; text: string } | null {
-  if (!isPlainBody(body) || !Object.hasOwn(DELTA_FIELDS, body.type)) return null;
-  const type = body.type as DeltaType;
-  const fields = DELTA_FIELDS[type];
-  const record = body as unknown as Record<string, unknown>;
-  const part = record[fields.part];
-  const text = record[fields.text];
-  if (typeof part !== "string" || typeof text !== "string" || Object.keys(record).length !== 3) return null;
-  return { type, part, text };
 }
 
 function isEncodedLog(value: unknown): value is EncodedLog {

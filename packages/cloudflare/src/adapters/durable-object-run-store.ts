@@ -61,9 +61,12 @@ type LogBatchRow = {
  *   `started_at`) are real columns; the rest of the `RunRecord` is one JSON column. No secondary index: the
  *   registry caps retained runs, so sorting a small table on `listRuns` is cheaper than an index write on
  *   every insert and update.
- * - `agent_tool_log`: one row per `appendLog` call (a batch: `first_sequence`, `last_sequence` and the JSON
- *   array of entries). A runner flushing 100 chunks writes one row, not 100. `readLog` reads the batches that
- *   reach past `afterSequence` and filters.
+ * - `agent_tool_log`: rows of consecutive entries (`first_sequence`, `last_sequence`, and the entries in the compact
+ *   encoding of `encodeLogEntries`), filled up to about 900 bytes so that SQLite keeps them inside its pages: an
+ *   `appendLog` writes one row, or rewrites the last one when that is small, and splits a large batch. A runner
+ *   flushing 100 chunks writes one or two rows, not 100. `readLog` reads the rows that reach past `afterSequence`
+ *   and filters. Rows of the plain JSON arrays written by earlier versions are read as well. A compacted log
+ *   (`compactLog`) is marked by its first row's key: `first_sequence` 0.
  *
  * Every method does its SQL synchronously inside one call, so it is atomic: a Durable Object runs one event at a
  * time and `ctx.storage.sql` never yields, so nothing interleaves between a read and the write that depends on
@@ -148,9 +151,18 @@ export class DurableObjectRunStore implements RunStore {
   async listRuns(filter: RunStoreFilter = {}): Promise<RunRecord[]> {
     // No filter and an empty status list both mean "every row" (the port's contract).
     const statuses = filter.status ?? [];
-    const where = statuses.length === 0 ? "" : `WHERE status IN (${statuses.map(() => "?").join(", ")})`;
+    const conditions: string[] = [];
+    if (statuses.length > 0) conditions.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+    // A compacted log is marked by its first row's key, first_sequence 0 (sequences start at 1): two key lookups.
+    const log = RUN_STORE_TABLES.log;
+    const compacted = `EXISTS (SELECT 1 FROM ${log} WHERE ${log}.run_id = runs.run_id AND first_sequence = 0)`;
+    if (filter.log === "compacted") conditions.push(compacted);
+    if (filter.log === "full") {
+      conditions.push(`EXISTS (SELECT 1 FROM ${log} WHERE ${log}.run_id = runs.run_id) AND NOT ${compacted}`);
+    }
+    const where = conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`;
     return this.#storage.sql
-      .exec<RunRow>(`SELECT * FROM ${RUN_STORE_TABLES.runs} ${where} ORDER BY started_at, run_id`, ...statuses)
+      .exec<RunRow>(`SELECT * FROM ${RUN_STORE_TABLES.runs} AS runs ${where} ORDER BY started_at, run_id`, ...statuses)
       .toArray()
       .map(fromRunRow);
   }
@@ -196,6 +208,30 @@ export class DurableObjectRunStore implements RunStore {
           batch.json,
         );
       }
+    });
+  }
+
+  async compactLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<boolean> {
+    const sql = this.#storage.sql;
+    const unique = new Map<number, AgentToolLogEntry>();
+    for (const entry of entries) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
+    const batches = splitIntoRows([...unique.values()].sort(bySequence));
+    return this.#storage.transactionSync(() => {
+      const exists = sql.exec(`SELECT 1 FROM ${RUN_STORE_TABLES.runs} WHERE run_id = ?`, runId).toArray().length > 0;
+      if (!exists) return false;
+      sql.exec(`DELETE FROM ${RUN_STORE_TABLES.log} WHERE run_id = ?`, runId);
+      // The first row is keyed 0 (the mark of a compacted log) and spans every sequence the log stands for.
+      const through = batches.at(-1)?.lastSequence ?? 0;
+      for (const [index, batch] of batches.entries()) {
+        sql.exec(
+          `INSERT INTO ${RUN_STORE_TABLES.log} (run_id, first_sequence, last_sequence, entries) VALUES (?, ?, ?, ?)`,
+          runId,
+          index === 0 ? 0 : batch.firstSequence,
+          index === 0 ? through : batch.lastSequence,
+          batch.json,
+        );
+      }
+      return true;
     });
   }
 
@@ -245,7 +281,7 @@ export class DurableObjectRunStore implements RunStore {
     const tail = this.#storage.sql
       .exec<LogTailRow>(
         `SELECT first_sequence, last_sequence,
-           CASE WHEN first_sequence > 0 AND length(entries) < ? THEN entries END AS entries
+           CASE WHEN first_sequence > 0 AND length(CAST(entries AS BLOB)) < ? THEN entries END AS entries
          FROM ${RUN_STORE_TABLES.log} WHERE run_id = ? ORDER BY first_sequence DESC LIMIT 1`,
         TARGET_LOG_ROW_BYTES,
         runId,
@@ -257,19 +293,22 @@ export class DurableObjectRunStore implements RunStore {
       return { fresh: [...unique.values()].sort(bySequence), ...(tail ? { tail } : {}) };
     }
     const seen = new Set<number>();
-    const overlapping = this.#storage.sql.exec<{ entries: string }>(
-      `SELECT entries FROM ${RUN_STORE_TABLES.log}
+    // A compacted log stands for every sequence up to its last: its first row (key 0) spans them all.
+    let compactedThrough = Number.NEGATIVE_INFINITY;
+    const overlapping = this.#storage.sql.exec<{ first_sequence: number; last_sequence: number; entries: string }>(
+      `SELECT first_sequence, last_sequence, entries FROM ${RUN_STORE_TABLES.log}
        WHERE run_id = ? AND first_sequence <= ? AND last_sequence >= ?`,
       runId,
       highest,
       lowest,
     );
     for (const row of overlapping) {
+      if (row.first_sequence === 0) compactedThrough = row.last_sequence;
       for (const entry of parseEntries(row.entries)) seen.add(entry.sequence);
     }
     const fresh: AgentToolLogEntry[] = [];
     for (const entry of entries) {
-      if (seen.has(entry.sequence)) continue;
+      if (seen.has(entry.sequence) || entry.sequence <= compactedThrough) continue;
       seen.add(entry.sequence);
       fresh.push(entry);
     }

@@ -164,18 +164,22 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   override async webSocketError(ws: WebSocket): Promise<void> {
     this.#parts?.chat.disconnect(ws);
   }
-  /** The detached runs' reconcile tick, and the keep-awake wake-up. A subclass overriding it calls `super.alarm()`. */
+  /**
+   * The detached runs' reconcile tick, the keep-awake wake-up and a log retention pass when one is due. A subclass
+   * overriding it calls `super.alarm()`.
+   */
   override async alarm(): Promise<void> {
     await this.#wired().detached.tick();
     this.#wired().awake.wokeUp();
+    await this.#wired().retention.tick();
   }
 
   async #startUp(): Promise<void> {
-    const { registry, detached, chat } = this.#wired();
+    const { registry, detached, chat, retention } = this.#wired();
     const done = () => registry.deliverPendingFinishHooks();
     // After recovery, not during it: a run recovery finalizes is notified by the registry itself.
     const recovered = recoverAgentToolRuns(registry, this.recoveryOptions()).done.then(done, done);
-    await Promise.all([detached.start(), chat.engine.recover(), recovered]);
+    await Promise.all([detached.start(), chat.engine.recover(), recovered, retention.start()]);
   }
 
   /** The parts, built on first use (after the subclass's constructor, so its fields and bindings are there). */
@@ -193,6 +197,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       registryOptions: { hooks, ...this.registryOptions() },
       detachedOptions: { ...formatters, ...this.detachedOptions() },
       chatOptions: this.chatOptions(),
+      retainLogs: this.retainLogs(),
     });
     return this.#parts;
   }

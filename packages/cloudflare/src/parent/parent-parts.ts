@@ -4,6 +4,9 @@ import {
   AgentToolRegistry,
   type AgentToolRegistryOptions,
   type AgentToolTurnStream,
+  createLogRetention,
+  type LogRetention,
+  type RetainLogsPolicy,
   systemClock,
 } from "@agent-tools/core-runs";
 import { createDetachedRuns, type DetachedRuns, type DetachedRunsOptions } from "@agent-tools/detached";
@@ -26,6 +29,8 @@ export type ParentParts = {
   tokens: RunReadTokens;
   /** Keeps the object awake while work a crash would cut is in flight (its alarm is the scheduler's). */
   awake: KeepAwake;
+  /** Compacts finished runs' logs per `retainLogs`, from the alarm (the scheduler's). */
+  retention: LogRetention;
 };
 
 /** What wiring a parent needs from its host object (the subclass's answers among them). */
@@ -42,6 +47,7 @@ export type ParentPartsOptions = {
   registryOptions: Partial<Omit<AgentToolRegistryOptions, "store" | "transport" | "broadcast">>;
   detachedOptions: Partial<Omit<DetachedRunsOptions<object>, "registry" | "host" | "scheduler" | "chatHost">>;
   chatOptions: ParentChatOptions;
+  retainLogs: RetainLogsPolicy | undefined;
 };
 
 /**
@@ -52,7 +58,7 @@ export type ParentPartsOptions = {
  */
 export function buildParentParts(options: ParentPartsOptions): ParentParts {
   const { ctx } = options;
-  // The object's one alarm, shared by detached runs' schedule and the keep-awake wake-ups.
+  // The object's one alarm, shared by detached runs' schedule, the keep-awake wake-ups and log retention.
   const scheduler = new DurableObjectWakeupScheduler(ctx.storage);
   const awake = new KeepAwake({
     intervalMs: options.wakeIntervalMs,
@@ -91,5 +97,6 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
     ...options.detachedOptions,
   });
   const tokens = new RunReadTokens({ parentId: ctx.id.toString(), clock: systemClock, secret: options.runTokenSecret });
-  return { registry, transport, detached, chat, events, tokens, awake };
+  const retention = createLogRetention(registry, { policy: options.retainLogs ?? {}, scheduler });
+  return { registry, transport, detached, chat, events, tokens, awake, retention };
 }
