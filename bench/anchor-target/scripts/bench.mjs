@@ -42,6 +42,8 @@ const P = {
   memoryRuns: knob("BENCH_MEMORY_RUNS", 10_000),
   memoryChunks: knob("BENCH_MEMORY_C", 10),
   memoryReps: knob("BENCH_MEMORY_REPS", 2),
+  retentionRuns: knob("BENCH_RETENTION_RUNS", 10_000),
+  retentionMaxRuns: knob("BENCH_RETENTION_MAX_RUNS", 100),
 };
 const verbose = process.env["BENCH_VERBOSE"] === "1";
 const only = new Set((process.env["BENCH_ONLY"] ?? "").split(",").filter(Boolean));
@@ -138,6 +140,7 @@ try {
   }
   await section("ours", "w5", () => workloads.w5(ours, P));
   await section("realChild", "w5", () => workloads.w5(realChild, P));
+  await section("ours", "retention", () => workloads.retention(ours, P));
 } finally {
   await ours.dispose();
   await raw.dispose();

@@ -153,7 +153,15 @@ function runLog(spec: RunSpec): AgentToolLogEntry[] {
   return bodies.map((body, index) => ({ sequence: index + 1, body, at: 1_000 + index }));
 }
 
-function finishedRecord(spec: RunSpec, lastSequence: number): RunRecord {
+/** A child's default summary, near enough: the text of the log's last text part (the parent stores it once). */
+function answerText(entries: readonly AgentToolLogEntry[]): string {
+  const deltas = entries.flatMap((entry) => (entry.body.type === "text-delta" ? [entry.body] : []));
+  const lastPart = deltas.at(-1)?.id;
+  return deltas.flatMap((delta) => (delta.id === lastPart ? [delta.delta] : [])).join("");
+}
+
+function finishedRecord(spec: RunSpec, entries: readonly AgentToolLogEntry[]): RunRecord {
+  const lastSequence = entries.length;
   const ending = spec.stoppedAfter !== null && spec.ending === "completed" ? "aborted" : spec.ending;
   return {
     runId: RUN,
@@ -167,7 +175,7 @@ function finishedRecord(spec: RunSpec, lastSequence: number): RunRecord {
     inputPreview: "find owls",
     lastSequence,
     endCause: "child",
-    ...(ending === "completed" ? { summary: "done", output: { owls: 2 } } : { error: "stopped" }),
+    ...(ending === "completed" ? { summary: answerText(entries), output: { owls: 2 } } : { error: "stopped" }),
   };
 }
 
@@ -205,7 +213,7 @@ describe("a compacted run replays to the same run in the client", () => {
     await fc.assert(
       fc.asyncProperty(runSpec, fc.nat(), fc.nat(), async (spec, cursorSeed, cutSeed) => {
         const entries = runLog(spec);
-        const record = finishedRecord(spec, entries.length);
+        const record = finishedRecord(spec, entries);
         const liveFrames = [
           startedFrame(record),
           ...entries.map((entry) => entryFrame(record, entry)),
@@ -256,7 +264,7 @@ describe("a compacted run replays to the same run in the client", () => {
       stoppedAfter: null,
     };
     const entries = runLog(spec);
-    const record = finishedRecord(spec, entries.length);
+    const record = finishedRecord(spec, entries);
     const parent = await parentWith(record, entries);
     expect(await parent.compact()).toBe(true);
     const replay = await parent.replay();
@@ -265,5 +273,9 @@ describe("a compacted run replays to the same run in the client", () => {
     const run = reduce(replay).runsById[RUN];
     expect(run?.lastSequence).toBe(entries.length);
     expect(run?.parts).toEqual([{ type: "step-start" }, { type: "text", text: deltas.join(""), state: "done" }]);
+    // The answer is the run's summary too: the parent keeps it once.
+    expect(record.summary).toBe(deltas.join(""));
+    const stored = JSON.stringify(await parent.store.readLog(RUN));
+    expect(stored).not.toContain(deltas.join(""));
   });
 });

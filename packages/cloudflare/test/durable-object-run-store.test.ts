@@ -115,6 +115,25 @@ describe("DurableObjectRunStore storage", () => {
     expect(await callStore(object, "readLog", "run-1", { afterSequence: 3, limit: 3 })).toEqual(entries(4, 6));
   });
 
+  it("compacts a log that stays as it is by marking its first row, leaving the others where they are", async () => {
+    const object = freshObject("marked");
+    const rows = () =>
+      host.fetchJson<Array<{ first: number; last: number; bytes: number }>>(
+        `/store/log-rows?object=${object}&runId=run-1`,
+      );
+    await callStore(object, "insertRun", makeRunRecord({ status: "completed" }));
+    await appendCounted(object, entries(1, 1));
+    await appendCounted(object, entries(2, 100));
+    const before = await rows();
+    expect(before.length).toBeGreaterThan(1);
+    expect(await callStore(object, "compactLog", "run-1", entries(1, 100))).toBe(true);
+    const after = await rows();
+    expect(after[0]).toEqual({ ...before[0], first: 0, last: 100 });
+    expect(after.slice(1)).toEqual(before.slice(1));
+    expect(await callStore(object, "readLog", "run-1")).toEqual(entries(1, 100));
+    expect(await callStore<RunRecord[]>(object, "listRuns", { log: "compacted" })).toHaveLength(1);
+  });
+
   it("keeps runs and logs across a restart on the same persistence folder", async () => {
     const object = freshObject("durable");
     const first = makeRunRecord({

@@ -2,6 +2,7 @@ import type { UIMessageChunk } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeLogEntries, encodeLogEntries } from "./log-codec.js";
+import { compactRunLog } from "./log-compaction.js";
 import type { AgentToolLogEntry } from "./protocol/index.js";
 
 const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -57,6 +58,46 @@ describe("encodeLogEntries / decodeLogEntries", () => {
       { sequence: 2, body: { type: "text-delta", id: "a", delta: "\ude00!" }, at: 1 },
     ];
     expect(decodeLogEntries(encodeLogEntries(entries))).toEqual(entries);
+  });
+
+  it("keeps a compacted log's merged deltas and their resets in a form of their own", () => {
+    const compacted = compactRunLog(stubRun());
+    const encoded = encodeLogEntries(compacted);
+    expect(decodeLogEntries(encoded)).toEqual(compacted);
+    // The 784 characters of text, and little else: no envelope, no reset body; no more than the full log's.
+    expect(encoded.length).toBeLessThan(784 + 160);
+    expect(encoded.length).toBeLessThanOrEqual(encodeLogEntries(stubRun()).length);
+    expect(encoded).not.toContain("data-agent-step-reset");
+    // A text that is the run's summary is not there at all.
+    const text = stubRun()
+      .flatMap((entry) => (entry.body.type === "text-delta" ? [entry.body.delta] : []))
+      .join("");
+    const withoutText = compactRunLog(stubRun(), { summary: text });
+    expect(decodeLogEntries(encodeLogEntries(withoutText))).toEqual(withoutText);
+    expect(encodeLogEntries(withoutText).length).toBeLessThan(160);
+  });
+
+  it("round-trips any compacted log", () => {
+    const body = fc.oneof(
+      fc.record({ type: fc.constant("text-delta"), id: fc.constantFrom("a", "b"), delta: fc.string({ maxLength: 3 }) }),
+      fc.record({
+        type: fc.constant("text-delta"),
+        id: fc.constant("a"),
+        delta: fc.string(),
+        providerMetadata: fc.jsonValue(),
+      }),
+      fc.record({ type: fc.constantFrom("text-start", "finish-step"), id: fc.constant("a") }),
+      fc.constant({ type: "data-agent-step-reset", data: { fromSequence: 1 }, transient: true }),
+    );
+    fc.assert(
+      fc.property(fc.array(body, { minLength: 1, maxLength: 40 }), (bodies) => {
+        const entries = bodies.map((item, index) => ({ sequence: index + 1, body: item, at: 5 + index }));
+        const compacted = jsonCopy(compactRunLog(entries as AgentToolLogEntry[]));
+        if (compacted.length === 0) return;
+        expect(decodeLogEntries(encodeLogEntries(compacted))).toEqual(compacted);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("reads the plain JSON arrays stores wrote before", () => {

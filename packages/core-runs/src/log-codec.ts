@@ -1,16 +1,25 @@
 import type { UIMessageChunk } from "ai";
+import { isMergedEntry, type MergedLogEntry } from "./log-compaction.js";
 import { type DeltaType, deltaChunk, readDelta } from "./log-deltas.js";
-import type { AgentToolLogEntry } from "./protocol/index.js";
+import { type AgentToolLogEntry, stepResetChunk } from "./protocol/index.js";
 
 /** `[type, part, text, lengths]`: consecutive deltas of one part; `lengths` is a run-length list (`encodeCounts`). */
 type DeltaSegment = [DeltaType, string, string, string];
 /** `[0, rest]`: an entry stored whole but for its sequence (an envelope or a body the other forms do not cover). */
 type WholeSegment = [0, Omit<AgentToolLogEntry, "sequence">];
 /**
- * One stored segment: a chunk body (an object: one entry), a positive number (that many sequences skipped), a
- * delta segment or a whole entry.
+ * `[1, type, part, text, from, last]`: a merged delta of a compacted log (`MergedLogEntry`), with a seventh element
+ * `1` when its text is the run's summary; `[2, …]` the same after the step reset from `from` at the sequence before
+ * it (the pair `compactRunLog` writes for a run of deltas).
  */
-type Segment = UIMessageChunk | number | DeltaSegment | WholeSegment;
+type MergedSegment =
+  | [1 | 2, DeltaType, string, string, number, number]
+  | [1 | 2, DeltaType, string, string, number, number, 1];
+/**
+ * One stored segment: a chunk body (an object: one entry), a positive number (that many sequences skipped), a
+ * delta segment, a whole entry or a merged delta.
+ */
+type Segment = UIMessageChunk | number | DeltaSegment | WholeSegment | MergedSegment;
 
 /**
  * The stored form (version 1). `s`: the first entry's sequence; `t`: the first timed entry's `at`; `a`: each timed
@@ -54,6 +63,25 @@ export function encodeLogEntries(entries: readonly AgentToolLogEntry[]): string 
       segments.push(entry.sequence - nextSequence);
     }
     nextSequence = entry.sequence + 1;
+    const merged = mergedOf(entry);
+    if (merged !== null) {
+      closeOpen();
+      const previous = segments.at(-1);
+      const pairsWithReset =
+        isPlainBody(previous) && JSON.stringify(previous) === JSON.stringify(stepResetChunk(merged.merged.from));
+      if (pairsWithReset) segments.pop();
+      base ??= entry.at;
+      times.push(entry.at - (times.length === 0 ? base : previousAt));
+      previousAt = entry.at;
+      const form = pairsWithReset ? 2 : 1;
+      const { from, last, summary } = merged.merged;
+      segments.push(
+        summary === true
+          ? [form, merged.type, merged.part, merged.text, from, last, 1]
+          : [form, merged.type, merged.part, merged.text, from, last],
+      );
+      continue;
+    }
     if (!isPlainEnvelope(entry) || !isPlainBody(entry.body)) {
       closeOpen();
       const { sequence: _sequence, ...rest } = entry;
@@ -110,6 +138,20 @@ export function decodeLogEntries(text: string): AgentToolLogEntry[] {
       sequence += 1;
     } else if (segment[0] === 0) {
       entries.push({ ...(segment[1] as Omit<AgentToolLogEntry, "sequence">), sequence } as AgentToolLogEntry);
+      sequence += 1;
+    } else if (segment[0] === 1 || segment[0] === 2) {
+      const [form, type, part, text, from, last, summary] = segment as MergedSegment;
+      if (form === 2) {
+        entries.push({ sequence, body: stepResetChunk(from), at: nextAt() });
+        sequence += 1;
+      }
+      const merged: MergedLogEntry = {
+        sequence,
+        body: deltaChunk({ type, part, text }),
+        at: nextAt(),
+        merged: { from, last, ...(summary === 1 ? { summary: true as const } : {}) },
+      };
+      entries.push(merged);
       sequence += 1;
     } else {
       const [type, part, joined, lengths] = segment as DeltaSegment;
@@ -170,6 +212,20 @@ function isPlainBody(body: unknown): body is UIMessageChunk {
     !Array.isArray(body) &&
     typeof (body as { type?: unknown }).type === "string"
   );
+}
+
+/** The delta of a merged entry stored in its own form: nothing but its fields, a whole-number time, a bare delta. */
+function mergedOf(
+  entry: AgentToolLogEntry,
+): { type: DeltaType; part: string; text: string; merged: MergedLogEntry["merged"] } | null {
+  if (!isMergedEntry(entry) || !Number.isSafeInteger(entry.at) || Object.keys(entry).length !== 4) return null;
+  const { from, last, summary } = entry.merged;
+  const keys = summary === true ? 3 : 2;
+  if (!Number.isSafeInteger(last) || Object.keys(entry.merged).length !== keys || !Number.isSafeInteger(from)) {
+    return null;
+  }
+  const delta = readDelta(entry.body);
+  return delta === null ? null : { ...delta, merged: entry.merged };
 }
 
 function isEncodedLog(value: unknown): value is EncodedLog {

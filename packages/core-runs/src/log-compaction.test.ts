@@ -24,6 +24,30 @@ describe("compactRunLog", () => {
     ]);
   });
 
+  it("stores a text that is the run's summary once: replay puts the summary back", () => {
+    const entries = log({ type: "text-start", id: "t" }, delta("a"), delta("bb"), delta("ccc"), {
+      type: "text-end",
+      id: "t",
+    });
+    const compacted = compactRunLog(entries, { summary: "abbccc" });
+    expect(compacted[2]).toEqual({
+      sequence: 4,
+      body: delta(""),
+      at: 103,
+      merged: { from: 2, last: 3, summary: true },
+    });
+    expect(entriesForReader(compacted.slice(1), 1, "abbccc")).toEqual([
+      { sequence: 4, body: delta("abbccc"), at: 103, merged: { from: 2, last: 3 } },
+      compacted[1],
+      entries[4],
+    ]);
+    // The reader that lacks only the last delta gets the summary's end.
+    expect(entriesForReader(compacted.slice(2), 3, "abbccc")[0]?.body).toEqual(delta("ccc"));
+    // Another summary, or none: the text stays in the log.
+    expect(compactRunLog(entries, { summary: "done" })[2]?.body).toEqual(delta("abbccc"));
+    expect(compactRunLog(entries)[2]?.body).toEqual(delta("abbccc"));
+  });
+
   it("keeps short runs, other parts' deltas, deltas of other kinds and the last provider metadata", () => {
     const withMetadata = (text: string, value: number): UIMessageChunk => ({
       type: "reasoning-delta",
@@ -89,9 +113,15 @@ describe("entriesForReader", () => {
 });
 
 describe("compactStoredLog", () => {
+  /** Word-sized deltas a few milliseconds apart: their lengths and times are most of the encoded log. */
+  const words = Array.from({ length: 20 }, (_, index) => ({
+    sequence: index + 1,
+    body: delta(["ab ", "c ", "def "][index % 3] as string),
+    at: 100 + index * 7 + (index % 4),
+  }));
+
   it("compacts only a finished run's non-empty log", async () => {
     const store = new InMemoryRunStore();
-    const entries = log(delta("a"), delta("b"), delta("c"));
     for (const [runId, status] of [
       ["done", "completed"],
       ["live", "running"],
@@ -99,7 +129,7 @@ describe("compactStoredLog", () => {
       ["empty", "aborted"],
     ] as const) {
       await store.insertRun(makeRunRecord({ runId, status }));
-      if (runId !== "empty") await store.appendLog(runId, entries);
+      if (runId !== "empty") await store.appendLog(runId, words);
     }
     expect(await compactStoredLog(store, "done")).toBe(true);
     expect(await compactStoredLog(store, "live")).toBe(false);
@@ -107,6 +137,21 @@ describe("compactStoredLog", () => {
     expect(await compactStoredLog(store, "empty")).toBe(false);
     expect(await compactStoredLog(store, "missing")).toBe(false);
     expect((await store.listRuns({ log: "compacted" })).map((run) => run.runId)).toEqual(["done"]);
-    expect(sequences(await store.readLog("done"))).toEqual([2, 3]);
+    expect(sequences(await store.readLog("done"))).toEqual([19, 20]);
+  });
+
+  it("marks a log compacted as it is when compacting it would save little", async () => {
+    const store = new InMemoryRunStore();
+    await store.insertRun(makeRunRecord({ status: "completed" }));
+    // Long deltas in the same millisecond: the compact encoding already holds little but their text.
+    const long = Array.from({ length: 5 }, (_, index) => ({
+      sequence: index + 1,
+      body: delta("x".repeat(200)),
+      at: 9,
+    }));
+    await store.appendLog("run-1", long);
+    expect(await compactStoredLog(store, "run-1")).toBe(true);
+    expect(await store.readLog("run-1")).toEqual(long);
+    expect((await store.listRuns({ log: "compacted" })).map((run) => run.runId)).toEqual(["run-1"]);
   });
 });

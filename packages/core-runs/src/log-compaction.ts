@@ -1,3 +1,4 @@
+import { encodeLogEntries } from "./log-codec.js";
 import { type Delta, deltaChunk, readDelta } from "./log-deltas.js";
 import type { RunStore } from "./ports/run-store.js";
 import { type AgentToolLogEntry, isHardTerminalStatus, readStepResetChunk, stepResetChunk } from "./protocol/index.js";
@@ -6,9 +7,14 @@ import { omitVoidedEntries } from "./voided-entry-filter.js";
 /**
  * An entry of a compacted log that stands for the consecutive deltas of one part from sequence `merged.from` up to its
  * own: its body is one delta with all their text. `merged.last` is the length of the last of them (its own), so that
- * a reader who holds all but that one can be sent just it.
+ * a reader who holds all but that one can be sent just it. With `merged.summary`, the text is the run's summary (a
+ * child's default summary is its answer's text): the body's text is left empty, and `entriesForReader` puts the
+ * summary back.
  */
-export type MergedLogEntry = AgentToolLogEntry & { merged: { from: number; last: number } };
+export type MergedLogEntry = AgentToolLogEntry & { merged: { from: number; last: number; summary?: true } };
+
+/** A compacted log is written only when its encoding is at most this share of the full log's. */
+const MIN_SAVING = 0.9;
 
 /** The fewest consecutive deltas worth merging: two take as many entries as a reset and their merge. */
 const MIN_MERGED_DELTAS = 3;
@@ -25,16 +31,22 @@ const MIN_MERGED_DELTAS = 3;
  * - Everything else stays as it was, at its sequence and time: milestones keep theirs, and the last sequence is
  *   the run's.
  *
+ * - A merged text that is the run's `summary` (give it: a child's default summary is its answer's text) is not stored
+ *   twice: the merged delta says so instead (`merged.summary`).
+ *
  * Replayed through `entriesForReader`, the result brings a client that holds the original log up to any sequence
  * (none, part of it, all of it) to the same run, its `lastSequence` included, as the original would. Compacting a
  * compacted log changes nothing.
  */
-export function compactRunLog(entries: readonly AgentToolLogEntry[]): AgentToolLogEntry[] {
+export function compactRunLog(
+  entries: readonly AgentToolLogEntry[],
+  options: { summary?: string | undefined } = {},
+): AgentToolLogEntry[] {
   const kept = omitVoidedEntries([...entries].sort((left, right) => left.sequence - right.sequence));
   const compacted: AgentToolLogEntry[] = [];
   let region: { entries: AgentToolLogEntry[]; deltas: Delta[] } | null = null;
   const closeRegion = () => {
-    if (region !== null) compacted.push(...mergeRegion(region.entries, region.deltas));
+    if (region !== null) compacted.push(...mergeRegion(region.entries, region.deltas, options.summary));
     region = null;
   };
   for (const entry of kept) {
@@ -70,16 +82,21 @@ export function compactRunLog(entries: readonly AgentToolLogEntry[]): AgentToolL
  *   at `z − 1`, which is what a reader of the original log holding all but the last delta has;
  * - that such a reader holds part of (up to `z − 2`): the reset (it drops the deltas it holds), then the delta;
  * - that the reader holds all but the last delta of (`afterSequence` is `z − 1`): only that last delta.
+ *
+ * A merged delta whose text is the run's summary gets it back from `summary` (the run's row's), and is sent as a
+ * plain delta. @internal
  */
 export function entriesForReader(
   stored: readonly AgentToolLogEntry[],
   afterSequence: number,
+  summary?: string,
 ): readonly AgentToolLogEntry[] {
   if (!stored.some(isMergedEntry)) return stored;
+  const withText = stored.map((entry) => (isMergedEntry(entry) ? withSummary(entry, summary) : entry));
   const sent: AgentToolLogEntry[] = [];
-  for (let index = 0; index < stored.length; index += 1) {
-    const entry = stored[index] as AgentToolLogEntry;
-    const next = stored[index + 1];
+  for (let index = 0; index < withText.length; index += 1) {
+    const entry = withText[index] as AgentToolLogEntry;
+    const next = withText[index + 1];
     if (next !== undefined && isRegionReset(entry, next)) {
       if (next.merged.from > afterSequence) sent.push(next, entry);
       else sent.push(entry, next);
@@ -95,14 +112,19 @@ export function entriesForReader(
 
 /**
  * Compact a finished (hard-terminal) run's stored log in `store`: read it, `compactRunLog` it, and `compactLog` the
- * result. `false` for an unknown, live, `interrupted` (it may still be repaired) or empty run. @internal
+ * result — or the log as it is when that would not save a tenth of its encoded size. `false` for an unknown, live,
+ * `interrupted` (it may still be repaired) or empty run. @internal
  */
 export async function compactStoredLog(store: RunStore, runId: string): Promise<boolean> {
   const record = await store.getRun(runId);
   if (record === null || !isHardTerminalStatus(record.status)) return false;
   const entries = await store.readLog(runId);
   if (entries.length === 0) return false;
-  return store.compactLog(runId, compactRunLog(entries));
+  const compacted = compactRunLog(entries, { summary: record.summary });
+  // Where compaction saves little (a log of few, long deltas is already its final message in the compact encoding),
+  // the log is marked compacted as it is: rewriting it would cost more than it saves.
+  const pays = encodeLogEntries(compacted).length < MIN_SAVING * encodeLogEntries(entries).length;
+  return store.compactLog(runId, pays ? compacted : entries);
 }
 
 /** True for an entry `compactRunLog` merged. */
@@ -128,8 +150,21 @@ function lastDeltaOf(entry: MergedLogEntry): AgentToolLogEntry {
   return { sequence: entry.sequence, body: deltaChunk({ ...delta, text }), at: entry.at };
 }
 
+/** A merged delta with its text: the summary's when it stands for it, its own otherwise. */
+function withSummary(entry: MergedLogEntry, summary: string | undefined): MergedLogEntry {
+  if (entry.merged.summary !== true || summary === undefined) return entry;
+  const delta = readDelta(entry.body, true);
+  if (delta === null) return entry;
+  const { summary: _isSummary, ...merged } = entry.merged;
+  return { ...entry, body: deltaChunk({ ...delta, text: summary }), merged };
+}
+
 /** A region of consecutive deltas of one part, as it is kept: itself when short, else a reset and one merged delta. */
-function mergeRegion(entries: readonly AgentToolLogEntry[], deltas: readonly Delta[]): AgentToolLogEntry[] {
+function mergeRegion(
+  entries: readonly AgentToolLogEntry[],
+  deltas: readonly Delta[],
+  summary: string | undefined,
+): AgentToolLogEntry[] {
   const first = entries[0];
   const beforeLast = entries.at(-2);
   const last = entries.at(-1);
@@ -138,11 +173,12 @@ function mergeRegion(entries: readonly AgentToolLogEntry[], deltas: readonly Del
   let providerMetadata: unknown;
   for (const delta of deltas) if (delta.providerMetadata != null) providerMetadata = delta.providerMetadata;
   const text = deltas.map((delta) => delta.text).join("");
+  const isSummary = text !== "" && text === summary && lastDelta.type === "text-delta";
   const merged: MergedLogEntry = {
     sequence: last.sequence,
-    body: deltaChunk({ ...lastDelta, text, providerMetadata }),
+    body: deltaChunk({ ...lastDelta, text: isSummary ? "" : text, providerMetadata }),
     at: last.at,
-    merged: { from: first.sequence, last: lastDelta.text.length },
+    merged: { from: first.sequence, last: lastDelta.text.length, ...(isSummary ? { summary: true as const } : {}) },
   };
   return [{ sequence: beforeLast.sequence, body: stepResetChunk(first.sequence), at: beforeLast.at }, merged];
 }

@@ -145,6 +145,27 @@ describe("createLogRetention", () => {
     retention.stop();
   });
 
+  it("lists the full logs once; later passes hear of finished runs and read only what they compact", async () => {
+    const { clock, registry, store, scheduler, retention, ids } = await world({ maxRuns: 1 }, [finished("old", 1, 2)]);
+    let listed = 0;
+    const listRuns = store.listRuns.bind(store);
+    store.listRuns = (filter) => {
+      if (filter?.log !== undefined) listed += 1;
+      return listRuns(filter);
+    };
+    await retention.start();
+    await clock.advanceBy(SETTLE);
+    await scheduler.fireIfDue(clock.now());
+    expect(listed).toBe(1);
+    await registry.runAgentTool("Echo", { input: "x", runId: "new" });
+    await registry.runAgentTool("Echo", { input: "y", runId: "newer" });
+    await clock.advanceBy(SETTLE);
+    await scheduler.fireIfDue(clock.now());
+    expect(listed).toBe(1);
+    expect(await ids("compacted")).toEqual(["old", "new"]);
+    expect(await ids("full")).toEqual(["newer"]);
+  });
+
   it("survives a store that fails a compaction: the pass reports it and asks to try again", async () => {
     const { clock, store, scheduler, retention, events, ids } = await world({ maxRuns: 0 }, [finished("r1", 1, 2)]);
     const compactLog = store.compactLog.bind(store);

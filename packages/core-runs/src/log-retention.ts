@@ -67,8 +67,8 @@ const HARD_TERMINAL: readonly HardTerminalRunStatus[] = ["completed", "error", "
  *
  * Work is bounded and never on a turn's path: a pass runs only from the host's wake-up (`tick()`), when one is due —
  * `settleMs` after a run finishes (and at start-up), at the next `maxAgeMs` expiry, or at once while a pass left runs behind — and
- * compacts at most `batchSize` runs. A pass reads the finished runs whose logs are still full (a store query: about
- * `maxRuns` of them once the policy has caught up), not every retained run.
+ * compacts at most `batchSize` runs. The first pass of a process lists the finished runs whose logs are still full
+ * (one store query); it keeps that list up to date from then on, so later passes read only the runs they compact.
  *
  * @example
  * const retention = createLogRetention(registry, { policy: { maxRuns: 100 }, scheduler });
@@ -92,6 +92,11 @@ export function createLogRetention(registry: AgentToolRegistry, options: LogRete
   /** When the next pass is due (`null`: none asked for). */
   let dueAt: number | null = null;
   let passing: Promise<unknown> = Promise.resolve();
+  /**
+   * The finished runs whose logs are still full, once a pass has listed them (one store query per process), kept up
+   * to date since: a finished run joins, a compacted (or gone) one leaves. Later passes read nothing to plan.
+   */
+  let full: Map<string, RunRecord> | null = null;
 
   const due = async (at: number) => {
     if (!isOn || (dueAt !== null && dueAt <= at)) return;
@@ -105,7 +110,9 @@ export function createLogRetention(registry: AgentToolRegistry, options: LogRete
 
   // Not awaited: a run's result never waits for the wake-up to be armed (at most one arming per `settleMs`).
   const stopListening = extension.onRunFinished((record) => {
-    if (isHardTerminalStatus(record.status)) void due(clock.now() + settleMs);
+    if (!isOn || !isHardTerminalStatus(record.status)) return;
+    full?.set(record.runId, record);
+    void due(clock.now() + settleMs);
   });
 
   const pass = async (): Promise<LogRetentionReport> => {
@@ -117,13 +124,16 @@ export function createLogRetention(registry: AgentToolRegistry, options: LogRete
       return { ran: false, compacted: 0, remaining: 0, nextPassAt: dueAt };
     }
     dueAt = null;
-    const full = await extension.listRuns({ status: HARD_TERMINAL, log: "full" });
-    const { compactable, nextExpiry } = planPass(full, policy, now);
+    const known = full ?? new Map((await extension.listRuns({ status: HARD_TERMINAL, log: "full" })).map(byId));
+    full = known;
+    const { compactable, nextExpiry } = planPass([...known.values()].sort(byStart), policy, now);
     let compacted = 0;
     let failed = 0;
     for (const record of compactable.slice(0, batchSize)) {
       try {
+        // `false`: nothing to compact (cleared meanwhile, or an empty log): either way no longer a full log.
         if (await extension.compactLog(record.runId)) compacted += 1;
+        known.delete(record.runId);
       } catch {
         failed += 1;
       }
@@ -166,6 +176,14 @@ export function planPass(
     else if (expiry !== null) nextExpiry = nextExpiry === null ? expiry : Math.min(nextExpiry, expiry);
   }
   return { compactable, nextExpiry };
+}
+
+const byId = (record: RunRecord): [string, RunRecord] => [record.runId, record];
+
+/** `listRuns`'s order: by `startedAt`, then `runId`. */
+function byStart(left: RunRecord, right: RunRecord): number {
+  if (left.startedAt !== right.startedAt) return left.startedAt - right.startedAt;
+  return left.runId < right.runId ? -1 : left.runId > right.runId ? 1 : 0;
 }
 
 function checkPolicy(policy: RetainLogsPolicy): RetainLogsPolicy {

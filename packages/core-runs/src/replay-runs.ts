@@ -125,7 +125,7 @@ async function entriesAfter(
   if (liveEntries === null && afterSequence >= record.lastSequence) return [];
   const stored = await store.readLog(record.runId, { afterSequence });
   // A finished run's log may be compacted (log retention): sent as that reader needs it.
-  if (liveEntries === null) return [...entriesForReader(omitVoidedEntries(stored), afterSequence)];
+  if (liveEntries === null) return [...entriesForReader(omitVoidedEntries(stored), afterSequence, record.summary)];
   const storedUpTo = stored.at(-1)?.sequence ?? afterSequence;
   return omitVoidedEntries([...stored, ...liveEntries.filter((entry) => entry.sequence > storedUpTo)]);
 }

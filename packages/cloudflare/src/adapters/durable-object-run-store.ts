@@ -215,13 +215,33 @@ export class DurableObjectRunStore implements RunStore {
     const sql = this.#storage.sql;
     const unique = new Map<number, AgentToolLogEntry>();
     for (const entry of entries) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
-    const batches = splitIntoRows([...unique.values()].sort(bySequence));
+    const sorted = [...unique.values()].sort(bySequence);
+    const batches = splitIntoRows(sorted);
     return this.#storage.transactionSync(() => {
       const exists = sql.exec(`SELECT 1 FROM ${RUN_STORE_TABLES.runs} WHERE run_id = ?`, runId).toArray().length > 0;
       if (!exists) return false;
+      const rows = sql
+        .exec<{ first_sequence: number; last_sequence: number; entries: string }>(
+          `SELECT first_sequence, last_sequence, entries FROM ${RUN_STORE_TABLES.log} WHERE run_id = ?
+           ORDER BY first_sequence`,
+          runId,
+        )
+        .toArray();
+      const through = sorted.at(-1)?.sequence ?? 0;
+      const first = rows[0];
+      // The log as it is stored, only marked: its first row is keyed 0 and spans every sequence. Rewriting it all
+      // would move the same bytes to new places in the table's pages.
+      if (first !== undefined && first.first_sequence > 0 && isStored(rows, sorted)) {
+        sql.exec(
+          `UPDATE ${RUN_STORE_TABLES.log} SET first_sequence = 0, last_sequence = ? WHERE run_id = ? AND first_sequence = ?`,
+          through,
+          runId,
+          first.first_sequence,
+        );
+        return true;
+      }
       sql.exec(`DELETE FROM ${RUN_STORE_TABLES.log} WHERE run_id = ?`, runId);
       // The first row is keyed 0 (the mark of a compacted log) and spans every sequence the log stands for.
-      const through = batches.at(-1)?.lastSequence ?? 0;
       for (const [index, batch] of batches.entries()) {
         sql.exec(
           `INSERT INTO ${RUN_STORE_TABLES.log} (run_id, first_sequence, last_sequence, entries) VALUES (?, ?, ?, ?)`,
@@ -316,6 +336,12 @@ export class DurableObjectRunStore implements RunStore {
   }
 }
 
+/** Whether `rows` (a run's log rows, in key order) hold exactly `entries`. */
+function isStored(rows: ReadonlyArray<{ entries: string }>, entries: readonly AgentToolLogEntry[]): boolean {
+  const stored = rows.flatMap((row) => parseEntries(row.entries));
+  return stored.length === entries.length && JSON.stringify(stored) === JSON.stringify(entries);
+}
+
 type LogRowBatch = { firstSequence: number; lastSequence: number; json: string };
 
 /**
@@ -341,7 +367,11 @@ function splitIntoRows(sorted: readonly AgentToolLogEntry[]): LogRowBatch[] {
   for (const entry of sorted) {
     const json = JSON.stringify(entry);
     const continued = previous !== undefined && continuesDelta(previous, entry);
-    const estimate = continued ? utf8Bytes(deltaText(entry)) + 4 : utf8Bytes(json) - 20;
+    // A delta that continues its part costs its text (and its length); a compacted log's merged delta, its text and
+    // a few numbers (its reset before it, a short body, goes in the same segment); any other entry, its JSON less
+    // the envelope.
+    const merged = "merged" in entry;
+    const estimate = continued || merged ? utf8Bytes(deltaText(entry)) + (merged ? 40 : 4) : utf8Bytes(json) - 20;
     if (group.length > 0 && (size + estimate > TARGET_LOG_ROW_BYTES || chars + json.length > MAX_LOG_ROW_CHARS)) {
       flush();
     }
