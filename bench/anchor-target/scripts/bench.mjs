@@ -46,6 +46,8 @@ const P = {
   stopTop: knob("BENCH_STOP_TOP", 2),
   stopBranches: knob("BENCH_STOP_BRANCHES", 4),
   stopLeaves: knob("BENCH_STOP_LEAVES", 5),
+  retentionRuns: knob("BENCH_RETENTION_RUNS", 10_000),
+  retentionMaxRuns: knob("BENCH_RETENTION_MAX_RUNS", 100),
 };
 const verbose = process.env["BENCH_VERBOSE"] === "1";
 const only = new Set((process.env["BENCH_ONLY"] ?? "").split(",").filter(Boolean));
@@ -142,6 +144,7 @@ try {
   }
   await section("ours", "w5", () => workloads.w5(ours, P));
   await section("realChild", "w5", () => workloads.w5(realChild, P));
+  await section("ours", "retention", () => workloads.retention(ours, P));
 } finally {
   await ours.dispose();
   await raw.dispose();

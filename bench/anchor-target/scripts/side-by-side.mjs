@@ -50,6 +50,11 @@ const rows5 = (report) =>
   get(report, "results.w5.parent.rowsWritten") +
   (get(report, "results.w5.child.rowsWritten") - get(report, "results.w5.childEmpty.rowsWritten"));
 
+/** Storage one run costs: the parent's growth per run (amortized) + the child's database minus an unused one's. */
+const bytes5 = (report) =>
+  get(report, "results.w5.parent.growthBytesPerRun") +
+  (get(report, "results.w5.child.databaseSize") - get(report, "results.w5.childEmpty.databaseSize"));
+
 /** The stub child's targets (agent-tools' machinery against the anchor's stub and the raw pipe). */
 const STUB_TARGETS = [
   {
@@ -93,6 +98,12 @@ const STUB_TARGETS = [
     bound: "≤ 0.5",
     ok: (r) => r <= 0.5,
     ratio: (s) => rows5(s.ours) / rows5(s.anchor),
+  },
+  {
+    id: "W5 C=100 bytes per run, parent + child: ours ÷ anchor (issue 28)",
+    bound: "≤ 1",
+    ok: (r) => r <= 1,
+    ratio: (s) => bytes5(s.ours) / bytes5(s.anchor),
   },
 ];
 

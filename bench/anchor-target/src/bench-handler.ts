@@ -12,7 +12,8 @@ function intParam(url: URL, name: string, fallback: number): number {
 /**
  * The Worker entry: the anchor harness's HTTP contract (`/bench/ping|run|fanout|storage`), `/bench/stats`,
  * `/bench/turn-cost` (the child-only micro-measure),
- * `pnpm bench`'s seeding for the memory figures, and the parent's WebSocket.
+ * `pnpm bench`'s seeding for the memory figures, `/bench/retention-size` (the database after many runs, with and
+ * without log retention), and the parent's WebSocket.
  */
 export const benchHandler = {
   async fetch(request: Request, env: BenchEnv): Promise<Response> {
@@ -62,6 +63,15 @@ async function dispatch(url: URL, parent: DurableObjectStub<BenchParent>): Promi
         text("runId", `turn-cost-${crypto.randomUUID()}`),
         intParam(url, "count", 2000),
         intParam(url, "turns", 1),
+      );
+    case "retention-size":
+      return parent.benchRetentionSize(
+        text("prefix", "retain"),
+        intParam(url, "runs", 10_000),
+        intParam(url, "count", 100),
+        text("shape", "stub") === "tokens" ? "tokens" : "stub",
+        intParam(url, "maxRuns", -1),
+        intParam(url, "step", 100),
       );
     case "seed":
       return parent.benchSeedRetained(text("prefix", "seed"), intParam(url, "runs", 1000), intParam(url, "count", 10));

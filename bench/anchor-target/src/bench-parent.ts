@@ -7,7 +7,13 @@ import {
   DurableObjectChildTransport,
   DurableObjectRunStore,
 } from "@agent-tools/cloudflare";
-import { getDefaultRunEventHub, type RunEventSink, type RunRecord } from "@agent-tools/core-runs";
+import {
+  type AgentToolLogEntry,
+  createLogRetention,
+  getDefaultRunEventHub,
+  type RunEventSink,
+  type RunRecord,
+} from "@agent-tools/core-runs";
 import type { UIMessageChunk } from "ai";
 import { BENCH_CHILD_TYPE } from "./bench-child.js";
 import type { REAL_CHILD_TYPE } from "./real-child.js";
@@ -319,6 +325,88 @@ export class BenchParent extends AgentToolParent<BenchEnv> {
     return { ms: Date.now() - started, retainedRuns: (await this.store.listRuns()).length };
   }
 
+  /**
+   * The parent's database after `runs` finished runs, with and without log retention: each run a copy of a template
+   * (`stub`: the row and log a real awaited run of C stub chunks left in this parent; `tokens`: a real child's shape —
+   * start, step, text, C word-sized deltas a few ms apart, the text as summary — written as the parent writes it),
+   * inserted through the store in steps of `step` runs, as runs arrive. With `maxRuns` ≥ 0, after each step the
+   * parent's log retention (`createLogRetention`, the code its alarm runs, here ticked directly) applies
+   * `{ maxRuns }` in passes of 20 runs, so pages freed by compaction are reused by the next runs, as they would be.
+   * Pass times: the first of each step (it lists the full logs, as the first pass after a wake-up does) and the rest.
+   */
+  async benchRetentionSize(
+    prefix: string,
+    runs: number,
+    count: number,
+    shape: "stub" | "tokens",
+    maxRuns: number,
+    step: number,
+  ): Promise<Record<string, unknown>> {
+    const template = shape === "stub" ? await this.#stubTemplate(`${prefix}-template`, count) : tokensTemplate(count);
+    const sql = this.ctx.storage.sql;
+    const sizeBefore = sql.databaseSize;
+    const firstPassMs: number[] = [];
+    const passMs: number[] = [];
+    let compacted = 0;
+    const started = Date.now();
+    for (let from = 0; from < runs; from += step) {
+      for (let index = from; index < Math.min(runs, from + step); index += 1) {
+        const runId = `${prefix}-${index}`;
+        const startedAt = template.record.startedAt + index;
+        await this.store.insertRun({ ...template.record, runId, startedAt, completedAt: startedAt + 1 });
+        // As the parent writes a run it follows: the first entry at once, the rest at its next write.
+        await this.store.appendLog(runId, template.entries.slice(0, 1));
+        await this.store.appendLog(runId, template.entries.slice(1));
+      }
+      if (maxRuns < 0) continue;
+      // Seeded runs reach no finish listener: a new retention per step, whose first pass lists the full logs (as
+      // the first pass after a wake-up does), and whose later passes read only what they compact.
+      const retention = createLogRetention(this.registry, {
+        policy: { maxRuns, settleMs: 0 },
+        scheduler: { wakeAt: async () => {} },
+      });
+      await retention.start();
+      for (let pass = 0; ; pass += 1) {
+        const passStarted = Date.now();
+        const report = await retention.tick();
+        if (!report.ran) break;
+        (pass === 0 ? firstPassMs : passMs).push(Date.now() - passStarted);
+        compacted += report.compacted;
+        if (report.remaining === 0) break;
+      }
+      retention.stop();
+    }
+    const ms = Date.now() - started;
+    const sizeAfter = sql.databaseSize;
+    const count0 = (query: string) => sql.exec<{ n: number }>(query).one().n;
+    return {
+      shape,
+      runs,
+      chunksPerRun: template.entries.length,
+      maxRuns: maxRuns >= 0 ? maxRuns : null,
+      databaseSizeBefore: sizeBefore,
+      databaseSizeAfter: sizeAfter,
+      databaseBytesPerRun: (sizeAfter - sizeBefore) / runs,
+      logRows: count0("SELECT COUNT(*) AS n FROM agent_tool_log"),
+      logBytes: count0("SELECT SUM(length(CAST(entries AS BLOB))) AS n FROM agent_tool_log"),
+      compactedRuns: count0("SELECT COUNT(*) AS n FROM agent_tool_log WHERE first_sequence = 0"),
+      compacted,
+      passes: firstPassMs.length + passMs.length,
+      maxFirstPassMs: firstPassMs.length > 0 ? Math.max(...firstPassMs) : null,
+      maxPassMs: passMs.length > 0 ? Math.max(...passMs) : null,
+      medianPassMs: passMs.length > 0 ? [...passMs].sort((a, b) => a - b)[passMs.length >> 1] : null,
+      ms,
+    };
+  }
+
+  /** The row and log a real awaited run of `count` stub chunks leaves in this parent. */
+  async #stubTemplate(runId: string, count: number): Promise<{ record: RunRecord; entries: AgentToolLogEntry[] }> {
+    await this.registry.runAgentTool(this.childType, { runId, input: stubInput(count) });
+    const record = await this.store.getRun(runId);
+    if (record === null) throw new Error(`no row for ${runId}`);
+    return { record, entries: await this.store.readLog(runId) };
+  }
+
   #childId(ref: { agentType: string; runId: string }): string {
     return this.#children.idFromName(childObjectName(this.ctx.id.toString(), ref)).toString();
   }
@@ -326,6 +414,46 @@ export class BenchParent extends AgentToolParent<BenchEnv> {
   #child(runId: string): ProbeableChild {
     return this.#probes.stub({ agentType: this.childType, runId }) as unknown as ProbeableChild;
   }
+}
+
+const WORDS = "the quick brown fox jumps over a lazy dog while seven tired owls watch from an old oak tree".split(" ");
+
+/** A real child's run as the parent keeps it: C word-sized deltas a few milliseconds apart, the text as summary. */
+function tokensTemplate(count: number): { record: RunRecord; entries: AgentToolLogEntry[] } {
+  const now = Date.now();
+  const deltas = Array.from({ length: count }, (_, index) => `${WORDS[index % WORDS.length]} `);
+  const bodies: UIMessageChunk[] = [
+    { type: "start" },
+    { type: "start-step" },
+    { type: "text-start", id: "txt-0" },
+    ...deltas.map((delta): UIMessageChunk => ({ type: "text-delta", id: "txt-0", delta })),
+    { type: "text-end", id: "txt-0" },
+    { type: "finish-step" },
+    { type: "finish" },
+  ];
+  const gaps = [0, 12, 3, 25, 7, 0, 18];
+  let at = now;
+  const entries = bodies.map((body, index) => {
+    at += gaps[index % gaps.length] ?? 0;
+    return { sequence: index + 1, body, at };
+  });
+  const record: RunRecord = {
+    runId: "template",
+    agentType: "RealChild",
+    status: "completed",
+    revision: 3,
+    startedAt: now,
+    updatedAt: at,
+    completedAt: at,
+    displayOrder: 0,
+    inputPreview: JSON.stringify({ count }),
+    startAcknowledged: true,
+    lastSequence: entries.length,
+    summary: deltas.join(""),
+    endCause: "child",
+    finishNotifiedRevision: 3,
+  };
+  return { record, entries };
 }
 
 function stubInput(count: number, deltaChars?: number): StubInput {

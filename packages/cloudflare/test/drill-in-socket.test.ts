@@ -40,6 +40,7 @@ function holdableStore() {
     listRuns: (filter) => inner.listRuns(filter),
     deleteRuns: (runIds) => inner.deleteRuns(runIds),
     appendLog: (runId, entries) => inner.appendLog(runId, entries),
+    compactLog: (runId, entries) => inner.compactLog(runId, entries),
     readLog: async (runId, options) => {
       if (hold !== null) await hold;
       return inner.readLog(runId, options);

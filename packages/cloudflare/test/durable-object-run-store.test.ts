@@ -71,19 +71,67 @@ describe("DurableObjectRunStore passes the RunStore contract inside workerd", ()
 });
 
 describe("DurableObjectRunStore storage", () => {
-  it("writes one log row for an appendLog of 100 entries, and none for a re-append of them", async () => {
-    const object = freshObject("rows");
-    const append = (batch: AgentToolLogEntry[]) =>
-      host.fetchJson<LogWriteCount>(`/store/append-counted?object=${object}`, {
-        body: { runId: "run-1", entries: batch },
-      });
+  const appendCounted = (object: string, batch: AgentToolLogEntry[], runId = "run-1") =>
+    host.fetchJson<LogWriteCount>(`/store/append-counted?object=${object}`, { body: { runId, entries: batch } });
 
-    expect(await append(entries(1, 100))).toEqual({ logRows: 1, rowsWritten: 1 });
-    expect(await append(entries(1, 100))).toEqual({ logRows: 1, rowsWritten: 0 });
-    // Overlapping the stored batch: only 101..110 are new, and they go in one more row.
-    expect(await append(entries(95, 110))).toEqual({ logRows: 2, rowsWritten: 1 });
+  it("writes 100 entries in rows of under a kilobyte, and nothing for a re-append of them", async () => {
+    const object = freshObject("rows");
+    const first = await appendCounted(object, entries(1, 100));
+    // The compact encoding: 100 entries of ~70 bytes of JSON each take about 900 bytes, in rows SQLite keeps inline.
+    expect(first.logBytes).toBeLessThan(JSON.stringify(entries(1, 100)).length / 5);
+    expect(first.logRows).toBe(2);
+    expect(first.rowsWritten).toBe(2);
+    expect(await appendCounted(object, entries(1, 100))).toEqual({ ...first, rowsWritten: 0 });
+    // Overlapping the stored rows: only 101..110 are new, in one more row (the last one is full).
+    expect(await appendCounted(object, entries(95, 110))).toMatchObject({ logRows: 3, rowsWritten: 1 });
     expect(await callStore(object, "readLog", "run-1")).toEqual(entries(1, 110));
     expect(await callStore(object, "readLog", "run-1", { afterSequence: 98, limit: 4 })).toEqual(entries(99, 102));
+  });
+
+  it("fills its last row with small appends instead of a row per append", async () => {
+    const object = freshObject("paced");
+    // A stream paced by the network: the runner writes one or two entries at a time.
+    let written = 0;
+    let last: LogWriteCount | undefined;
+    for (let sequence = 1; sequence <= 200; sequence += 2) {
+      last = await appendCounted(object, entries(sequence, sequence + 1));
+      written += last.rowsWritten;
+    }
+    // One row written per append (the last row rewritten), and one more each time a row is full.
+    expect(last?.logRows).toBeLessThanOrEqual(3);
+    expect(written).toBeLessThanOrEqual(100 + (last?.logRows ?? 0));
+    expect(last?.logBytes).toBeLessThan(2_700);
+    expect(await callStore(object, "readLog", "run-1")).toEqual(entries(1, 200));
+    expect(await callStore(object, "readLog", "run-1", { afterSequence: 150, limit: 3 })).toEqual(entries(151, 153));
+  });
+
+  it("reads the log rows it wrote before the compact encoding, and appends after them", async () => {
+    const object = freshObject("upgraded");
+    await host.fetchJson(`/store/legacy-log?object=${object}`, { body: { runId: "run-1", entries: entries(1, 5) } });
+    expect(await callStore(object, "readLog", "run-1")).toEqual(entries(1, 5));
+    // Re-appending what the old row holds writes nothing; the new entries go in a row of the new form.
+    expect(await appendCounted(object, entries(4, 8))).toMatchObject({ logRows: 2, rowsWritten: 1 });
+    expect(await callStore(object, "readLog", "run-1")).toEqual(entries(1, 8));
+    expect(await callStore(object, "readLog", "run-1", { afterSequence: 3, limit: 3 })).toEqual(entries(4, 6));
+  });
+
+  it("compacts a log that stays as it is by marking its first row, leaving the others where they are", async () => {
+    const object = freshObject("marked");
+    const rows = () =>
+      host.fetchJson<Array<{ first: number; last: number; bytes: number }>>(
+        `/store/log-rows?object=${object}&runId=run-1`,
+      );
+    await callStore(object, "insertRun", makeRunRecord({ status: "completed" }));
+    await appendCounted(object, entries(1, 1));
+    await appendCounted(object, entries(2, 100));
+    const before = await rows();
+    expect(before.length).toBeGreaterThan(1);
+    expect(await callStore(object, "compactLog", "run-1", entries(1, 100))).toBe(true);
+    const after = await rows();
+    expect(after[0]).toEqual({ ...before[0], first: 0, last: 100 });
+    expect(after.slice(1)).toEqual(before.slice(1));
+    expect(await callStore(object, "readLog", "run-1")).toEqual(entries(1, 100));
+    expect(await callStore<RunRecord[]>(object, "listRuns", { log: "compacted" })).toHaveLength(1);
   });
 
   it("keeps runs and logs across a restart on the same persistence folder", async () => {

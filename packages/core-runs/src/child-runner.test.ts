@@ -214,6 +214,7 @@ describe("AgentToolChildRunner", () => {
       listRuns: (filter) => inner.listRuns(filter),
       deleteRuns: (runIds) => inner.deleteRuns(runIds),
       appendLog: (runId, entries) => inner.appendLog(runId, entries),
+      compactLog: (runId, entries) => inner.compactLog(runId, entries),
       readLog: async (runId: string, options?: { afterSequence?: number; limit?: number }) => {
         const entries = await inner.readLog(runId, options);
         if (releaseRead === null) {

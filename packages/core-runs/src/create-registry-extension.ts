@@ -1,4 +1,5 @@
 import { resolveAgentType } from "./agent-type.js";
+import { compactStoredLog } from "./log-compaction.js";
 import { isHardTerminalStatus } from "./protocol/index.js";
 import type { CancelHandler, RegistryExtension, RegistryExtensionOptions, RunFollow } from "./registry-extension.js";
 import type { RegistryRuntime } from "./registry-runtime.js";
@@ -37,6 +38,7 @@ export function createRegistryExtension<TState>(
     getRun: (runId) => store.getRun(runId),
     listRuns: (filter) => store.listRuns(filter),
     readLog: (runId, readOptions) => store.readLog(runId, readOptions),
+    compactLog: (runId) => compactStoredLog(store, runId),
     stateOf,
 
     async updateState(runId, change, current) {

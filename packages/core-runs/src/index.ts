@@ -24,6 +24,15 @@ export { closeCutStep } from "./close-cut-step.js";
 export type { AgentToolsErrorCode } from "./errors.js";
 export { AgentToolsError, errorMessage, toAgentToolsError } from "./errors.js";
 export { INPUT_PREVIEW_MAX_CHARS, inputByteLength, makeInputPreview } from "./input-preview.js";
+export { decodeLogEntries, encodeLogEntries } from "./log-codec.js";
+export type { MergedLogEntry } from "./log-compaction.js";
+export { compactRunLog } from "./log-compaction.js";
+export type { LogRetention, LogRetentionOptions, LogRetentionReport, RetainLogsPolicy } from "./log-retention.js";
+export {
+  createLogRetention,
+  DEFAULT_LOG_RETENTION_BATCH,
+  DEFAULT_LOG_RETENTION_SETTLE_MS,
+} from "./log-retention.js";
 export { MinHeap } from "./min-heap.js";
 export { runPendingToolCall } from "./pending-tool-call.js";
 export type { ChatHost, SyntheticChatMessage } from "./ports/chat-host.js";

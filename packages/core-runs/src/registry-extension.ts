@@ -55,6 +55,12 @@ export interface RegistryExtension<TState> {
   listRuns(filter?: RunStoreFilter): Promise<RunRecord[]>;
   /** The parent's copy of a run's log. */
   readLog(runId: string, options?: { afterSequence?: number; limit?: number }): Promise<AgentToolLogEntry[]>;
+  /**
+   * Compact the parent's copy of a finished (`completed`, `error`, `aborted`) run's log to its final message,
+   * milestones and sequences (`compactRunLog`): replay then brings every client to the same run as before. Resolves
+   * `false` for an unknown, live, `interrupted` or empty run.
+   */
+  compactLog(runId: string): Promise<boolean>;
   /** This extension's state on a row, or `null` when the row is not its own. */
   stateOf(record: RunRecord): TState | null;
   /**

@@ -1,3 +1,4 @@
+import { entriesForReader } from "./log-compaction.js";
 import type { RunStore } from "./ports/run-store.js";
 import {
   AGENT_PROGRESS_PART,
@@ -109,7 +110,8 @@ export async function replayRun(options: {
 }
 
 /**
- * The stored copy after `afterSequence`, then the entries a live driver holds beyond it (`null`: no driver here),
+ * The stored copy after `afterSequence` (of a compacted log, what that reader needs: `entriesForReader`), then the
+ * entries a live driver holds beyond it (`null`: no driver here),
  * without the entries a step reset voids (the client either never had them, or drops them on the reset, which is
  * sent). A run nobody follows here has nothing stored past its row's `lastSequence`, so a client at or past it costs
  * no read.
@@ -122,7 +124,8 @@ async function entriesAfter(
 ): Promise<AgentToolLogEntry[]> {
   if (liveEntries === null && afterSequence >= record.lastSequence) return [];
   const stored = await store.readLog(record.runId, { afterSequence });
-  if (liveEntries === null) return omitVoidedEntries(stored);
+  // A finished run's log may be compacted (log retention): sent as that reader needs it.
+  if (liveEntries === null) return [...entriesForReader(omitVoidedEntries(stored), afterSequence, record.summary)];
   const storedUpTo = stored.at(-1)?.sequence ?? afterSequence;
   return omitVoidedEntries([...stored, ...liveEntries.filter((entry) => entry.sequence > storedUpTo)]);
 }

@@ -775,6 +775,7 @@ function delegate(store: RunStore): RunStore {
     listRuns: (filter) => store.listRuns(filter),
     deleteRuns: (runIds) => store.deleteRuns(runIds),
     appendLog: (runId, entries) => store.appendLog(runId, entries),
+    compactLog: (runId, entries) => store.compactLog(runId, entries),
     readLog: (runId, options) => store.readLog(runId, options),
   };
 }
@@ -794,6 +795,7 @@ function frozenAfterCrash(store: RunStore): RunStore {
     listRuns: guard((filter) => store.listRuns(filter)),
     deleteRuns: guard((runIds) => store.deleteRuns(runIds)),
     appendLog: guard((runId, entries) => store.appendLog(runId, entries)),
+    compactLog: guard((runId, entries) => store.compactLog(runId, entries)),
     readLog: guard((runId, options) => store.readLog(runId, options)),
   };
 }

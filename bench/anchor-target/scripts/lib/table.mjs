@@ -6,7 +6,16 @@ import { cell, round } from "./stats.mjs";
  * 2026-12-02, the stub child, medians of 6 runs): a reference from another sitting only. The issue's targets are read from the harness run with both targets
  * interleaved (README.md, "Side by side with the anchor").
  */
-const ANCHOR = { w1: 14, w2: 6538, w3: 364, w4: 422, w5Parent: 7, w5Child: 202 };
+const ANCHOR = {
+  w1: 14,
+  w2: 6538,
+  w3: 364,
+  w4: 422,
+  w5Parent: 7,
+  w5Child: 202,
+  w5ParentBytes: 287,
+  w5ChildBytes: 8192,
+};
 /** The same for the anchor's Think child (anchor-think), the real child's counterpart. */
 const ANCHOR_THINK = { w1: 53, w2: 1884, w3: 1372, w5Parent: 20, w5Child: 42 };
 
@@ -139,6 +148,29 @@ export function renderTable(results, P) {
     "≤ 0.5× anchor",
   );
   row("W5 parent DB growth, bytes/run (amortized)", cell(get(ours, "w5.parent.growthBytesPerRun"), 0));
+  const w5ParentBytes = get(ours, "w5.parent.growthBytesPerRun");
+  const w5ChildBytes = get(ours, "w5.child.databaseSize") - get(ours, "w5.childEmpty.databaseSize");
+  if (typeof w5ParentBytes === "number") {
+    const anchorBytes = ANCHOR.w5ParentBytes + ANCHOR.w5ChildBytes;
+    row(
+      `W5 C=${P.w5Chunks}: bytes per run, parent (growth over ${P.w5GrowthRuns} runs) + child (− unused child)`,
+      `${round(w5ParentBytes, 0)} + ${w5ChildBytes} = ${round(w5ParentBytes + w5ChildBytes, 0)}`,
+      "",
+      "",
+      `${ANCHOR.w5ParentBytes} + ${ANCHOR.w5ChildBytes} (${ratio(w5ParentBytes + w5ChildBytes, anchorBytes)})`,
+      "≤ anchor",
+    );
+  }
+  const retention = get(ours, "retention");
+  for (const shape of retention?.shapes ?? []) {
+    const mib = (bytes) => round(bytes / 2 ** 20, 2);
+    const size = (data) =>
+      `${mib(data.databaseSizeAfter - data.databaseSizeBefore)} MiB (${round(data.databaseBytesPerRun, 0)} B/run)`;
+    row(
+      `parent DB after ${retention.runs} runs of C=${retention.chunks} (${shape.shape}): full logs · retainLogs { maxRuns: ${retention.maxRuns} } (pass of 20, ms: median, longest; a first pass, which lists)`,
+      `${size(shape.full)} · ${size(shape.retained)} (${shape.retained.medianPassMs}, ${shape.retained.maxPassMs}; ${shape.retained.maxFirstPassMs})`,
+    );
+  }
   const reconnect = get(ours, "reconnect");
   if (reconnect) {
     const line = (label, data) =>

@@ -229,6 +229,35 @@ export async function w5(host, P) {
   return { chunks: P.w5Chunks, ...body };
 }
 
+/**
+ * The parent's database after many finished runs (`P.retentionRuns`, of W5's C), without log retention and with
+ * `{ maxRuns: P.retentionMaxRuns }`, for two shapes: the stub run W5 measures (copied from a real run's row and log)
+ * and a real child's (word-sized deltas a few ms apart, the text as summary). Each on a fresh parent.
+ */
+export async function retention(host, P) {
+  const shapes = [];
+  for (const shape of ["stub", "tokens"]) {
+    const sizes = {};
+    for (const [label, maxRuns] of [
+      ["full", -1],
+      ["retained", P.retentionMaxRuns],
+    ]) {
+      const parent = `retention-${shape}-${label}`;
+      const { body } = await host.call("retention-size", {
+        parent,
+        prefix: parent,
+        runs: P.retentionRuns,
+        count: P.w5Chunks,
+        shape,
+        maxRuns,
+      });
+      sizes[label] = body;
+    }
+    shapes.push({ shape, ...sizes });
+  }
+  return { runs: P.retentionRuns, maxRuns: P.retentionMaxRuns, chunks: P.w5Chunks, shapes };
+}
+
 /** `/bench/stats` of a parent (reset on read). */
 export async function stats(host, parent) {
   return (await host.call("stats", { parent })).body;

@@ -1,6 +1,8 @@
 import {
   type AgentToolLogEntry,
   applyRunPatch,
+  decodeLogEntries,
+  encodeLogEntries,
   type RunRecord,
   type RunRecordPatch,
   type RunStore,
@@ -30,6 +32,14 @@ export type RunStoreTables = { readonly runs: string; readonly log: string };
  */
 const MAX_LOG_ROW_CHARS = 600_000;
 
+/**
+ * The size (UTF-8 bytes of the encoded entries) a log row is filled up to. SQLite keeps a row of a `WITHOUT ROWID`
+ * table inside its b-tree page only up to about 1 000 bytes (4 KiB pages); past that, the rest goes to an overflow page
+ * of its own, a whole 4 KiB even for a few bytes. Rows of at most this size share pages: a run's log costs about its
+ * size. Larger appends are split at this size, smaller ones fill the last row up to it.
+ */
+const TARGET_LOG_ROW_BYTES = 900;
+
 type RunRow = {
   run_id: string;
   status: string;
@@ -37,6 +47,9 @@ type RunRow = {
   started_at: number;
   record: string;
 };
+
+/** The last log row of a run; `entries` only when the row is small enough to take more (else `null`). */
+type LogTailRow = { first_sequence: number; last_sequence: number; entries: string | null };
 
 type LogBatchRow = {
   first_sequence: number;
@@ -51,9 +64,12 @@ type LogBatchRow = {
  *   `started_at`) are real columns; the rest of the `RunRecord` is one JSON column. No secondary index: the
  *   registry caps retained runs, so sorting a small table on `listRuns` is cheaper than an index write on
  *   every insert and update.
- * - `agent_tool_log`: one row per `appendLog` call (a batch: `first_sequence`, `last_sequence` and the JSON
- *   array of entries). A runner flushing 100 chunks writes one row, not 100. `readLog` reads the batches that
- *   reach past `afterSequence` and filters.
+ * - `agent_tool_log`: rows of consecutive entries (`first_sequence`, `last_sequence`, and the entries in the compact
+ *   encoding of `encodeLogEntries`), filled up to about 900 bytes so that SQLite keeps them inside its pages: an
+ *   `appendLog` writes one row, or rewrites the last one when that is small, and splits a large batch. A runner
+ *   flushing 100 chunks writes one or two rows, not 100. `readLog` reads the rows that reach past `afterSequence`
+ *   and filters. Rows of the plain JSON arrays written by earlier versions are read as well. A compacted log
+ *   (`compactLog`) is marked by its first row's key: `first_sequence` 0.
  *
  * Every method does its SQL synchronously inside one call, so it is atomic: a Durable Object runs one event at a
  * time and `ctx.storage.sql` never yields, so nothing interleaves between a read and the write that depends on
@@ -144,9 +160,18 @@ export class DurableObjectRunStore implements RunStore {
   async listRuns(filter: RunStoreFilter = {}): Promise<RunRecord[]> {
     // No filter and an empty status list both mean "every row" (the port's contract).
     const statuses = filter.status ?? [];
-    const where = statuses.length === 0 ? "" : `WHERE status IN (${statuses.map(() => "?").join(", ")})`;
+    const conditions: string[] = [];
+    if (statuses.length > 0) conditions.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+    // A compacted log is marked by its first row's key, first_sequence 0 (sequences start at 1): two key lookups.
+    const log = this.#tables.log;
+    const compacted = `EXISTS (SELECT 1 FROM ${log} WHERE ${log}.run_id = runs.run_id AND first_sequence = 0)`;
+    if (filter.log === "compacted") conditions.push(compacted);
+    if (filter.log === "full") {
+      conditions.push(`EXISTS (SELECT 1 FROM ${log} WHERE ${log}.run_id = runs.run_id) AND NOT ${compacted}`);
+    }
+    const where = conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`;
     return this.#storage.sql
-      .exec<RunRow>(`SELECT * FROM ${this.#tables.runs} ${where} ORDER BY started_at, run_id`, ...statuses)
+      .exec<RunRow>(`SELECT * FROM ${this.#tables.runs} AS runs ${where} ORDER BY started_at, run_id`, ...statuses)
       .toArray()
       .map(fromRunRow);
   }
@@ -164,11 +189,26 @@ export class DurableObjectRunStore implements RunStore {
   async appendLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const sql = this.#storage.sql;
-    const fresh = this.#dropStoredSequences(runId, entries);
+    const { fresh, tail } = this.#freshEntries(runId, entries);
     if (fresh.length === 0) return;
-    const batches = splitIntoRows(fresh);
+    // A small last row that the new entries follow on from is written again with them (one row keeps filling up to
+    // the target size instead of a row per append); a row that would not change is left alone.
+    const extended = tail?.entries != null ? [...parseEntries(tail.entries), ...fresh] : null;
+    const batches = splitIntoRows(extended ?? fresh);
+    const rewritten = extended !== null && tail !== undefined && batches[0]?.lastSequence !== tail.last_sequence;
     this.#storage.transactionSync(() => {
-      for (const batch of batches) {
+      for (const [index, batch] of batches.entries()) {
+        if (index === 0 && extended !== null && tail !== undefined) {
+          if (!rewritten) continue;
+          sql.exec(
+            `UPDATE ${this.#tables.log} SET last_sequence = ?, entries = ? WHERE run_id = ? AND first_sequence = ?`,
+            batch.lastSequence,
+            batch.json,
+            runId,
+            tail.first_sequence,
+          );
+          continue;
+        }
         sql.exec(
           `INSERT INTO ${this.#tables.log} (run_id, first_sequence, last_sequence, entries) VALUES (?, ?, ?, ?)`,
           runId,
@@ -177,6 +217,50 @@ export class DurableObjectRunStore implements RunStore {
           batch.json,
         );
       }
+    });
+  }
+
+  async compactLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<boolean> {
+    const sql = this.#storage.sql;
+    const unique = new Map<number, AgentToolLogEntry>();
+    for (const entry of entries) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
+    const sorted = [...unique.values()].sort(bySequence);
+    const batches = splitIntoRows(sorted);
+    return this.#storage.transactionSync(() => {
+      const exists = sql.exec(`SELECT 1 FROM ${this.#tables.runs} WHERE run_id = ?`, runId).toArray().length > 0;
+      if (!exists) return false;
+      const rows = sql
+        .exec<{ first_sequence: number; last_sequence: number; entries: string }>(
+          `SELECT first_sequence, last_sequence, entries FROM ${this.#tables.log} WHERE run_id = ?
+           ORDER BY first_sequence`,
+          runId,
+        )
+        .toArray();
+      const through = sorted.at(-1)?.sequence ?? 0;
+      const first = rows[0];
+      // The log as it is stored, only marked: its first row is keyed 0 and spans every sequence. Rewriting it all
+      // would move the same bytes to new places in the table's pages.
+      if (first !== undefined && first.first_sequence > 0 && isStored(rows, sorted)) {
+        sql.exec(
+          `UPDATE ${this.#tables.log} SET first_sequence = 0, last_sequence = ? WHERE run_id = ? AND first_sequence = ?`,
+          through,
+          runId,
+          first.first_sequence,
+        );
+        return true;
+      }
+      sql.exec(`DELETE FROM ${this.#tables.log} WHERE run_id = ?`, runId);
+      // The first row is keyed 0 (the mark of a compacted log) and spans every sequence the log stands for.
+      for (const [index, batch] of batches.entries()) {
+        sql.exec(
+          `INSERT INTO ${this.#tables.log} (run_id, first_sequence, last_sequence, entries) VALUES (?, ?, ?, ?)`,
+          runId,
+          index === 0 ? 0 : batch.firstSequence,
+          index === 0 ? through : batch.lastSequence,
+          batch.json,
+        );
+      }
+      return true;
     });
   }
 
@@ -208,10 +292,14 @@ export class DurableObjectRunStore implements RunStore {
   }
 
   /**
-   * The entries whose sequence is not stored yet, each sequence once (first occurrence wins), ascending. Reads
-   * only the batches whose range overlaps the incoming one: none, when the runner appends past the end.
+   * The entries whose sequence is not stored yet, each sequence once (first occurrence wins), ascending, and the
+   * log's last row when they all come after it (its entries only when it is small enough to take more). Reads only
+   * the rows whose range overlaps the incoming one: none but the last, when the runner appends past the end.
    */
-  #dropStoredSequences(runId: string, entries: readonly AgentToolLogEntry[]): AgentToolLogEntry[] {
+  #freshEntries(
+    runId: string,
+    entries: readonly AgentToolLogEntry[],
+  ): { fresh: AgentToolLogEntry[]; tail?: LogTailRow } {
     let lowest = Number.POSITIVE_INFINITY;
     let highest = Number.NEGATIVE_INFINITY;
     for (const entry of entries) {
@@ -220,64 +308,118 @@ export class DurableObjectRunStore implements RunStore {
     }
     // Fast path: appending past the end of the stored log (the runner's case) reads one row, not the whole log.
     const tail = this.#storage.sql
-      .exec<{ last_sequence: number }>(
-        `SELECT last_sequence FROM ${this.#tables.log} WHERE run_id = ? ORDER BY first_sequence DESC LIMIT 1`,
+      .exec<LogTailRow>(
+        `SELECT first_sequence, last_sequence,
+           CASE WHEN first_sequence > 0 AND length(CAST(entries AS BLOB)) < ? THEN entries END AS entries
+         FROM ${this.#tables.log} WHERE run_id = ? ORDER BY first_sequence DESC LIMIT 1`,
+        TARGET_LOG_ROW_BYTES,
         runId,
       )
       .toArray()[0];
     if (tail === undefined || tail.last_sequence < lowest) {
       const unique = new Map<number, AgentToolLogEntry>();
       for (const entry of entries) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
-      return [...unique.values()].sort(bySequence);
+      return { fresh: [...unique.values()].sort(bySequence), ...(tail ? { tail } : {}) };
     }
     const seen = new Set<number>();
-    const overlapping = this.#storage.sql.exec<{ entries: string }>(
-      `SELECT entries FROM ${this.#tables.log}
+    // A compacted log stands for every sequence up to its last: its first row (key 0) spans them all.
+    let compactedThrough = Number.NEGATIVE_INFINITY;
+    const overlapping = this.#storage.sql.exec<{ first_sequence: number; last_sequence: number; entries: string }>(
+      `SELECT first_sequence, last_sequence, entries FROM ${this.#tables.log}
        WHERE run_id = ? AND first_sequence <= ? AND last_sequence >= ?`,
       runId,
       highest,
       lowest,
     );
     for (const row of overlapping) {
+      if (row.first_sequence === 0) compactedThrough = row.last_sequence;
       for (const entry of parseEntries(row.entries)) seen.add(entry.sequence);
     }
     const fresh: AgentToolLogEntry[] = [];
     for (const entry of entries) {
-      if (seen.has(entry.sequence)) continue;
+      if (seen.has(entry.sequence) || entry.sequence <= compactedThrough) continue;
       seen.add(entry.sequence);
       fresh.push(entry);
     }
-    return fresh.sort(bySequence);
+    return { fresh: fresh.sort(bySequence) };
   }
+}
+
+/** Whether `rows` (a run's log rows, in key order) hold exactly `entries`. */
+function isStored(rows: ReadonlyArray<{ entries: string }>, entries: readonly AgentToolLogEntry[]): boolean {
+  const stored = rows.flatMap((row) => parseEntries(row.entries));
+  return stored.length === entries.length && JSON.stringify(stored) === JSON.stringify(entries);
 }
 
 type LogRowBatch = { firstSequence: number; lastSequence: number; json: string };
 
-/** Groups sorted entries into as few rows as the row-size cap allows (one, unless the batch is huge). */
+/**
+ * Groups sorted entries into rows of about `TARGET_LOG_ROW_BYTES` (never over `MAX_LOG_ROW_CHARS`), each in the
+ * compact encoding of `encodeLogEntries`. A row is cut where the entries' estimated encoded size would pass the target:
+ * a delta that continues its part costs its text, any other entry its JSON.
+ */
 function splitIntoRows(sorted: readonly AgentToolLogEntry[]): LogRowBatch[] {
   const batches: LogRowBatch[] = [];
-  let parts: string[] = [];
-  let first: AgentToolLogEntry | undefined;
-  let last: AgentToolLogEntry | undefined;
-  let size = 2;
+  let group: AgentToolLogEntry[] = [];
+  let size = 0;
+  let chars = 0;
+  let previous: AgentToolLogEntry | undefined;
   const flush = () => {
+    const first = group[0];
+    const last = group.at(-1);
     if (first === undefined || last === undefined) return;
-    batches.push({ firstSequence: first.sequence, lastSequence: last.sequence, json: `[${parts.join(",")}]` });
-    parts = [];
-    first = undefined;
-    size = 2;
+    batches.push({ firstSequence: first.sequence, lastSequence: last.sequence, json: encodeLogEntries(group) });
+    group = [];
+    size = 0;
+    chars = 0;
   };
   for (const entry of sorted) {
     const json = JSON.stringify(entry);
-    const gap = last !== undefined && entry.sequence !== last.sequence + 1;
-    if (parts.length > 0 && (gap || size + json.length + 1 > MAX_LOG_ROW_CHARS)) flush();
-    first ??= entry;
-    last = entry;
-    parts.push(json);
-    size += json.length + 1;
+    const continued = previous !== undefined && continuesDelta(previous, entry);
+    // A delta that continues its part costs its text (and its length); a compacted log's merged delta, its text and
+    // a few numbers (its reset before it, a short body, goes in the same segment); any other entry, its JSON less
+    // the envelope.
+    const merged = "merged" in entry;
+    const estimate = continued || merged ? utf8Bytes(deltaText(entry)) + (merged ? 40 : 4) : utf8Bytes(json) - 20;
+    if (group.length > 0 && (size + estimate > TARGET_LOG_ROW_BYTES || chars + json.length > MAX_LOG_ROW_CHARS)) {
+      flush();
+    }
+    group.push(entry);
+    size += estimate;
+    chars += json.length + 1;
+    previous = entry;
   }
   flush();
   return batches;
+}
+
+/** The text a delta chunk adds (its `delta` or `inputTextDelta`), or "". */
+function deltaText(entry: AgentToolLogEntry): string {
+  const body = entry.body as { delta?: unknown; inputTextDelta?: unknown };
+  const text = body.delta ?? body.inputTextDelta;
+  return typeof text === "string" ? text : "";
+}
+
+/** Whether `entry` is a delta of the same kind and part as `previous` (the encoding joins them). */
+function continuesDelta(previous: AgentToolLogEntry, entry: AgentToolLogEntry): boolean {
+  const before = previous.body as { type?: unknown; id?: unknown; toolCallId?: unknown };
+  const body = entry.body as { type?: unknown; id?: unknown; toolCallId?: unknown };
+  return (
+    typeof body.type === "string" &&
+    body.type.endsWith("-delta") &&
+    body.type === before.type &&
+    (body.id ?? body.toolCallId) === (before.id ?? before.toolCallId)
+  );
+}
+
+/** The UTF-8 length of `text`. */
+function utf8Bytes(text: string): number {
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
 }
 
 function toRunRow(record: RunRecord): RunRow {
@@ -297,7 +439,7 @@ function fromRunRow(row: RunRow): RunRecord {
 }
 
 function parseEntries(json: string): AgentToolLogEntry[] {
-  return JSON.parse(json) as AgentToolLogEntry[];
+  return decodeLogEntries(json);
 }
 
 function bySequence(left: AgentToolLogEntry, right: AgentToolLogEntry): number {

@@ -167,10 +167,14 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   override async webSocketError(ws: WebSocket): Promise<void> {
     this.#parts?.chat.disconnect(ws);
   }
-  /** The detached runs' reconcile tick, and the keep-awake wake-up. A subclass overriding it calls `super.alarm()`. */
+  /**
+   * The detached runs' reconcile tick, the keep-awake wake-up and a log retention pass when one is due. A subclass
+   * overriding it calls `super.alarm()`.
+   */
   override async alarm(): Promise<void> {
     await this.#wired().detached.tick();
     this.#wired().awake.wokeUp();
+    await this.#wired().retention.tick();
   }
 
   /** The parts, built on first use (after the subclass's constructor, so its fields and bindings are there). */
@@ -190,6 +194,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       detachedOptions: options.detached,
       recoveryOptions: options.recovery,
       chatOptions: this.chatOptions(),
+      retainLogs: this.retainLogs(),
     });
     // Start-up follows wiring, after construction: whatever wired the parent first (a request, an alarm, a call).
     this.#ready = Promise.resolve().then(() => startUpParent(this.#wired(), this.#tokens));

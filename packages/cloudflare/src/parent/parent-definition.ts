@@ -7,6 +7,7 @@ import type {
   AgentToolRegistryOptions,
   AgentToolRunInfo,
   AgentToolTurnStream,
+  RetainLogsPolicy,
 } from "@agent-tools/core-runs";
 import type { DetachedRunsOptions } from "@agent-tools/detached";
 import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
@@ -80,6 +81,14 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
     Omit<DetachedRunsOptions<object>, "registry" | "host" | "scheduler" | "chatHost">
   > {
     return {};
+  }
+  /**
+   * How long finished runs keep their full logs (SPEC §10): past `maxAgeMs` after it finished, or past the newest
+   * `maxRuns` finished runs, a run's log is compacted to its final message, milestones and result, in small batches
+   * from the alarm. Replay shows clients the same runs. Default: none (full logs are kept until cleared).
+   */
+  protected retainLogs(): RetainLogsPolicy | undefined {
+    return undefined;
   }
   /** Options of the conversation: size and queue limits, write interval, resume attempts. */
   protected chatOptions(): ParentChatOptions {

@@ -4,6 +4,9 @@ import {
   AgentToolRegistry,
   type AgentToolRegistryOptions,
   type AgentToolTurnStream,
+  createLogRetention,
+  type LogRetention,
+  type RetainLogsPolicy,
   systemClock,
 } from "@agent-tools/core-runs";
 import { createDetachedRuns, type DetachedRuns, type DetachedRunsOptions } from "@agent-tools/detached";
@@ -33,6 +36,8 @@ export type ParentParts = {
   awake: KeepAwake;
   /** What start-up recovery runs with. */
   recoveryOptions: RecoverAgentToolRunsOptions;
+  /** Compacts finished runs' logs per `retainLogs`, from the alarm (the scheduler's). */
+  retention: LogRetention;
 };
 
 /** What wiring a parent needs from its host object (the subclass's answers among them). */
@@ -50,6 +55,7 @@ export type ParentPartsOptions = {
   detachedOptions: Partial<Omit<DetachedRunsOptions<object>, "registry" | "host" | "scheduler" | "chatHost">>;
   chatOptions: ParentChatOptions;
   recoveryOptions: RecoverAgentToolRunsOptions;
+  retainLogs: RetainLogsPolicy | undefined;
 };
 
 /**
@@ -59,7 +65,7 @@ export type ParentPartsOptions = {
  */
 export function buildParentParts(options: ParentPartsOptions): ParentParts {
   const { ctx } = options;
-  // The object's one alarm, shared by detached runs' schedule and the keep-awake wake-ups.
+  // The object's one alarm, shared by detached runs' schedule, the keep-awake wake-ups and log retention.
   const scheduler = new DurableObjectWakeupScheduler(ctx.storage);
   const awake = new KeepAwake({
     intervalMs: options.wakeIntervalMs,
@@ -107,7 +113,8 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
     singleInstance: true,
     ...options.detachedOptions,
   });
-  return { registry, transport, detached, chat, events, awake, recoveryOptions: options.recoveryOptions };
+  const retention = createLogRetention(registry, { policy: options.retainLogs ?? {}, scheduler });
+  return { registry, transport, detached, chat, events, awake, recoveryOptions: options.recoveryOptions, retention };
 }
 
 /**
@@ -118,11 +125,11 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
 export async function startUpParent(parts: ParentParts, tokens: Pick<RunReadTokens, "configError">): Promise<void> {
   // A misconfigured token secret is reported at start-up, not only when a token is first used.
   tokens.configError();
-  const { registry, detached, chat, recoveryOptions } = parts;
+  const { registry, detached, chat, recoveryOptions, retention } = parts;
   const done = () => registry.deliverPendingFinishHooks();
   // After recovery, not during it: a run recovery finalizes is notified by the registry itself.
   const recovered = recoverAgentToolRuns(registry, recoveryOptions).done.then(done, done);
-  await Promise.all([detached.start(), chat.engine.recover(), recovered]);
+  await Promise.all([detached.start(), chat.engine.recover(), recovered, retention.start()]);
 }
 
 /** True when the object's storage holds any table: it has state to start up from (reads only, creates nothing). */

@@ -37,6 +37,8 @@
  *   static options: `detachedMaxBudgetMs = 400`, `agentToolReattachNoProgressTimeoutMs = 0`. `POST /test/start` with
  *   `&detached=1` dispatches a detached run (answers the dispatch's result).
  * - `WorkflowParent` (binding `WORKFLOW`, under `/agents/workflow/<name>/…`) has no conversation, only workflow runs.
+ * - `PARENT_RETAIN_RUNS` sets the parent's `retainLogs` to `{ maxRuns: N, settleMs: 0 }`; `GET /test/compacted` lists
+ *   the runs whose logs it compacted.
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
  *   the parent tells the `Probe` object (binding `PROBE`) "answered" when its conversation ends with an answer; a test
  *   waits for that with `GET /probe/wait?event=answered` (Worker level, never touching the parent).
@@ -104,6 +106,8 @@ type Env = {
   /** The tool the parent's model calls: "echo" (an agent tool, the default) or "note" (a plain tool that writes). */
   PARENT_TOOL?: string;
   MIDDLE: DurableObjectNamespace;
+  /** The parent keeps full logs for this many finished runs (`retainLogs`); unset: all. */
+  PARENT_RETAIN_RUNS?: string;
 };
 
 const constructed = { echo: 0 };
@@ -345,6 +349,11 @@ export class Parent extends AgentToolParent<Env> {
     return { Echo: this.env.ECHO, Lookout: this.env.LOOKOUT, Gauge: this.env.GAUGE, Middle: this.env.MIDDLE };
   }
 
+  protected override retainLogs() {
+    const runs = this.env.PARENT_RETAIN_RUNS;
+    return runs === undefined ? undefined : { maxRuns: Number(runs), settleMs: 0 };
+  }
+
   protected override getTools(): ToolSet {
     const options = {
       description: "Echo a text through the Echo child",
@@ -531,6 +540,13 @@ export class Parent extends AgentToolParent<Env> {
           ),
         );
       }
+      case "/test/compacted":
+        return Response.json(
+          this.ctx.storage.sql
+            .exec<{ run_id: string }>("SELECT run_id FROM agent_tool_log WHERE first_sequence = 0 ORDER BY run_id")
+            .toArray()
+            .map((row) => row.run_id),
+        );
       case "/test/held":
         await this.#isHeld;
         return Response.json({ held: true });

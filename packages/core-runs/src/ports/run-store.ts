@@ -4,6 +4,11 @@ import type { RunRecord, RunRecordPatch } from "../run-record.js";
 /** Which runs `listRuns` returns. */
 export type RunStoreFilter = {
   status?: readonly RunStatus[];
+  /**
+   * `"full"`: only runs whose log holds entries and was never compacted; `"compacted"`: only runs whose log was
+   * replaced by `compactLog`. Absent: any.
+   */
+  log?: "full" | "compacted";
 };
 
 /** A conditional update: applied only when the stored row still has this revision. */
@@ -32,6 +37,11 @@ export type RunUpdateCondition = {
  *   ascending order, at most `limit` of them.
  * - Rows and entries come back as equal values (structured-clone / JSON round trip), never shared references.
  * - `deleteRuns` removes the rows and their logs; unknown ids are ignored.
+ * - `compactLog` replaces a run's whole log with `entries` (sorted by sequence, a sequence given twice kept once:
+ *   the first) in one atomic step, and marks it compacted (`listRuns({ log: "compacted" })`) until the run is
+ *   deleted. It returns `false`, writing nothing, when there is no row for the run. `readLog` then returns those
+ *   entries as given, envelope fields of their own included. They stand for every sequence up to their last:
+ *   `appendLog` of those is ignored, later ones are added as usual. Compacting with no entries leaves the run with an empty log (neither full nor compacted).
  */
 export interface RunStore {
   getRun(runId: string): Promise<RunRecord | null>;
@@ -41,4 +51,6 @@ export interface RunStore {
   deleteRuns(runIds: readonly string[]): Promise<void>;
   appendLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<void>;
   readLog(runId: string, options?: { afterSequence?: number; limit?: number }): Promise<AgentToolLogEntry[]>;
+  /** Replace a finished run's log with its compacted form (`compactRunLog`); `false` when the run has no row. */
+  compactLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<boolean>;
 }

@@ -126,6 +126,7 @@ function brokenStore(override: (base: InMemoryRunStore) => Partial<RunStore>): (
       listRuns: (filter) => base.listRuns(filter),
       deleteRuns: (runIds) => base.deleteRuns(runIds),
       appendLog: (runId, entries) => base.appendLog(runId, entries),
+      compactLog: (runId, entries) => base.compactLog(runId, entries),
       readLog: (runId, options) => base.readLog(runId, options),
     };
     return { ...store, ...override(base) };
@@ -317,6 +318,40 @@ describe("runStoreContractCases catch broken stores", () => {
         };
       }),
       caughtBy: ["log entries are copies: mutating an appended or read entry does not change the store"],
+    },
+    {
+      defect: "compactLog adds the entries to the log instead of replacing it",
+      create: brokenStore((base) => ({
+        async compactLog(runId, entries) {
+          if ((await base.getRun(runId)) === null) return false;
+          await base.appendLog(runId, entries);
+          return true;
+        },
+      })),
+      caughtBy: ["compactLog replaces the log, keeps the entries as given, and marks the run compacted"],
+    },
+    {
+      defect: "listRuns ignores the log filter",
+      create: brokenStore((base) => ({
+        listRuns: (filter) => base.listRuns(filter?.status === undefined ? {} : { status: filter.status }),
+      })),
+      caughtBy: [
+        "compactLog replaces the log, keeps the entries as given, and marks the run compacted",
+        "compactLog of an unknown run writes nothing; deleteRuns forgets a compacted log",
+      ],
+    },
+    {
+      defect: "compactLog writes a log for a run with no row",
+      create: brokenStore((base) => ({
+        async compactLog(runId, entries) {
+          if ((await base.getRun(runId)) === null) {
+            await base.appendLog(runId, entries);
+            return false;
+          }
+          return base.compactLog(runId, entries);
+        },
+      })),
+      caughtBy: ["compactLog of an unknown run writes nothing; deleteRuns forgets a compacted log"],
     },
   ];
 

@@ -4,7 +4,10 @@ import { applyRunPatch, type RunRecord, type RunRecordPatch } from "../run-recor
 
 /** Call counters of an `InMemoryRunStore`, for tests and benchmarks. */
 export type InMemoryRunStoreStats = {
-  /** Calls of `insertRun`, `updateRun`, `deleteRuns` and `appendLog`, whether or not they changed anything. */
+  /**
+   * Calls of `insertRun`, `updateRun`, `deleteRuns`, `appendLog` and `compactLog`, whether or not they changed
+   * anything.
+   */
   writes: number;
   /** Calls of `getRun`, `listRuns` and `readLog`. */
   reads: number;
@@ -34,12 +37,16 @@ function copy<TValue>(value: TValue): TValue {
  * - Each run's log is an array sorted by sequence: appending in order is O(1) amortized, an out-of-order entry
  *   is inserted in place, a sequence already stored is ignored (the first one wins), and `readLog` finds
  *   `afterSequence` by binary search. A non-finite sequence rejects with a `RangeError`.
+ * - `compactLog` swaps the run's array for a sorted copy of the compacted entries and remembers the run as compacted
+ *   (until `deleteRuns`).
  *
  * Not durable: everything is lost with the instance.
  */
 export class InMemoryRunStore implements RunStore {
   readonly #rows = new Map<string, RunRecord>();
   readonly #logs = new Map<string, AgentToolLogEntry[]>();
+  /** Runs whose log `compactLog` replaced, and the last sequence it holds (appends up to it are ignored). */
+  readonly #compacted = new Map<string, number>();
   #writes = 0;
   #reads = 0;
 
@@ -85,14 +92,19 @@ export class InMemoryRunStore implements RunStore {
     return copy(updated);
   }
 
-  /** Copies of the rows, ordered by `startedAt` then `runId`, keeping only `filter.status` when it is non-empty. */
+  /**
+   * Copies of the rows, ordered by `startedAt` then `runId`, keeping only `filter.status` when it is non-empty, and
+   * only runs whose log is full (or compacted) when `filter.log` says so.
+   */
   async listRuns(filter?: RunStoreFilter): Promise<RunRecord[]> {
     this.#reads++;
     const statuses = filter?.status;
     const wanted = statuses !== undefined && statuses.length > 0 ? new Set(statuses) : null;
     const rows: RunRecord[] = [];
     for (const row of this.#rows.values()) {
-      if (wanted === null || wanted.has(row.status)) rows.push(row);
+      if (wanted !== null && !wanted.has(row.status)) continue;
+      if (filter?.log !== undefined && this.#logState(row.runId) !== filter.log) continue;
+      rows.push(row);
     }
     rows.sort(compareRuns);
     return rows.map(copy);
@@ -104,6 +116,38 @@ export class InMemoryRunStore implements RunStore {
     for (const runId of runIds) {
       this.#rows.delete(runId);
       this.#logs.delete(runId);
+      this.#compacted.delete(runId);
+    }
+  }
+
+  /** Replace the run's log with copies of `entries` (sorted, each sequence once) and mark it compacted. */
+  async compactLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<boolean> {
+    this.#writes++;
+    if (!this.#rows.has(runId)) return false;
+    this.#checkSequences("compactLog", entries);
+    const unique = new Map<number, AgentToolLogEntry>();
+    for (const entry of copy(entries)) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
+    const log = [...unique.values()].sort((left, right) => left.sequence - right.sequence);
+    if (log.length === 0) {
+      this.#logs.delete(runId);
+      this.#compacted.delete(runId);
+      return true;
+    }
+    this.#logs.set(runId, log);
+    this.#compacted.set(runId, (log.at(-1) as AgentToolLogEntry).sequence);
+    return true;
+  }
+
+  #logState(runId: string): "full" | "compacted" | "empty" {
+    if ((this.#logs.get(runId)?.length ?? 0) === 0) return "empty";
+    return this.#compacted.has(runId) ? "compacted" : "full";
+  }
+
+  #checkSequences(method: string, entries: readonly AgentToolLogEntry[]): void {
+    for (const entry of entries) {
+      if (!Number.isFinite(entry.sequence)) {
+        throw new RangeError(`InMemoryRunStore.${method}: sequence must be a finite number, got ${entry.sequence}`);
+      }
     }
   }
 
@@ -111,12 +155,9 @@ export class InMemoryRunStore implements RunStore {
   async appendLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<void> {
     this.#writes++;
     if (entries.length === 0) return;
-    for (const entry of entries) {
-      if (!Number.isFinite(entry.sequence)) {
-        throw new RangeError(`InMemoryRunStore.appendLog: sequence must be a finite number, got ${entry.sequence}`);
-      }
-    }
-    const copies = copy(entries);
+    this.#checkSequences("appendLog", entries);
+    const compactedThrough = this.#compacted.get(runId) ?? Number.NEGATIVE_INFINITY;
+    const copies = copy(entries).filter((entry) => entry.sequence > compactedThrough);
     let log = this.#logs.get(runId);
     if (log === undefined) {
       log = [];

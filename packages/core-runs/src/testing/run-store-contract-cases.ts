@@ -405,6 +405,69 @@ export const runStoreContractCases: ReadonlyArray<RunStoreContractCase> = [
     },
   },
   {
+    name: "compactLog replaces the log, keeps the entries as given, and marks the run compacted",
+    async run(store) {
+      await store.insertRun(makeRunRecord({ status: "completed", revision: 3 }));
+      await store.appendLog("run-1", entries(1, 8));
+      assertEqual(runIdsOf(await store.listRuns({ log: "full" })), ["run-1"], "full before");
+      assertEqual(runIdsOf(await store.listRuns({ log: "compacted" })), [], "compacted before");
+      const merged = {
+        ...makeLogEntry(7, { text: "chunk 3chunk 4chunk 5chunk 6chunk 7" }),
+        merged: { from: 3, last: 7 },
+      };
+      const reset: AgentToolLogEntry = {
+        sequence: 6,
+        body: { type: "data-agent-step-reset", data: { fromSequence: 3 }, transient: true } as never,
+        at: 1_006,
+      };
+      // Unsorted and with a sequence twice: stored sorted, the first one kept.
+      const compacted = [
+        makeLogEntry(8),
+        merged,
+        makeLogEntry(1),
+        reset,
+        makeLogEntry(2),
+        makeLogEntry(8, { text: "x" }),
+      ];
+      assertEqual(await store.compactLog("run-1", compacted), true, "compactLog of a known run");
+      const expected = [makeLogEntry(1), makeLogEntry(2), reset, merged, makeLogEntry(8)];
+      assertEqual(await store.readLog("run-1"), expected, "the compacted log, envelope fields included");
+      assertEqual(await store.readLog("run-1", { afterSequence: 2, limit: 2 }), [reset, merged], "a page of it");
+      assertEqual(await store.readLog("run-1", { afterSequence: 6 }), [merged, makeLogEntry(8)], "after the reset");
+      assertEqual(runIdsOf(await store.listRuns({ log: "full" })), [], "full after");
+      assertEqual(runIdsOf(await store.listRuns({ log: "compacted" })), ["run-1"], "compacted after");
+      assertEqual(runIdsOf(await store.listRuns({ status: ["running"], log: "compacted" })), [], "both filters apply");
+      // It stands for every sequence up to its last: appending those changes nothing; later ones are added, and the
+      // log stays compacted.
+      await store.appendLog("run-1", entries(5, 10));
+      assertEqual(await store.readLog("run-1"), [...expected, makeLogEntry(9), makeLogEntry(10)], "appended after");
+      assertEqual(runIdsOf(await store.listRuns({ log: "compacted" })), ["run-1"], "still compacted");
+    },
+  },
+  {
+    name: "compactLog of an unknown run writes nothing; deleteRuns forgets a compacted log",
+    async run(store) {
+      assertEqual(await store.compactLog("missing", entries(1, 2)), false, "compactLog of an unknown run");
+      assertEqual(await store.readLog("missing"), [], "no log written for it");
+      await store.insertRun(makeRunRecord({ runId: "a", status: "completed" }));
+      await store.insertRun(makeRunRecord({ runId: "b", status: "completed", startedAt: 2_000 }));
+      await store.insertRun(makeRunRecord({ runId: "c", status: "completed", startedAt: 3_000 }));
+      await store.appendLog("a", entries(1, 3));
+      await store.appendLog("b", entries(1, 3));
+      assertEqual(await store.compactLog("a", entries(2, 3)), true, "compact a");
+      // A run without a log is neither full nor compacted; compacting to nothing leaves it that way.
+      assertEqual(await store.compactLog("c", []), true, "compact c to nothing");
+      assertEqual(runIdsOf(await store.listRuns({ log: "full" })), ["b"], "full");
+      assertEqual(runIdsOf(await store.listRuns({ log: "compacted" })), ["a"], "compacted");
+      await store.deleteRuns(["a"]);
+      assertEqual(await store.readLog("a"), [], "log of the deleted run");
+      await store.insertRun(makeRunRecord({ runId: "a", status: "completed" }));
+      await store.appendLog("a", entries(1, 2));
+      assertEqual(runIdsOf(await store.listRuns({ log: "compacted" })), [], "a re-inserted run starts full");
+      assertEqual(runIdsOf(await store.listRuns({ log: "full" })), ["a", "b"], "full after re-insert");
+    },
+  },
+  {
     name: "concurrent insertRun of one runId: exactly one returns true",
     async run(store) {
       const candidates = Array.from({ length: 8 }, (_, index) =>

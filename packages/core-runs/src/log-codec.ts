@@ -1,0 +1,241 @@
+import type { UIMessageChunk } from "ai";
+import { isMergedEntry, type MergedLogEntry } from "./log-compaction.js";
+import { type DeltaType, deltaChunk, readDelta } from "./log-deltas.js";
+import { type AgentToolLogEntry, stepResetChunk } from "./protocol/index.js";
+
+/** `[type, part, text, lengths]`: consecutive deltas of one part; `lengths` is a run-length list (`encodeCounts`). */
+type DeltaSegment = [DeltaType, string, string, string];
+/** `[0, rest]`: an entry stored whole but for its sequence (an envelope or a body the other forms do not cover). */
+type WholeSegment = [0, Omit<AgentToolLogEntry, "sequence">];
+/**
+ * `[1, type, part, text, from, last]`: a merged delta of a compacted log (`MergedLogEntry`), with a seventh element
+ * `1` when its text is the run's summary; `[2, …]` the same after the step reset from `from` at the sequence before
+ * it (the pair `compactRunLog` writes for a run of deltas).
+ */
+type MergedSegment =
+  | [1 | 2, DeltaType, string, string, number, number]
+  | [1 | 2, DeltaType, string, string, number, number, 1];
+/**
+ * One stored segment: a chunk body (an object: one entry), a positive number (that many sequences skipped), a
+ * delta segment, a whole entry or a merged delta.
+ */
+type Segment = UIMessageChunk | number | DeltaSegment | WholeSegment | MergedSegment;
+
+/**
+ * The stored form (version 1). `s`: the first entry's sequence; `t`: the first timed entry's `at`; `a`: each timed
+ * entry's `at` minus the previous one's, run-length encoded; `g`: the segments in sequence order. Sequences are
+ * implicit (one per entry, skips aside), and so is every `at` but the first.
+ */
+type EncodedLog = { v: 1; s: number; t: number; a: string; g: Segment[] };
+
+/**
+ * Encode log entries (in ascending, distinct sequence order; gaps are allowed) into the compact text a store keeps:
+ * no per-entry envelope (sequences are implicit, times are differences), and the consecutive text, reasoning and
+ * tool-input deltas of one part as one string with the lengths of its pieces. Lossless: `decodeLogEntries` gives back
+ * entries equal to these, bodies and envelopes whole (an entry or body with fields of its own is stored as it is).
+ *
+ * @example
+ * const text = encodeLogEntries(entries); // store it
+ * decodeLogEntries(text); // equal to entries
+ */
+export function encodeLogEntries(entries: readonly AgentToolLogEntry[]): string {
+  const first = entries[0];
+  if (first === undefined) throw new RangeError("encodeLogEntries: no entries to encode");
+  const segments: Segment[] = [];
+  const times: number[] = [];
+  let base: number | undefined;
+  let previousAt = 0;
+  let nextSequence = first.sequence;
+  let open: { segment: DeltaSegment; lengths: number[] } | null = null;
+  const closeOpen = () => {
+    if (open === null) return;
+    open.segment[3] = encodeCounts(open.lengths);
+    open = null;
+  };
+  for (const entry of entries) {
+    if (!Number.isSafeInteger(entry.sequence) || entry.sequence < nextSequence) {
+      throw new RangeError(
+        `encodeLogEntries: sequences must be whole numbers in ascending order, got ${entry.sequence} after ${nextSequence - 1}`,
+      );
+    }
+    if (entry.sequence > nextSequence) {
+      closeOpen();
+      segments.push(entry.sequence - nextSequence);
+    }
+    nextSequence = entry.sequence + 1;
+    const merged = mergedOf(entry);
+    if (merged !== null) {
+      closeOpen();
+      const previous = segments.at(-1);
+      const pairsWithReset =
+        isPlainBody(previous) && JSON.stringify(previous) === JSON.stringify(stepResetChunk(merged.merged.from));
+      if (pairsWithReset) segments.pop();
+      base ??= entry.at;
+      times.push(entry.at - (times.length === 0 ? base : previousAt));
+      previousAt = entry.at;
+      const form = pairsWithReset ? 2 : 1;
+      const { from, last, summary } = merged.merged;
+      segments.push(
+        summary === true
+          ? [form, merged.type, merged.part, merged.text, from, last, 1]
+          : [form, merged.type, merged.part, merged.text, from, last],
+      );
+      continue;
+    }
+    if (!isPlainEnvelope(entry) || !isPlainBody(entry.body)) {
+      closeOpen();
+      const { sequence: _sequence, ...rest } = entry;
+      segments.push([0, rest]);
+      continue;
+    }
+    base ??= entry.at;
+    times.push(entry.at - (times.length === 0 ? base : previousAt));
+    previousAt = entry.at;
+    const delta = readDelta(entry.body);
+    if (delta !== null && open !== null && open.segment[0] === delta.type && open.segment[1] === delta.part) {
+      open.segment[2] += delta.text;
+      open.lengths.push(delta.text.length);
+      continue;
+    }
+    closeOpen();
+    if (delta !== null) {
+      open = { segment: [delta.type, delta.part, delta.text, ""], lengths: [delta.text.length] };
+      segments.push(open.segment);
+    } else {
+      segments.push(entry.body);
+    }
+  }
+  closeOpen();
+  const encoded: EncodedLog = { v: 1, s: first.sequence, t: base ?? 0, a: encodeCounts(times), g: segments };
+  return JSON.stringify(encoded);
+}
+
+/**
+ * Decode what `encodeLogEntries` wrote, or a plain JSON array of entries (the form stores wrote before it). Throws a
+ * `SyntaxError` or a `RangeError` on anything else.
+ */
+export function decodeLogEntries(text: string): AgentToolLogEntry[] {
+  const parsed = JSON.parse(text) as unknown;
+  if (Array.isArray(parsed)) return parsed as AgentToolLogEntry[];
+  if (!isEncodedLog(parsed)) throw new RangeError("decodeLogEntries: not an encoded log");
+  const times = decodeCounts(parsed.a);
+  const entries: AgentToolLogEntry[] = [];
+  let sequence = parsed.s;
+  let timeIndex = 0;
+  let at = parsed.t;
+  const nextAt = () => {
+    const difference = times[timeIndex];
+    if (difference === undefined) throw new RangeError("decodeLogEntries: fewer times than entries");
+    at = timeIndex === 0 ? parsed.t + difference : at + difference;
+    timeIndex += 1;
+    return at;
+  };
+  for (const segment of parsed.g) {
+    if (typeof segment === "number") {
+      sequence += segment;
+    } else if (!Array.isArray(segment)) {
+      entries.push({ sequence, body: segment, at: nextAt() });
+      sequence += 1;
+    } else if (segment[0] === 0) {
+      entries.push({ ...(segment[1] as Omit<AgentToolLogEntry, "sequence">), sequence } as AgentToolLogEntry);
+      sequence += 1;
+    } else if (segment[0] === 1 || segment[0] === 2) {
+      const [form, type, part, text, from, last, summary] = segment as MergedSegment;
+      if (form === 2) {
+        entries.push({ sequence, body: stepResetChunk(from), at: nextAt() });
+        sequence += 1;
+      }
+      const merged: MergedLogEntry = {
+        sequence,
+        body: deltaChunk({ type, part, text }),
+        at: nextAt(),
+        merged: { from, last, ...(summary === 1 ? { summary: true as const } : {}) },
+      };
+      entries.push(merged);
+      sequence += 1;
+    } else {
+      const [type, part, joined, lengths] = segment as DeltaSegment;
+      let offset = 0;
+      for (const length of decodeCounts(lengths)) {
+        const body = deltaChunk({ type, part, text: joined.slice(offset, offset + length) });
+        entries.push({ sequence, body, at: nextAt() });
+        offset += length;
+        sequence += 1;
+      }
+    }
+  }
+  return entries;
+}
+
+/**
+ * A list of whole numbers as text: comma-separated, a value repeated `n` times written `value*n` (`8*98` for 98
+ * eights). Empty for an empty list.
+ */
+function encodeCounts(values: readonly number[]): string {
+  const tokens: string[] = [];
+  let index = 0;
+  while (index < values.length) {
+    const value = values[index] as number;
+    let repeat = 1;
+    while (values[index + repeat] === value) repeat += 1;
+    tokens.push(repeat === 1 ? String(value) : `${value}*${repeat}`);
+    index += repeat;
+  }
+  return tokens.join(",");
+}
+
+function decodeCounts(text: string): number[] {
+  if (text === "") return [];
+  const values: number[] = [];
+  for (const token of text.split(",")) {
+    const star = token.indexOf("*");
+    const value = Number(star === -1 ? token : token.slice(0, star));
+    const repeat = star === -1 ? 1 : Number(token.slice(star + 1));
+    if (!Number.isSafeInteger(value) || !Number.isSafeInteger(repeat) || repeat < 1) {
+      throw new RangeError(`decodeLogEntries: malformed number list ${JSON.stringify(text)}`);
+    }
+    for (let count = 0; count < repeat; count += 1) values.push(value);
+  }
+  return values;
+}
+
+/** An entry made of `sequence`, `body` and a whole-number `at` and nothing else: its time goes in the time list. */
+function isPlainEnvelope(entry: AgentToolLogEntry): boolean {
+  return Number.isSafeInteger(entry.at) && Object.keys(entry).length === 3 && "body" in entry;
+}
+
+/** A body stored as the segment itself: an object with a string `type` (never an array or a number). */
+function isPlainBody(body: unknown): body is UIMessageChunk {
+  return (
+    typeof body === "object" &&
+    body !== null &&
+    !Array.isArray(body) &&
+    typeof (body as { type?: unknown }).type === "string"
+  );
+}
+
+/** The delta of a merged entry stored in its own form: nothing but its fields, a whole-number time, a bare delta. */
+function mergedOf(
+  entry: AgentToolLogEntry,
+): { type: DeltaType; part: string; text: string; merged: MergedLogEntry["merged"] } | null {
+  if (!isMergedEntry(entry) || !Number.isSafeInteger(entry.at) || Object.keys(entry).length !== 4) return null;
+  const { from, last, summary } = entry.merged;
+  const keys = summary === true ? 3 : 2;
+  if (!Number.isSafeInteger(last) || Object.keys(entry.merged).length !== keys || !Number.isSafeInteger(from)) {
+    return null;
+  }
+  const delta = readDelta(entry.body);
+  return delta === null ? null : { ...delta, merged: entry.merged };
+}
+
+function isEncodedLog(value: unknown): value is EncodedLog {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Partial<EncodedLog>;
+  return (
+    candidate.v === 1 &&
+    Number.isSafeInteger(candidate.s) &&
+    typeof candidate.t === "number" &&
+    typeof candidate.a === "string" &&
+    Array.isArray(candidate.g)
+  );
+}

@@ -1,0 +1,51 @@
+import type { UIMessageChunk } from "ai";
+
+/**
+ * The chunk types that add text to a part, each with the key naming its part and the key holding its text. A client
+ * appends their texts in order (the AI SDK's `readUIMessageStream`, our reducer), so the consecutive deltas of one
+ * part can be stored, or compacted, as one string. @internal
+ */
+export const DELTA_FIELDS = {
+  "text-delta": { part: "id", text: "delta" },
+  "reasoning-delta": { part: "id", text: "delta" },
+  "tool-input-delta": { part: "toolCallId", text: "inputTextDelta" },
+} as const satisfies Record<string, { part: string; text: string }>;
+
+export type DeltaType = keyof typeof DELTA_FIELDS;
+
+/** A delta chunk, read: its type, its part and its text, and its `providerMetadata` when it has one. @internal */
+export type Delta = { type: DeltaType; part: string; text: string; providerMetadata?: unknown };
+
+/**
+ * The delta `body` carries, when it is a delta chunk with string part and text and no field but those (and
+ * `providerMetadata` when `withMetadata`), else `null`. @internal
+ */
+export function readDelta(body: unknown, withMetadata = false): Delta | null {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+  const record = body as Record<string, unknown>;
+  const type = record["type"];
+  if (typeof type !== "string" || !Object.hasOwn(DELTA_FIELDS, type)) return null;
+  const fields = DELTA_FIELDS[type as DeltaType];
+  const part = record[fields.part];
+  const text = record[fields.text];
+  if (typeof part !== "string" || typeof text !== "string") return null;
+  const hasMetadata = withMetadata && Object.hasOwn(record, "providerMetadata");
+  if (Object.keys(record).length !== (hasMetadata ? 4 : 3)) return null;
+  return {
+    type: type as DeltaType,
+    part,
+    text,
+    ...(hasMetadata ? { providerMetadata: record["providerMetadata"] } : {}),
+  };
+}
+
+/** The chunk of a delta. @internal */
+export function deltaChunk(delta: Delta): UIMessageChunk {
+  const fields = DELTA_FIELDS[delta.type];
+  return {
+    type: delta.type,
+    [fields.part]: delta.part,
+    [fields.text]: delta.text,
+    ...(delta.providerMetadata != null ? { providerMetadata: delta.providerMetadata } : {}),
+  } as unknown as UIMessageChunk;
+}
