@@ -1,3 +1,4 @@
+import type { RunBudget } from "@agent-tools/core-runs";
 import type { UIMessageChunk, WebSocketChatTransportResponse } from "ai";
 import { type ChatLimits, checkSize } from "./chat-limits.js";
 import type { StoredChatTurn } from "./ports/chat-store.js";
@@ -24,6 +25,8 @@ export type PushResult = "taken" | "over-answer-limit";
  */
 export class ActiveTurn<TPeer> {
   readonly stored: StoredChatTurn;
+  /** What the turn's tree spent, within the turn's budget. */
+  readonly budget: RunBudget;
   readonly chunks: UIMessageChunk[] = [];
   readonly preliminary = new Map<string, UIMessageChunk>();
   readonly followers = new Map<TPeer, Following>();
@@ -39,6 +42,7 @@ export class ActiveTurn<TPeer> {
   #answerBytes = 0;
 
   constructor(options: {
+    budget: RunBudget;
     stored: StoredChatTurn;
     state: TurnState;
     writer: TurnLogWriter;
@@ -46,6 +50,7 @@ export class ActiveTurn<TPeer> {
     send: (peer: TPeer, frame: WebSocketChatTransportResponse) => void;
   }) {
     this.stored = options.stored;
+    this.budget = options.budget;
     this.state = options.state;
     this.writer = options.writer;
     this.#limits = options.limits;

@@ -1,13 +1,20 @@
 import {
+  type AgentToolBudget,
+  type AgentToolBudgetExhaustion,
+  type AgentToolCostFunction,
   AgentToolsError,
   type AgentToolTurnStream,
   assembleMessage,
+  budgetedModel,
   type Clock,
   closeCutStep,
   errorMessage,
   getDefaultRunEventHub,
   planTurnRecovery,
+  RunBudget,
   type RunEventSink,
+  type TimerHandle,
+  type WrappableLanguageModel,
 } from "@agent-tools/core-runs";
 import { type AgentChatEvent, type AgentChatTurnStatus, FAILED_TURN_TEXT } from "@agent-tools/core-runs/protocol";
 import type { ToolSet, UIMessage, UIMessageChunk, WebSocketChatTransportResponse } from "ai";
@@ -51,6 +58,23 @@ export type ChatTurnContext = {
   turnId: string;
   /** Who started the turn. */
   origin: ChatTurnOrigin;
+  /**
+   * The turn's model, spending the turn's budget (`budget` option): pass what this returns to `streamText`. Its calls
+   * are counted, the turn's tree sums what every run below it spent, and once the budget is out the next call is the
+   * wrap-up (no tool) and none after; no call starts once the turn is stopped.
+   */
+  model<TModel extends WrappableLanguageModel>(model: TModel): ReturnType<typeof budgetedModel>;
+  /** The turn's budget as it is spent (what is left for the runs its tools dispatch). */
+  budget: RunBudget;
+};
+
+/**
+ * The limits of each turn's tree of runs (the turn's own model and every run its tools dispatch, all levels):
+ * `wallTimeMs` becomes a deadline when the turn starts; `costOf` prices each model call for `maxCost`.
+ */
+export type ChatTurnBudget = Omit<AgentToolBudget, "deadline"> & {
+  wallTimeMs?: number;
+  costOf?: AgentToolCostFunction;
 };
 
 /** A peer (a tab's socket) and the request id it knows a turn by. */
@@ -78,12 +102,16 @@ export type ChatEngineOptions<TPeer> = {
   track?(work: Promise<unknown>): void;
   /** Where the engine reports what happened (`agent_tool:chat:*` events; default: the process-wide hub). */
   sink?: RunEventSink;
+  /** The limits of each turn's tree of runs (none: usage is counted and shown, nothing is limited). */
+  budget?: ChatTurnBudget;
   /**
    * Told when a turn is stopped (a tab's Stop, the sender's abort), with the reason its model and tools are aborted
    * with: a host cancels what the turn dispatched (its agent tools' runs are cancelled through their abort signal
    * anyway; a detached run dispatched with `onParentCancel: "cancel"` only through this). Must not throw.
    */
   onStop?(turnId: string, reason: string): void;
+  /** Told when a turn's budget runs out: a host tells the runs its tools dispatched to wrap up. Must not throw. */
+  onBudgetExhausted?(turnId: string, reason: AgentToolBudgetExhaustion): void;
 };
 
 /** The reason a stopped turn's model and tools (and the runs they dispatched) are aborted with. */
@@ -145,6 +173,11 @@ export class ChatEngine<TPeer> {
   /** The id of the turn in flight, or `null`. */
   get activeTurnId(): string | null {
     return this.#active?.stored.turnId ?? null;
+  }
+
+  /** The budget of the turn in flight (what its tree spent, what is left), or `null`. */
+  get activeBudget(): RunBudget | null {
+    return this.#active?.budget ?? null;
   }
 
   /** How many sends wait for their turn. */
@@ -358,6 +391,41 @@ export class ChatEngine<TPeer> {
     });
   }
 
+  /**
+   * A turn's budget: its limits (a wall time becomes a deadline now); each change of its tree's usage is told to every
+   * client (at most every 250 ms, the last on `turn-ended`); when it runs out, the host tells the turn's runs.
+   */
+  #turnBudget(turnId: string): RunBudget {
+    const { clock } = this.#options;
+    const { wallTimeMs, costOf, ...limits } = this.#options.budget ?? {};
+    const budget: AgentToolBudget = {
+      ...limits,
+      ...(wallTimeMs !== undefined ? { deadline: clock.now() + wallTimeMs } : {}),
+    };
+    let timer: TimerHandle | null = null;
+    const turnBudget: RunBudget = new RunBudget({
+      budget: Object.keys(budget).length > 0 ? budget : undefined,
+      clock,
+      ...(costOf ? { costOf } : {}),
+      onChange: () => {
+        if (timer !== null) return;
+        timer = clock.setTimeout(() => {
+          timer = null;
+          if (this.#active?.stored.turnId !== turnId) return;
+          this.#options.announce({ kind: "turn-usage", turnId, usage: turnBudget.total() });
+        }, 250);
+      },
+      onExhausted: (reason) => {
+        try {
+          this.#options.onBudgetExhausted?.(turnId, reason);
+        } catch {
+          // a host's hook never breaks the turn
+        }
+      },
+    });
+    return turnBudget;
+  }
+
   #stopActive(active: ActiveTurn<TPeer>): boolean {
     if (!active.apply({ type: "stop" })) return false;
     active.controller.abort(STOP_REASON);
@@ -390,6 +458,7 @@ export class ChatEngine<TPeer> {
     const stored = spec.kind === "new" ? await this.#begin(spec) : spec.stored;
     const { store, clock } = this.#options;
     const active = new ActiveTurn<TPeer>({
+      budget: this.#turnBudget(stored.turnId),
       stored,
       state: spec.kind === "new" ? nextTurnState(QUEUED_TURN, { type: "start" }) : STARTING_TURN,
       limits: this.#limits,
@@ -468,13 +537,16 @@ export class ChatEngine<TPeer> {
     active.apply({ type: "stream-open" });
     // From here the model's calls come through the turn's stream: a tool waits for its call to be stored.
     active.consuming = true;
+    const abortSignal = active.controller.signal;
     const stream = await this.#options.stream({
       messages,
       tools,
-      abortSignal: active.controller.signal,
+      abortSignal,
       resumed,
       turnId: active.stored.turnId,
       origin: active.stored.origin,
+      model: (model) => budgetedModel(model, active.budget, { abortSignal }),
+      budget: active.budget,
     });
     for await (const chunk of stream as AsyncIterable<UIMessageChunk>) {
       if (active.controller.signal.aborted) break;
@@ -539,7 +611,13 @@ export class ChatEngine<TPeer> {
         ? { type: "error", requestId, errorText: errorText ?? "The answer failed" }
         : { type: "end", requestId },
     );
-    this.#options.announce({ kind: "turn-ended", turnId, status, ...(answer ? { message: answer } : {}) });
+    this.#options.announce({
+      kind: "turn-ended",
+      turnId,
+      status,
+      ...(answer ? { message: answer } : {}),
+      usage: active.budget.total(),
+    });
     this.#emit({
       type: "agent_tool:chat:turn:end",
       turnId,

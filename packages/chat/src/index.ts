@@ -1,7 +1,7 @@
 // the engine
 
 export { FAILED_TURN_TEXT } from "@agent-tools/core-runs/protocol";
-export type { ChatEngineOptions, ChatFollower, ChatTurnContext } from "./chat-engine.js";
+export type { ChatEngineOptions, ChatFollower, ChatTurnBudget, ChatTurnContext } from "./chat-engine.js";
 export {
   ChatEngine,
   DEFAULT_MAX_CHAT_RESUME_ATTEMPTS,

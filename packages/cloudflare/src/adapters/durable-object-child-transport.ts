@@ -1,4 +1,5 @@
 import {
+  type AgentToolBudgetExhaustion,
   AgentToolsError,
   type ChildRef,
   type ChildStartOptions,
@@ -15,6 +16,8 @@ export interface AgentToolChildRpc {
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null>;
   agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>>;
   agentToolCancel(runId: string, reason?: string): Promise<void>;
+  /** The budget of the run's tree ran out above it (optional: a child without it runs on within its own budget). */
+  agentToolWrapUp?(runId: string, reason: AgentToolBudgetExhaustion): Promise<void>;
   agentToolDestroy(runId: string): Promise<void>;
   agentToolMessages(runId: string): Promise<UIMessage[]>;
 }
@@ -129,6 +132,11 @@ export class DurableObjectChildTransport implements ChildTransport {
 
   cancel(ref: ChildRef, reason?: string): Promise<void> {
     return this.stub(ref).agentToolCancel(ref.runId, reason);
+  }
+
+  async wrapUp(ref: ChildRef, reason: AgentToolBudgetExhaustion): Promise<void> {
+    const stub = this.stub(ref);
+    if (typeof stub.agentToolWrapUp === "function") await stub.agentToolWrapUp(ref.runId, reason);
   }
 
   destroy(ref: ChildRef): Promise<void> {

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import {
+  type AgentToolBudgetExhaustion,
   type AgentToolChildDefinition,
   type AgentToolChildReference,
   AgentToolChildRunner,
@@ -181,6 +182,8 @@ export abstract class AgentToolChild<TEnv = unknown>
       ...(hooks.getTools ? { getTools: hooks.getTools.bind(this) } : {}),
       // A cancelled run cancels what it dispatched itself first: the tree ends from its leaves up.
       onCancel: (runId, reason) => this.#dispatcher()?.cancelDispatchedBy(runId, reason) ?? Promise.resolve(),
+      // Its budget ran out: what it dispatched wraps up too.
+      onBudgetExhausted: (runId, reason) => void this.#dispatcher()?.wrapUpDispatchedBy(runId, reason),
     };
   }
 
@@ -235,11 +238,22 @@ export abstract class AgentToolChild<TEnv = unknown>
         : new ChildDispatcher({
             ctx: this.ctx,
             children,
+            // Where the run whose turn dispatches sits, with what is left of its budget.
             position: () => {
               const scope = this.#runContext?.getStore();
               if (!scope) return null;
               const tree = scope.tree ?? { rootId: scope.runId, ancestors: [] };
-              return positionOf(tree, { agentType: this.agentType, runId: scope.runId });
+              const budget = this.runner.budgetOf(scope.runId)?.remaining();
+              const position = positionOf(tree, { agentType: this.agentType, runId: scope.runId });
+              return budget === undefined ? position : { ...position, budget };
+            },
+            onDispatch: (run) => {
+              const parentRun = run.tree?.ancestors.at(-1)?.runId;
+              if (parentRun !== undefined) this.runner.recordDispatch(parentRun);
+            },
+            onUsage: (run, usage) => {
+              const parentRun = run.tree?.ancestors.at(-1)?.runId;
+              if (parentRun !== undefined) this.runner.recordChildUsage(parentRun, run.runId, usage);
             },
           });
     return this.#dispatch;
@@ -285,6 +299,11 @@ export abstract class AgentToolChild<TEnv = unknown>
 
   async agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>> {
     return toNdjson(this.runner.tail(runId, { afterSequence }));
+  }
+
+  /** The budget of the run's tree ran out above it: the run gets one wrap-up step, then no other. */
+  async agentToolWrapUp(runId: string, reason: AgentToolBudgetExhaustion): Promise<void> {
+    this.runner.wrapUp(runId, reason);
   }
 
   agentToolCancel(runId: string, reason?: string): Promise<void> {

@@ -1,4 +1,12 @@
-import { type AgentToolPosition, AgentToolRegistry, type RunEventSink, systemClock } from "@agent-tools/core-runs";
+import {
+  type AgentToolBudgetExhaustion,
+  type AgentToolPosition,
+  AgentToolRegistry,
+  type AgentToolRunInfo,
+  type AgentToolUsage,
+  type RunEventSink,
+  systemClock,
+} from "@agent-tools/core-runs";
 import { type ChildNamespace, DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore, type RunStoreTables } from "../adapters/durable-object-run-store.js";
 
@@ -25,6 +33,10 @@ export class ChildDispatcher {
     ctx: DurableObjectState;
     children: Record<string, ChildNamespace>;
     position: () => AgentToolPosition | null;
+    /** Told of each run the moment it is admitted (it counts against the dispatching run's budget). */
+    onDispatch: (run: AgentToolRunInfo) => void;
+    /** A dispatched run reported its subtree's usage (the dispatching run's budget sums it). */
+    onUsage: (run: AgentToolRunInfo, usage: AgentToolUsage) => void;
     sink?: RunEventSink;
   }) {
     const { ctx } = options;
@@ -35,6 +47,8 @@ export class ChildDispatcher {
       clock: systemClock,
       waitUntil: (work) => ctx.waitUntil(work),
       position: options.position,
+      onDispatch: options.onDispatch,
+      hooks: { onUsage: options.onUsage },
       ...(options.sink ? { sink: options.sink } : {}),
     });
   }
@@ -42,6 +56,11 @@ export class ChildDispatcher {
   /** Cancel what run `runId`'s turn dispatched (depth first) and resolve once it all ended. */
   async cancelDispatchedBy(runId: string, reason: string): Promise<void> {
     await this.registry.cancelDispatchedBy({ runId }, reason);
+  }
+
+  /** Tell what run `runId`'s turn dispatched that the budget ran out: each wraps up. */
+  async wrapUpDispatchedBy(runId: string, reason: AgentToolBudgetExhaustion): Promise<void> {
+    await this.registry.wrapUpDispatchedBy({ runId }, reason);
   }
 
   /** Forget every dispatched run, deleting their children's storage (this child is being destroyed). */

@@ -2,6 +2,7 @@ import {
   ChatEngine,
   type ChatEngineOptions,
   type ChatLimits,
+  type ChatTurnBudget,
   handleChatRequest,
   RequestBudget,
 } from "@agent-tools/chat";
@@ -17,6 +18,11 @@ const CHAT_TAG = "agent-tools:chat";
 export type ParentChatOptions = {
   /** Size and queue limits of the conversation (see `@agent-tools/chat`'s `ChatLimits`). */
   limits?: Partial<ChatLimits>;
+  /**
+   * The budget of each turn's tree of runs (tokens, cost with `costOf`, `wallTimeMs`, depth, runs, concurrency):
+   * inherited by every run the turn's tools dispatch, at every depth, and only ever narrowed below.
+   */
+  budget?: ChatTurnBudget;
   /** How often, at most, a streaming answer is written (default 250 ms). */
   writeIntervalMs?: number;
   /** How many times a cut turn is resumed before it is closed as interrupted (default 3). */
@@ -26,7 +32,7 @@ export type ParentChatOptions = {
   resumeRefillMs?: number;
 };
 
-type HostedEngineOptions = Pick<ChatEngineOptions<WebSocket>, "tools" | "track" | "onStop"> & {
+type HostedEngineOptions = Pick<ChatEngineOptions<WebSocket>, "tools" | "track" | "onStop" | "onBudgetExhausted"> & {
   /** How a turn is answered (the parent's `onChatMessage`); none: the parent has no conversation. */
   stream: ChatEngineOptions<WebSocket>["stream"] | undefined;
 };
@@ -71,6 +77,8 @@ export class ParentChat {
       sink: options.sink ?? getDefaultRunEventHub(),
       ...(options.track ? { track: options.track } : {}),
       ...(options.onStop ? { onStop: options.onStop } : {}),
+      ...(options.onBudgetExhausted ? { onBudgetExhausted: options.onBudgetExhausted } : {}),
+      ...(options.budget ? { budget: options.budget } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.writeIntervalMs !== undefined ? { writeIntervalMs: options.writeIntervalMs } : {}),
       ...(options.maxResumeAttempts !== undefined ? { maxResumeAttempts: options.maxResumeAttempts } : {}),

@@ -3,10 +3,12 @@ import { EngineChatHost } from "@agent-tools/chat";
 import {
   AgentToolRegistry,
   type AgentToolRegistryOptions,
+  type AgentToolRunInfo,
   type AgentToolTurnStream,
   createLogRetention,
   type LogRetention,
   type RetainLogsPolicy,
+  type RunBudget,
   systemClock,
 } from "@agent-tools/core-runs";
 import { createDetachedRuns, type DetachedRuns, type DetachedRunsOptions } from "@agent-tools/detached";
@@ -76,8 +78,16 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
   const track = (work: Promise<unknown>) => awake.track(work);
   const events = new ParentEventSockets(ctx);
   const transport = new DurableObjectChildTransport({ parentId: ctx.id.toString(), namespaces: options.children });
-  // The conversation's turn in flight is the root of the tree of every run its tools dispatch.
-  let turnInFlight: () => string | null = () => null;
+  // The conversation's turn in flight is the root of the tree of every run its tools dispatch: they live within what
+  // is left of its budget, count against it, and report what they spent to it.
+  let turn: () => { turnId: string; budget: RunBudget } | null = () => null;
+  const ofTurn = (run: AgentToolRunInfo) => {
+    const current = turn();
+    return current && run.tree?.rootId === turnRootId(current.turnId) && run.tree.ancestors.length === 0
+      ? current.budget
+      : null;
+  };
+  const { hooks, ...registryOptions } = options.registryOptions;
   const registry = new AgentToolRegistry({
     store: new DurableObjectRunStore(ctx.storage),
     transport,
@@ -85,10 +95,20 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
     broadcast: (frame) => events.broadcastRunFrame(frame),
     waitUntil: track,
     position: () => {
-      const turnId = turnInFlight();
-      return turnId === null ? null : { rootId: turnRootId(turnId), path: [] };
+      const current = turn();
+      if (current === null) return null;
+      const budget = current.budget.remaining();
+      return { rootId: turnRootId(current.turnId), path: [], ...(budget !== undefined ? { budget } : {}) };
     },
-    ...options.registryOptions,
+    onDispatch: (run) => ofTurn(run)?.recordDispatch(),
+    hooks: {
+      ...hooks,
+      onUsage: (run, usage) => {
+        ofTurn(run)?.recordChild(run.runId, usage);
+        return hooks?.onUsage?.(run, usage);
+      },
+    },
+    ...registryOptions,
   });
   const chat = new ParentChat(ctx, {
     clock: systemClock,
@@ -98,9 +118,14 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
     announce: (event) => events.announce(event),
     // A Stop cancels the turn's whole tree, from its leaves up (a run dispatched to outlive it is kept).
     onStop: (turnId, reason) => track(registry.cancelDispatchedBy({ rootId: turnRootId(turnId) }, reason)),
+    // The turn's budget ran out: every run its tools dispatched wraps up (and tells what it dispatched).
+    onBudgetExhausted: (turnId, reason) => track(registry.wrapUpDispatchedBy({ rootId: turnRootId(turnId) }, reason)),
     ...options.chatOptions,
   });
-  turnInFlight = () => chat.engine.activeTurnId;
+  turn = () => {
+    const { activeTurnId, activeBudget } = chat.engine;
+    return activeTurnId !== null && activeBudget !== null ? { turnId: activeTurnId, budget: activeBudget } : null;
+  };
   const detached = createDetachedRuns<object>({
     registry,
     host: options.host,

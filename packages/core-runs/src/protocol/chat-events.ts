@@ -1,4 +1,5 @@
 import type { UIMessage } from "ai";
+import { AGENT_USAGE_PART, type AgentToolUsage, readUsageChunk } from "./usage.js";
 
 /** The `type` of the conversation frames a chat host sends on the parent's event socket (beside agent-tool frames). */
 export const AGENT_CHAT_EVENT_TYPE = "agent-chat-event";
@@ -24,12 +25,14 @@ export type AgentChatTurnStatus = "completed" | "aborted" | "error" | "interrupt
  *   run's completion told to the chat — (a client adds or replaces it by id);
  * - `turn-started`: a turn is streaming: a client that is not following it resumes the chat stream to see it live;
  * - `turn-ended`: the turn ended; its answer as stored (`message`), or none;
- * - `history`: the conversation was rewritten (an edit, a regenerate): a client reloads it.
+ * - `history`: the conversation was rewritten (an edit, a regenerate): a client reloads it;
+ * - `turn-usage`: what the turn's tree (its model and every run below it) spent so far (also on `turn-ended`).
  */
 export type AgentChatEvent =
   | { kind: "message"; message: UIMessage }
   | { kind: "turn-started"; turnId: string; origin: "client" | "server"; resumed: boolean }
-  | { kind: "turn-ended"; turnId: string; status: AgentChatTurnStatus; message?: UIMessage }
+  | { kind: "turn-ended"; turnId: string; status: AgentChatTurnStatus; message?: UIMessage; usage?: AgentToolUsage }
+  | { kind: "turn-usage"; turnId: string; usage: AgentToolUsage }
   | { kind: "history" };
 
 /** One conversation frame. */
@@ -75,6 +78,7 @@ export function parseAgentChatEventFrame(input: unknown): AgentChatEventFrame | 
       const { turnId, status, message } = event;
       if (typeof turnId !== "string" || typeof status !== "string" || !TURN_STATUSES.includes(status)) return null;
       if (message !== undefined && !isMessage(message)) return null;
+      const usage = readUsageChunk({ type: AGENT_USAGE_PART, data: event["usage"] });
       return {
         type: AGENT_CHAT_EVENT_TYPE,
         event: {
@@ -82,8 +86,15 @@ export function parseAgentChatEventFrame(input: unknown): AgentChatEventFrame | 
           turnId,
           status: status as AgentChatTurnStatus,
           ...(message !== undefined ? { message } : {}),
+          ...(usage !== null ? { usage } : {}),
         },
       };
+    }
+    case "turn-usage": {
+      const usage = readUsageChunk({ type: AGENT_USAGE_PART, data: event["usage"] });
+      const { turnId } = event;
+      if (typeof turnId !== "string" || usage === null) return null;
+      return { type: AGENT_CHAT_EVENT_TYPE, event: { kind: "turn-usage", turnId, usage } };
     }
     case "history":
       return { type: AGENT_CHAT_EVENT_TYPE, event: { kind: "history" } };
