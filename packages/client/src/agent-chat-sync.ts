@@ -1,4 +1,4 @@
-import type { AgentChatEvent, AgentChatTurnStatus } from "@agent-tools/core-runs/protocol";
+import type { AgentChatEvent, AgentChatTurnStatus, AgentToolUsage } from "@agent-tools/core-runs/protocol";
 import type { UIMessage } from "ai";
 import type { AgentToolConnection } from "./agent-tool-connection.js";
 import { isAgentChatDisconnect } from "./chat-disconnect.js";
@@ -74,6 +74,10 @@ export type AgentChatSyncSnapshot = {
   readonly activeTurn: AgentChatTurn | null;
   /** How the turns this client saw end ended, by the id of their stored answer. */
   readonly endedTurns: Readonly<Record<string, AgentChatTurnStatus>>;
+  /** What the turn in flight's tree spent so far (its model and every run below it), as last told; `null`: none heard. */
+  readonly activeTurnUsage: AgentToolUsage | null;
+  /** What each turn this client saw end spent, by the id of its stored answer. */
+  readonly usageByAnswer: Readonly<Record<string, AgentToolUsage>>;
   /**
    * The messages this tab sent that the server does not hold — their send failed (the connection was down or
    * dropped, the server refused it) or ended without the server storing it — in the order they were sent. They stay
@@ -125,6 +129,8 @@ export const INITIAL_AGENT_CHAT_SYNC_SNAPSHOT: AgentChatSyncSnapshot = Object.fr
   error: null,
   activeTurn: null,
   endedTurns: {},
+  activeTurnUsage: null,
+  usageByAnswer: {},
   unsent: [],
   isDisconnected: false,
 });
@@ -290,7 +296,10 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
         publishState();
         return;
       case "turn-started":
-        publish({ activeTurn: { turnId: event.turnId, origin: event.origin, resumed: event.resumed } });
+        publish({
+          activeTurn: { turnId: event.turnId, origin: event.origin, resumed: event.resumed },
+          activeTurnUsage: null,
+        });
         // A busy chat (its own send, a resume in flight) may be streaming this very turn: once idle, it follows the
         // turn if it is still running (the server answers `no-active` to a resume of a turn that just ended).
         settle();
@@ -300,7 +309,9 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
         const activeTurn = snapshot.activeTurn?.turnId === event.turnId ? null : snapshot.activeTurn;
         publish({
           activeTurn,
+          ...(activeTurn === null ? { activeTurnUsage: null } : {}),
           ...(answer ? { endedTurns: { ...snapshot.endedTurns, [answer.id]: event.status } } : {}),
+          ...(answer && event.usage ? { usageByAnswer: { ...snapshot.usageByAnswer, [answer.id]: event.usage } } : {}),
         });
         // The reply this chat is streaming goes on to the same end: replacing it mid-stream would only flicker.
         const isStreamingIt = isBusy() && answer !== undefined && chat.messages.at(-1)?.id === answer.id;
@@ -309,6 +320,11 @@ export function createAgentChatSync<TMessage extends UIMessage = UIMessage>(
         settle();
         return;
       }
+      case "turn-usage":
+        if (snapshot.activeTurn === null || snapshot.activeTurn.turnId === event.turnId) {
+          publish({ activeTurnUsage: event.usage });
+        }
+        return;
       case "history":
         void read({ probe: false });
         return;

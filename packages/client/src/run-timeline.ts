@@ -7,6 +7,7 @@ import {
   type AgentToolLifecycleEvent,
   type AgentToolMilestone,
   type AgentToolProgressSnapshot,
+  type AgentToolUsage,
   isHardTerminalStatus,
   nextProgressSnapshot,
   type RunStatus,
@@ -14,6 +15,7 @@ import {
   readProgressChunk,
   readStepResetChunk,
   readUIMessageChunkBody,
+  readUsageChunk,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessageChunk } from "ai";
 import {
@@ -54,6 +56,8 @@ export type AgentToolRunState = {
   readonly progress: AgentToolProgressSnapshot | null;
   /** Durable milestones, once each, in sequence order. */
   readonly milestones: readonly AgentToolMilestone[];
+  /** What the run and everything below it spent, as it last reported (`null`: it reported nothing). */
+  readonly usage: AgentToolUsage | null;
   /** The text of the last in-band `error` chunk of the child's stream, if any. */
   readonly streamError: string | null;
   /** Where to drill in to the child's own conversation; `null` while the agentType is unknown. */
@@ -150,6 +154,7 @@ function placeholderRun(runId: string, parentToolCallId: string | undefined): Ag
     reason: null,
     childStillRunning: null,
     progress: null,
+    usage: null,
     milestones: [],
     streamError: null,
     drillInUrl: null,
@@ -345,11 +350,15 @@ function applyChunk(
   const isMilestone = body.type === AGENT_MILESTONE_PART;
   const progress = report && nextProgressSnapshot(run.progress, report, isMilestone ? "milestone" : "progress");
   if (progress) run = { ...run, progress };
+  // Usage only grows (each report is the subtree's total so far): the largest one held is the latest, in any order.
+  const usage = readUsageChunk(body);
+  if (usage && (run.usage === null || usageSize(usage) >= usageSize(run.usage))) run = { ...run, usage };
   if (isMilestone) {
     const milestone = readMilestoneChunk(body, sequence ?? run.lastSequence, report?.at ?? 0);
     if (milestone) run = { ...run, milestones: insertMilestone(run.milestones, milestone) };
   }
-  if (body.type !== AGENT_PROGRESS_PART) {
+  // Usage is the run's state, not a part of its message.
+  if (body.type !== AGENT_PROGRESS_PART && usage === null) {
     log = insertEntry(log, { sequence: sequence ?? null, body });
     run = { ...run, parts: log.assembly.parts, streamError: log.assembly.errorText };
   }
@@ -461,4 +470,9 @@ export function applyAgentToolEvent(
   if (Object.hasOwn(state.clearedRunIds, event.runId)) return state;
   if (event.kind === "chunk") return applyChunk(state, frame, event.runId, event.body, options);
   return applyLifecycle(state, frame, event, options);
+}
+
+/** How far a usage report got (a later report of one run is never smaller). */
+function usageSize(usage: AgentToolUsage): number {
+  return usage.inputTokens + usage.outputTokens + usage.runs + (usage.cost ?? 0);
 }
