@@ -3,6 +3,7 @@ import type { AgentToolChildReference } from "./agent-type.js";
 import { resolveAgentType } from "./agent-type.js";
 import { errorMessage } from "./errors.js";
 import type {
+  AgentToolApproval,
   AgentToolDisplay,
   AgentToolEventFrame,
   AgentToolFailure,
@@ -55,6 +56,11 @@ export type AgentToolPreliminaryOutput<TOutput> = {
   message: UIMessage | null;
   /** The child's newest progress report, if it gave one. */
   progress: AgentToolProgressSnapshot | null;
+  /**
+   * The tool calls that needed approval in the child's tree (its own, and its descendants' with their `path`), each
+   * in its latest state: a `pending` one is answered with the parent's approve route (`registry.answerApproval`).
+   */
+  approvals: AgentToolApproval[];
   /** On the final value only: what the model gets (the summary, the validated output, or a failure value). */
   result?: AgentToolOutput<TOutput>;
 };

@@ -3,6 +3,7 @@ import type { budgetedModel, WrappableLanguageModel } from "./budgeted-model.js"
 import type { FormatAgentToolInput } from "./child-input-message.js";
 import type { Clock } from "./ports/clock.js";
 import type {
+  AgentToolApprovalAnswer,
   AgentToolBudgetExhaustion,
   AgentToolMilestone,
   AgentToolProgressSnapshot,
@@ -101,6 +102,11 @@ export type AgentToolChildDefinition = {
    * dispatched itself to wrap up (a child that runs agent tools: its registry's `wrapUpDispatchedBy`).
    */
   onBudgetExhausted?(runId: string, reason: AgentToolBudgetExhaustion): void;
+  /**
+   * An answer to an approval that is not the run's own: pass it down to the run below it that asked (a child that
+   * runs agent tools: its registry's `answerApprovalDispatchedBy({ runId }, …)`). Resolves whether it reached the asker.
+   */
+  onApprovalAnswer?(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean>;
 };
 
 /** What `getAgentToolOutput` receives: the run, its input, and what the turn passed to `setOutput` (if anything). */

@@ -1,5 +1,5 @@
 import type { UIMessage, UIMessageChunk } from "ai";
-import { assembleMessage } from "./assemble-message.js";
+import { assembleMessage, assembleTurnMessage } from "./assemble-message.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
 import { type ChildTailOptions, openChildTail } from "./child-tail.js";
@@ -12,6 +12,8 @@ import { type Clock, systemClock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
 import {
+  type AgentToolApproval,
+  type AgentToolApprovalAnswer,
   type AgentToolBudgetExhaustion,
   type AgentToolMilestone,
   type AgentToolProgressSnapshot,
@@ -19,13 +21,17 @@ import {
   type AgentToolTailItem,
   type AgentToolTree,
   type AgentToolUsage,
+  approvalChunk,
   type ChildRunStatus,
+  type JsonValue,
   nextProgressSnapshot,
+  readApprovalChunk,
+  readUsageChunk,
   usageChunk,
 } from "./protocol/index.js";
 import { RunBudget } from "./run-budget.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
-import type { RunRecord } from "./run-record.js";
+import type { RunRecord, RunRecordPatch } from "./run-record.js";
 import { DEFAULT_MAX_RECOVERY_ATTEMPTS, recoverCutOffRun, type TurnRecoveryOptions } from "./turn-recovery.js";
 import { omitVoidedEntries } from "./voided-entry-filter.js";
 
@@ -191,6 +197,88 @@ export class AgentToolChildRunner {
   }
 
   /**
+   * Answer an approval the run waits for (its own, or — through `definition.onApprovalAnswer` — one of a run below it).
+   * When the last of its own is answered, the run goes on: its turn continues from the steps it had, the approved
+   * tools run (a denied one gets the denial as its result) and the model goes on — no step done again. Resolves
+   * whether the approval was found (an unknown or already answered one changes nothing).
+   */
+  async answerApproval(
+    runId: string,
+    approvalId: string,
+    answer: AgentToolApprovalAnswer,
+    status: "approved" | "denied" | "expired" = answer.approved ? "approved" : "denied",
+  ): Promise<boolean> {
+    await this.#wake(runId);
+    const live = this.#live.get(runId);
+    const approval = live?.paused?.approvals.find((candidate) => candidate.approvalId === approvalId);
+    if (!live?.paused || !approval) {
+      if (!this.#definition.onApprovalAnswer) return false;
+      try {
+        return await this.#definition.onApprovalAnswer(runId, approvalId, answer);
+      } catch {
+        return false;
+      }
+    }
+    const now = this.#clock.now();
+    const reason = answer.reason;
+    live.log.append({
+      type: "tool-approval-response",
+      approvalId,
+      approved: answer.approved,
+      ...(reason !== undefined ? { reason } : {}),
+    } as UIMessageChunk);
+    this.appendChunk(
+      runId,
+      approvalChunk({ ...approval, status, ...(reason !== undefined ? { reason } : {}), at: now }),
+    );
+    const remaining = live.paused.approvals.filter((candidate) => candidate.approvalId !== approvalId);
+    live.paused = { approvals: remaining };
+    await live.log.settled();
+    await this.#store.updateRun(runId, {
+      awaitingApproval: remaining,
+      lastSequence: live.log.lastSequence,
+      updatedAt: now,
+    });
+    if (remaining.length === 0) await this.#continueTurn(runId, live);
+    return true;
+  }
+
+  /** Deny every approval a paused run waited for longer than `timeoutMs` (reason: it expired). */
+  async expireApprovals(timeoutMs: number): Promise<number> {
+    const now = this.#clock.now();
+    let expired = 0;
+    for (const [runId, live] of [...this.#live]) {
+      for (const approval of live.paused?.approvals ?? []) {
+        if (now - approval.at < timeoutMs) continue;
+        const answer = { approved: false, reason: "The approval request expired: nobody answered it in time" };
+        if (await this.answerApproval(runId, approval.approvalId, answer, "expired")) expired += 1;
+      }
+    }
+    return expired;
+  }
+
+  /**
+   * When the earliest approval a paused run here waits for expires under `timeoutMs` (`null`: none waits): when the
+   * host should call `expireApprovals` next.
+   */
+  approvalDeadline(timeoutMs: number): number | null {
+    let earliest: number | null = null;
+    for (const live of this.#live.values()) {
+      for (const approval of live.paused?.approvals ?? []) {
+        const due = approval.at + timeoutMs;
+        if (earliest === null || due < earliest) earliest = due;
+      }
+    }
+    return earliest;
+  }
+
+  /** True when run `runId` is live here with a turn executing (not paused waiting for approvals). */
+  isExecuting(runId: string): boolean {
+    const live = this.#live.get(runId);
+    return live !== undefined && live.paused === undefined;
+  }
+
+  /**
    * Cancel a live run (→ `aborted`, with `reason`); idempotent, and a no-op on a finished or unknown run. Depth
    * first: what the run dispatched itself (`definition.onCancel`) is cancelled at the same moment its turn is
    * aborted, and the run records its own end only once those have ended (or `descendantsTimeoutMs` passed), so a
@@ -202,8 +290,55 @@ export class AgentToolChildRunner {
     if (!live) return;
     const why = reason ?? FALLBACK_CANCEL_REASON;
     live.descendantsEnded ??= this.#cancelDescendants(runId, why);
+    if (live.paused) {
+      // No turn runs: the run ends here, after what it dispatched.
+      await live.descendantsEnded;
+      await this.#endPaused(runId, live, why);
+      return;
+    }
     live.controller.abort(why);
     await live.done;
+  }
+
+  /** A paused run is cancelled: it ends `aborted`, what it asked for closed as denied, every tail told. */
+  async #endPaused(runId: string, live: LiveRun, reason: string): Promise<void> {
+    const record = await this.#store.getRun(runId);
+    if (!record || this.#live.get(runId) !== live) return;
+    const now = this.#clock.now();
+    for (const approval of live.paused?.approvals ?? []) {
+      this.appendChunk(runId, approvalChunk({ ...approval, status: "denied", reason, at: now }));
+    }
+    await live.log.settled();
+    const patch: RunRecordPatch = {
+      status: "aborted",
+      revision: record.revision + 1,
+      completedAt: now,
+      updatedAt: now,
+      error: reason,
+      lastSequence: live.log.lastSequence,
+      awaitingApproval: undefined,
+      usage: live.budget.total(),
+    };
+    const final =
+      (await this.#store.updateRun(runId, patch).catch(() => null)) ?? ({ ...record, ...patch } as RunRecord);
+    this.#live.delete(runId);
+    live.log.deliverFinal({ type: "terminal", inspection: this.#inspection(final) });
+  }
+
+  /** The turn of a run whose approvals are all answered goes on from everything it logged. */
+  async #continueTurn(runId: string, paused: LiveRun): Promise<void> {
+    const record = await this.#store.getRun(runId);
+    if (!record || this.#live.get(runId) !== paused) return;
+    const entries = omitVoidedEntries(await this.#store.readLog(runId));
+    const chunks = entries.map((entry) => entry.body);
+    const resume: TurnResume = {
+      completed: { chunks, message: await assembleTurnMessage(chunks, runId) },
+      openStep: null,
+    };
+    const { paused: _paused, descendantsEnded: _ended, ...rest } = paused;
+    const live: LiveRun = { ...rest, controller: new AbortController(), done: Promise.resolve() };
+    this.#live.set(runId, live);
+    this.#execute(record, live, resume);
   }
 
   /** Cancel what run `runId` dispatched; resolves once that ended, or the timeout passed (never rejects). */
@@ -270,6 +405,8 @@ export class AgentToolChildRunner {
     const live = this.#live.get(runId);
     if (!live) return null;
     const entry = live.log.append(body);
+    const approval = readApprovalChunk(body);
+    if (approval) live.approvals.set(approval.approvalId, approval);
     if (milestone) {
       live.milestones.push({ ...milestone, sequence: entry.sequence, at: entry.at });
       // A milestone moves the latest snapshot on, keeping what it does not bring itself (the rule clients apply).
@@ -347,6 +484,16 @@ export class AgentToolChildRunner {
     const record = await this.#store.getRun(runId);
     // A run being recorded right now (between insert and the start of its turn) is not cut off.
     if (record?.status !== "running" || this.#live.has(runId) || this.#recording.has(runId)) return record;
+    // A paused run is not cut: it is made live again (its tails can wait), still waiting for its approvals.
+    if ((record.awaitingApproval?.length ?? 0) > 0) {
+      const entries = await this.#store.readLog(runId);
+      let usage: AgentToolUsage | undefined;
+      for (const entry of entries) usage = readUsageChunk(entry.body) ?? usage;
+      const lastSequence = Math.max(record.lastSequence, entries.at(-1)?.sequence ?? 0);
+      const log = { lastSequence, milestones: record.milestones ?? [], ...(usage ? { usage } : {}) };
+      this.#beginTurn(record, log, "paused");
+      return record;
+    }
     return recoverCutOffRun(
       this.#recovery,
       record,
@@ -359,10 +506,11 @@ export class AgentToolChildRunner {
   #beginTurn(
     record: RunRecord,
     log: { lastSequence: number; milestones: AgentToolMilestone[]; usage?: AgentToolUsage },
-    resume: TurnResume | null,
+    resume: TurnResume | null | "paused",
   ): void {
     const { runId } = record;
     const live: LiveRun = {
+      approvals: new Map(),
       budget: new RunBudget({
         budget: record.tree?.budget,
         clock: this.#clock,
@@ -391,7 +539,28 @@ export class AgentToolChildRunner {
       done: Promise.resolve(),
     };
     this.#live.set(runId, live);
-    const host: ChildTurnHost = {
+    if (resume === "paused") {
+      live.paused = { approvals: record.awaitingApproval ?? [] };
+      for (const approval of live.paused.approvals) live.approvals.set(approval.approvalId, approval);
+      return;
+    }
+    this.#execute(record, live, resume);
+  }
+
+  /** Execute a turn of `record`'s run (from `resume`, when it goes on) as `live`, in the run's scope. */
+  #execute(record: RunRecord, live: LiveRun, resume: TurnResume | null): void {
+    const done = this.#runScope(
+      record.runId,
+      () => runChildTurn(this.#hostFor(record.runId), record, live, resume),
+      record.tree ?? null,
+    );
+    live.done = done;
+    this.#waitUntil?.(done);
+  }
+
+  /** What executing a turn of run `runId` needs from this runner. */
+  #hostFor(runId: string): ChildTurnHost {
+    return {
       definition: this.#definition,
       store: this.#store,
       clock: this.#clock,
@@ -401,10 +570,48 @@ export class AgentToolChildRunner {
       publishEphemeral: (body, snapshot) => this.publishEphemeral(runId, body, snapshot),
       inspection: (final) => this.#inspection(final),
       ended: () => this.#live.delete(runId),
+      pause: (record, waiting) => this.#pause(record, waiting),
     };
-    const done = this.#runScope(runId, () => runChildTurn(host, record, live, resume), record.tree ?? null);
-    live.done = done;
-    this.#waitUntil?.(done);
+  }
+
+  /** The run's turn ended on tool calls that need approval: it pauses (live here, tails open) until answered. */
+  async #pause(
+    record: RunRecord,
+    waiting: Array<{ approvalId: string; toolCallId: string; toolName: string; input: unknown }>,
+  ): Promise<void> {
+    const { runId } = record;
+    const live = this.#live.get(runId);
+    if (!live) return;
+    const now = this.#clock.now();
+    const approvals: AgentToolApproval[] = waiting.map((call) => ({
+      approvalId: call.approvalId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      ...(call.input !== undefined ? { input: call.input as JsonValue } : {}),
+      path: [],
+      status: "pending",
+      at: now,
+    }));
+    for (const approval of approvals) this.appendChunk(runId, approvalChunk(approval));
+    live.paused = { approvals };
+    await live.log.settled();
+    try {
+      await this.#store.updateRun(runId, {
+        awaitingApproval: approvals,
+        lastSequence: live.log.lastSequence,
+        usage: live.budget.total(),
+        updatedAt: now,
+      });
+    } catch {
+      // The chunks are in the log; the row is written at the next answer or end.
+    }
+    this.#emit({
+      type: "agent_tool:child:approval",
+      runId,
+      agentType: this.agentType,
+      pending: approvals.length,
+      at: now,
+    });
   }
 
   #inspection(record: RunRecord, live?: LiveRun): AgentToolRunInspection {
@@ -423,6 +630,7 @@ export class AgentToolChildRunner {
       ...(record.completedAt !== undefined ? { completedAt: record.completedAt } : {}),
       ...(record.usage !== undefined ? { usage: record.usage } : {}),
       ...(record.budgetExceeded !== undefined ? { budgetExceeded: record.budgetExceeded } : {}),
+      ...(waitingFor(record, live).length > 0 ? { awaitingApproval: waitingFor(record, live) } : {}),
     };
   }
 
@@ -433,4 +641,10 @@ export class AgentToolChildRunner {
       // observability never breaks a run
     }
   }
+}
+
+/** The approvals a run waits for: its own pause's (or its row's), and those of runs below it still pending. */
+function waitingFor(record: RunRecord, live: LiveRun | undefined): AgentToolApproval[] {
+  if (!live) return record.status === "running" ? (record.awaitingApproval ?? []) : [];
+  return [...live.approvals.values()].filter((approval) => approval.status === "pending");
 }

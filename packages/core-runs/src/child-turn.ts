@@ -30,6 +30,11 @@ export type ChildTurnHost = {
   inspection(record: RunRecord): AgentToolRunInspection;
   /** The turn is over and its terminal recorded: the run is no longer live here. */
   ended(): void;
+  /** The turn ended on tool calls that need approval: the run pauses until they are answered. */
+  pause(
+    record: RunRecord,
+    waiting: Array<{ approvalId: string; toolCallId: string; toolName: string; input: unknown }>,
+  ): Promise<void>;
 };
 
 /**
@@ -127,6 +132,18 @@ export async function runChildTurn(
   log.finish(); // also when the turn threw before its stream was read
   await log.settled();
 
+  // Tool calls waiting for an approval: the run pauses (it stays running, its tails open) until they are answered.
+  const waiting = observer.pendingApprovals;
+  if (
+    waiting.length > 0 &&
+    !signal.aborted &&
+    thrown === undefined &&
+    observer.error === undefined &&
+    log.storeError === undefined
+  ) {
+    await host.pause(record, waiting);
+    return;
+  }
   // A cancelled run ends after what it dispatched itself: the tree ends from its leaves up.
   if (signal.aborted) await live.descendantsEnded;
   const ending = await turnEnding({ host, record, signal, storeError: log.storeError, thrown, observer, output });

@@ -1,5 +1,5 @@
 import type { LiveRunLog } from "./live-run-log.js";
-import type { AgentToolMilestone, AgentToolProgressSnapshot } from "./protocol/index.js";
+import type { AgentToolApproval, AgentToolMilestone, AgentToolProgressSnapshot } from "./protocol/index.js";
 import type { RunBudget } from "./run-budget.js";
 
 /** A run whose turn is executing in this runner. @internal */
@@ -15,4 +15,8 @@ export type LiveRun = {
   descendantsEnded?: Promise<void>;
   /** What the run and its subtree spend, within the budget its tree gives it. */
   readonly budget: RunBudget;
+  /** Set while the run is paused: its turn ended on tool calls that wait for these approvals. */
+  paused?: { approvals: AgentToolApproval[] };
+  /** Every approval published in the run's log (its own and its descendants'), latest state by approvalId. */
+  readonly approvals: Map<string, AgentToolApproval>;
 };

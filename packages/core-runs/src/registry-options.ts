@@ -4,6 +4,7 @@ import type { Clock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
 import type {
+  AgentToolApproval,
   AgentToolBudget,
   AgentToolCursors,
   AgentToolDisplay,
@@ -33,6 +34,11 @@ export type AgentToolHooks = {
   onProgress?(run: AgentToolRunInfo, snapshot: AgentToolProgressSnapshot): void | Promise<void>;
   /** Live only: a run reported what it and its subtree spent so far (`usage`, the latest total). */
   onUsage?(run: AgentToolRunInfo, usage: AgentToolUsage): void | Promise<void>;
+  /**
+   * Live only: a tool call that needs approval, in the run or below it (`approval.path` names who asks), was asked
+   * or answered. A run that dispatches runs itself re-publishes them in its own log, one level deeper.
+   */
+  onApproval?(run: AgentToolRunInfo, approval: AgentToolApproval): void | Promise<void>;
 };
 
 export type AgentToolRegistryOptions = {

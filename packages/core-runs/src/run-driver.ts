@@ -4,12 +4,14 @@ import type { ChildRef } from "./ports/child-transport.js";
 import { delay } from "./ports/clock.js";
 import { PositionWriter } from "./position-writer.js";
 import {
+  type AgentToolApproval,
   type AgentToolProgressSnapshot,
   type AgentToolRunInspection,
   type AgentToolTailItem,
   type AgentToolUsage,
   isLiveStatus,
   nextProgressSnapshot,
+  readApprovalChunk,
   readProgressChunk,
   readUsageChunk,
 } from "./protocol/index.js";
@@ -296,6 +298,8 @@ export class RunDriver {
         if (report) this.#onProgress(report, "milestone", entry.sequence, true);
         const usage = readUsageChunk(entry.body);
         if (usage) this.#onUsage(usage);
+        const approval = readApprovalChunk(entry.body);
+        if (approval) this.#onApproval(approval);
       }
       return isNew;
     }
@@ -370,6 +374,15 @@ export class RunDriver {
     if (!onUsage) return;
     const run = toRunInfo({ ...this.#record, usage });
     void runtime.callHook("onUsage", this.#record, () => onUsage(run, usage));
+  }
+
+  /** An approval was asked or answered in the run's tree: told to `onApproval` (live only). */
+  #onApproval(approval: AgentToolApproval): void {
+    const { runtime } = this.#options;
+    const onApproval = runtime.hooks.onApproval;
+    if (!onApproval) return;
+    const run = toRunInfo(this.#record);
+    void runtime.callHook("onApproval", this.#record, () => onApproval(run, approval));
   }
 
   /** Write the start acknowledgement (once); then deliver a cancel that was waiting for it. */

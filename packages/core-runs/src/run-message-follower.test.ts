@@ -76,7 +76,7 @@ describe("RunMessageFollower", () => {
     follower.push(lifecycle({ kind: "started", runId: "r1", agentType: "A", displayOrder: 0 }, 1));
     follower.push(lifecycle({ kind: "error", runId: "other", error: "e" }, 9));
     follower.push(chunkFrame("other", 1, { type: "start" }));
-    expect(await follower.read()).toEqual({ status: "completed", message: null, progress: null });
+    expect(await follower.read()).toEqual({ status: "completed", message: null, progress: null, approvals: [] });
   });
 
   it("wakes a reader on the next change, at once when one already happened", async () => {

@@ -2,9 +2,11 @@ import type { UIMessage, UIMessageChunk } from "ai";
 import { assembleMessage } from "./assemble-message.js";
 import {
   AGENT_MILESTONE_PART,
+  type AgentToolApproval,
   type AgentToolEventFrame,
   type AgentToolProgressSnapshot,
   type RunStatus,
+  readApprovalChunk,
   readProgressChunk,
   readStepResetChunk,
 } from "./protocol/index.js";
@@ -26,6 +28,11 @@ export type FollowedRun = {
   message: UIMessage | null;
   /** The newest progress report (ephemeral progress or a milestone). */
   progress: AgentToolProgressSnapshot | null;
+  /**
+   * The tool calls that needed approval in the run's tree (its own and its descendants'), each in its latest state,
+   * in the order they were asked: a `pending` one waits for an answer (`registry.answerApproval`).
+   */
+  approvals: AgentToolApproval[];
 };
 
 /**
@@ -45,6 +52,8 @@ export class RunMessageFollower {
   #status: RunStatus = "starting";
   #revision = 0;
   #progress: AgentToolProgressSnapshot | null = null;
+  /** By approvalId, the latest state: an answered approval never goes back to pending. */
+  readonly #approvals = new Map<string, AgentToolApproval>();
   /** Bumped on every change a reader could see. */
   #version = 0;
   #wake: (() => void) | null = null;
@@ -63,6 +72,12 @@ export class RunMessageFollower {
       const progress = readProgressChunk(event.body, 0);
       if (progress && (this.#progress === null || progress.at >= this.#progress.at)) {
         this.#progress = progress;
+        this.#changed();
+      }
+      const approval = readApprovalChunk(event.body);
+      const known = approval ? this.#approvals.get(approval.approvalId) : undefined;
+      if (approval && (known === undefined || (known.status === "pending" && approval.status !== "pending"))) {
+        this.#approvals.set(approval.approvalId, approval);
         this.#changed();
       }
       const sequence = frame.sequence;
@@ -118,7 +133,7 @@ export class RunMessageFollower {
       this.#assembled = { version, message: assembleMessage(chunks, `agent-tool-${this.#runId}-output`) };
     }
     const message = await this.#assembled.message;
-    return { status: this.#status, message, progress: this.#progress };
+    return { status: this.#status, message, progress: this.#progress, approvals: [...this.#approvals.values()] };
   }
 
   #changed(): void {

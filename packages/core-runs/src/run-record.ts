@@ -1,4 +1,5 @@
 import type {
+  AgentToolApproval,
   AgentToolBudgetExhaustion,
   AgentToolDisplay,
   AgentToolEndCause,
@@ -63,6 +64,8 @@ export type RunRecord = {
   usage?: AgentToolUsage;
   /** Child: the run was cut short by its budget (it had its wrap-up step). */
   budgetExceeded?: AgentToolBudgetExhaustion;
+  /** Child: the run is paused, waiting for these approvals (its turn ended on tool calls that need one). */
+  awaitingApproval?: AgentToolApproval[];
   /** Extension packages' own fields, each under its package name. Must be JSON-serializable. */
   meta?: Record<string, unknown>;
 };

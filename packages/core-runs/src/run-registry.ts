@@ -6,6 +6,7 @@ import { AgentToolsError } from "./errors.js";
 import { systemClock } from "./ports/clock.js";
 import { DEFAULT_FOLLOW_WRITE_INTERVAL_MS } from "./position-writer.js";
 import {
+  type AgentToolApprovalAnswer,
   type AgentToolBudgetExhaustion,
   type AgentToolEventFrame,
   type AgentToolResult,
@@ -241,6 +242,40 @@ export class AgentToolRegistry {
       ),
     );
     return live.map((record) => record.runId);
+  }
+
+  /**
+   * Pass an answer to the runs dispatched from `from` that are still live: the one whose tree asked for approval
+   * `approvalId` takes it (each run checks its own and passes it on to what it dispatched). What a run that dispatches
+   * runs itself calls from its `onApprovalAnswer`: it keeps no map of who asked, so it works after a restart too.
+   * Resolves whether one took it.
+   */
+  async answerApprovalDispatchedBy(
+    from: { runId: string } | { rootId: string },
+    approvalId: string,
+    answer: AgentToolApprovalAnswer,
+  ): Promise<boolean> {
+    const live = (await this.#runtime.store.listRuns({ status: ["starting", "running"] })).filter((record) =>
+      isDispatchedBy(record, from),
+    );
+    for (const record of live) if (await this.answerApproval(record.runId, approvalId, answer)) return true;
+    return false;
+  }
+
+  /**
+   * Answer an approval asked in run `runId`'s tree (the run itself or a run below it: the answer travels down to the
+   * asker, whose turn then goes on with no completed step done again). Resolves whether it reached the asker: `false`
+   * for an unknown run or approval, one already answered, or a transport without `answerApproval`.
+   */
+  async answerApproval(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean> {
+    const { transport, store } = this.#runtime;
+    const record = await store.getRun(runId);
+    if (!record || !transport.answerApproval) return false;
+    try {
+      return await transport.answerApproval({ agentType: record.agentType, runId }, approvalId, answer);
+    } catch {
+      return false;
+    }
   }
 
   /**

@@ -323,7 +323,13 @@ export class Reconciler {
       const inspection = await this.#inspect(record);
       if (inspection && inspection.status !== "running")
         return { next: now + this.#options.watchIntervalMs, work: null };
-      const seen = inspection ? latestSignalAt(inspection.milestones, inspection.progress?.at) : undefined;
+      // A run waiting for an approval (its own or a descendant's) is not silent: its approval timeout bounds it.
+      const isWaiting = (inspection?.awaitingApproval?.length ?? 0) > 0;
+      const seen = isWaiting
+        ? now
+        : inspection
+          ? latestSignalAt(inspection.milestones, inspection.progress?.at)
+          : undefined;
       if (seen !== undefined)
         decision = evaluateBudget({ ...budget, lastSignalAt: Math.max(seen, budget.lastSignalAt ?? seen) }, now);
     }

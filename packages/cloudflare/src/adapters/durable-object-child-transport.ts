@@ -6,7 +6,11 @@ import {
   type ChildTransport,
   type TailOptions,
 } from "@agent-tools/core-runs";
-import type { AgentToolRunInspection, AgentToolTailItem } from "@agent-tools/core-runs/protocol";
+import type {
+  AgentToolApprovalAnswer,
+  AgentToolRunInspection,
+  AgentToolTailItem,
+} from "@agent-tools/core-runs/protocol";
 import type { UIMessage } from "ai";
 import { NdjsonLines } from "./ndjson.js";
 
@@ -18,6 +22,11 @@ export interface AgentToolChildRpc {
   agentToolCancel(runId: string, reason?: string): Promise<void>;
   /** The budget of the run's tree ran out above it (optional: a child without it runs on within its own budget). */
   agentToolWrapUp?(runId: string, reason: AgentToolBudgetExhaustion): Promise<void>;
+  /**
+   * Answer an approval asked in the run's tree (optional: a child without it has no tools that need approval).
+   * Resolves whether it reached the run that asked.
+   */
+  agentToolAnswerApproval?(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean>;
   agentToolDestroy(runId: string): Promise<void>;
   agentToolMessages(runId: string): Promise<UIMessage[]>;
 }
@@ -137,6 +146,12 @@ export class DurableObjectChildTransport implements ChildTransport {
   async wrapUp(ref: ChildRef, reason: AgentToolBudgetExhaustion): Promise<void> {
     const stub = this.stub(ref);
     if (typeof stub.agentToolWrapUp === "function") await stub.agentToolWrapUp(ref.runId, reason);
+  }
+
+  async answerApproval(ref: ChildRef, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean> {
+    const stub = this.stub(ref);
+    if (typeof stub.agentToolAnswerApproval !== "function") return false;
+    return stub.agentToolAnswerApproval(ref.runId, approvalId, answer);
   }
 
   destroy(ref: ChildRef): Promise<void> {

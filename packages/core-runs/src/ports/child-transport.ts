@@ -1,4 +1,5 @@
 import type {
+  AgentToolApprovalAnswer,
   AgentToolBudgetExhaustion,
   AgentToolRunInspection,
   AgentToolTailItem,
@@ -54,4 +55,9 @@ export interface ChildTransport {
    * step, then no other (idempotent; a no-op on a run that is not live).
    */
   wrapUp?(ref: ChildRef, reason: AgentToolBudgetExhaustion): Promise<void>;
+  /**
+   * Optional: answer an approval asked in the run's tree (the child's own, or one the child forwards down). Resolves
+   * whether it reached the asker.
+   */
+  answerApproval?(ref: ChildRef, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean>;
 }

@@ -1,3 +1,9 @@
+export type {
+  AgentToolApproval,
+  AgentToolApprovalAnswer,
+  AgentToolApprovalStatus,
+} from "./approvals.js";
+export { AGENT_APPROVAL_PART, approvalChunk, readApprovalChunk } from "./approvals.js";
 export type { AgentChatEvent, AgentChatEventFrame, AgentChatTurnStatus } from "./chat-events.js";
 export {
   AGENT_CHAT_EVENT_TYPE,

@@ -1,4 +1,5 @@
 import type { UIMessageChunk } from "ai";
+import type { AgentToolApproval } from "./approvals.js";
 import type { AgentToolInterruptedReason } from "./failure.js";
 import type { JsonValue } from "./json-value.js";
 import type { HardTerminalRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
@@ -123,6 +124,8 @@ export type AgentToolRunInspection = {
   usage?: AgentToolUsage;
   /** Set when the run was cut short because its budget ran out (it had its wrap-up step, or was refused one). */
   budgetExceeded?: AgentToolBudgetExhaustion;
+  /** Approvals the run waits for, its own and its descendants' (it is `running`, paused or awaiting a tool). */
+  awaitingApproval?: AgentToolApproval[];
 };
 
 /** One entry of a run's durable log: a `UIMessageChunk` with its sequence (1, 2, 3 …) and server time. */

@@ -5,7 +5,12 @@ import type { ChildRef, ChildStartOptions, ChildTransport, TailOptions } from ".
 import { type Clock, systemClock } from "../ports/clock.js";
 import type { RunEventSink } from "../ports/run-event-sink.js";
 import type { RunStore } from "../ports/run-store.js";
-import type { AgentToolBudgetExhaustion, AgentToolRunInspection, AgentToolTailItem } from "../protocol/index.js";
+import type {
+  AgentToolApprovalAnswer,
+  AgentToolBudgetExhaustion,
+  AgentToolRunInspection,
+  AgentToolTailItem,
+} from "../protocol/index.js";
 import { InMemoryRunStore } from "./in-memory-run-store.js";
 
 export type InProcessChildTransportOptions = {
@@ -44,6 +49,11 @@ export class InProcessChildTransport implements ChildTransport {
   async start(ref: ChildRef, input: unknown, options?: ChildStartOptions): Promise<AgentToolRunInspection> {
     this.calls.push({ method: "start", ref });
     return this.#instance(ref, true).runner.start(ref.runId, input, options);
+  }
+
+  async answerApproval(ref: ChildRef, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean> {
+    this.calls.push({ method: "answerApproval", ref });
+    return (await this.#instance(ref, false)?.runner.answerApproval(ref.runId, approvalId, answer)) ?? false;
   }
 
   async wrapUp(ref: ChildRef, reason: AgentToolBudgetExhaustion): Promise<void> {
