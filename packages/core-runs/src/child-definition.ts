@@ -1,7 +1,12 @@
 import type { ToolSet, UIMessage, UIMessageChunk } from "ai";
 import type { FormatAgentToolInput } from "./child-input-message.js";
 import type { Clock } from "./ports/clock.js";
-import type { AgentToolMilestone, AgentToolProgressSnapshot, AgentToolTree } from "./protocol/index.js";
+import type {
+  AgentToolMilestone,
+  AgentToolProgressSnapshot,
+  AgentToolTraceContext,
+  AgentToolTree,
+} from "./protocol/index.js";
 
 /** What a child turn receives. */
 export type AgentToolTurnContext = {
@@ -24,6 +29,12 @@ export type AgentToolTurnContext = {
    * parent dispatched it; `null` for a run started without one.
    */
   tree: AgentToolTree | null;
+  /**
+   * The W3C trace context the run continues (the span its work nests under), as its parent dispatched it; `null`
+   * without one. Give it to OpenTelemetry to nest the turn's own spans (the AI SDK's model calls) under it, e.g.
+   * `context.with(trace.setSpanContext(context.active(), parseTraceparent(turn.trace.traceparent)), …)`.
+   */
+  trace: AgentToolTraceContext | null;
   clock: Clock;
   /** Record the run's structured output; `getAgentToolOutput` returns it by default. */
   setOutput(output: unknown): void;

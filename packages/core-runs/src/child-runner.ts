@@ -11,7 +11,7 @@ import type { ChildStartOptions } from "./ports/child-transport.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
-import type { AgentToolTree } from "./protocol/index.js";
+import type { AgentToolTraceContext, AgentToolTree } from "./protocol/index.js";
 import {
   type AgentToolMilestone,
   type AgentToolProgressSnapshot,
@@ -44,7 +44,12 @@ export type AgentToolChildRunnerOptions = {
    * calls, `turn`, reading its stream), so with an `AsyncLocalStorage` keyed by `runId` code deep inside a turn (a
    * tool's `execute`) can tell which run it works for, even with several runs live on one runner. Default: none.
    */
-  runScope?: <TResult>(runId: string, run: () => TResult, tree: AgentToolTree | null) => TResult;
+  runScope?: <TResult>(
+    runId: string,
+    run: () => TResult,
+    tree: AgentToolTree | null,
+    trace: AgentToolTraceContext | null,
+  ) => TResult;
   /**
    * How long a cancelled run waits, at most, for what it dispatched itself (`definition.onCancel`) to end before it
    * records its own end. Default 10 s.
@@ -142,6 +147,7 @@ export class AgentToolChildRunner {
       input,
       lastSequence: 0,
       ...(options.tree !== undefined ? { tree: options.tree } : {}),
+      ...(options.trace !== undefined ? { trace: options.trace } : {}),
     };
     this.#recording.add(runId);
     let inserted: boolean;
@@ -364,7 +370,12 @@ export class AgentToolChildRunner {
       inspection: (final) => this.#inspection(final),
       ended: () => this.#live.delete(runId),
     };
-    const done = this.#runScope(runId, () => runChildTurn(host, record, live, resume), record.tree ?? null);
+    const done = this.#runScope(
+      runId,
+      () => runChildTurn(host, record, live, resume),
+      record.tree ?? null,
+      record.trace ?? null,
+    );
     live.done = done;
     this.#waitUntil?.(done);
   }

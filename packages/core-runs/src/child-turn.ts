@@ -62,6 +62,7 @@ export async function runChildTurn(
     agentType: host.agentType,
     resumed: resume !== null,
     at: clock.now(),
+    ...(record.trace !== undefined ? { trace: record.trace } : {}),
   });
   try {
     const messages = [toInputMessage(record.input, runId, definition.formatAgentToolInput)];
@@ -89,6 +90,7 @@ export async function runChildTurn(
       milestones: live.milestones,
       abortSignal: signal,
       tree: record.tree ?? null,
+      trace: record.trace ?? null,
       clock,
       setOutput: (value) => {
         output = value;

@@ -48,6 +48,7 @@ export type {
   AgentToolHooks,
   AgentToolRegistryOptions,
   AgentToolRunOutcome,
+  AgentToolTraceRequest,
   ClearAgentToolRunsOptions,
   ReplayOptions,
   RunAgentToolOptions,

@@ -85,6 +85,7 @@ export class AgentToolRegistry {
       maxConcurrent: options.maxConcurrentAgentTools ?? Number.POSITIVE_INFINITY,
       overCap: options.overCap ?? "record",
       ...(options.position ? { position: options.position } : {}),
+      ...(options.traceContext ? { traceContext: options.traceContext } : {}),
     });
     this.#generateRunId = options.generateRunId ?? (() => crypto.randomUUID());
   }

@@ -1,4 +1,10 @@
-import { type AgentToolPosition, AgentToolRegistry, type RunEventSink, systemClock } from "@agent-tools/core-runs";
+import {
+  type AgentToolPosition,
+  AgentToolRegistry,
+  type AgentToolRegistryOptions,
+  type RunEventSink,
+  systemClock,
+} from "@agent-tools/core-runs";
 import { type ChildNamespace, DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore, type RunStoreTables } from "../adapters/durable-object-run-store.js";
 
@@ -25,6 +31,7 @@ export class ChildDispatcher {
     ctx: DurableObjectState;
     children: Record<string, ChildNamespace>;
     position: () => AgentToolPosition | null;
+    traceContext?: AgentToolRegistryOptions["traceContext"];
     sink?: RunEventSink;
   }) {
     const { ctx } = options;
@@ -35,6 +42,7 @@ export class ChildDispatcher {
       clock: systemClock,
       waitUntil: (work) => ctx.waitUntil(work),
       position: options.position,
+      ...(options.traceContext ? { traceContext: options.traceContext } : {}),
       ...(options.sink ? { sink: options.sink } : {}),
     });
   }

@@ -1,4 +1,9 @@
-import type { AgentToolRunInspection, AgentToolTailItem, AgentToolTree } from "../protocol/index.js";
+import type {
+  AgentToolRunInspection,
+  AgentToolTailItem,
+  AgentToolTraceContext,
+  AgentToolTree,
+} from "../protocol/index.js";
 
 /** Which child a call is for. The transport is bound to one parent, so runIds never meet another parent's. */
 export type ChildRef = { agentType: string; runId: string };
@@ -7,6 +12,8 @@ export type ChildRef = { agentType: string; runId: string };
 export type ChildStartOptions = {
   /** The run's place in its tree of runs (root, ancestors, budget): the child keeps it with the run. */
   tree?: AgentToolTree;
+  /** The W3C trace context the run's work continues: the child keeps it with the run (`context.trace`). */
+  trace?: AgentToolTraceContext;
 };
 
 export type TailOptions = {
@@ -28,7 +35,7 @@ export type TailOptions = {
  *
  * Guarantees an implementation must give (checked by `childTransportContract`):
  * - `start` is idempotent: a second `start` of a runId returns the run's inspection and starts no second turn.
- *   The options (the run's tree) reach the child with the first `start`.
+ *   The options (the run's tree and trace context) reach the child with the first `start`.
  *   It resolves once the child has recorded the run (acknowledged); it does not wait for the turn to end.
  * - `inspect` returns `null` when the child has no record of the run ("not yet", not failure).
  * - `tail` yields the stored entries after `afterSequence`, then live ones, in sequence order with no gap and no
