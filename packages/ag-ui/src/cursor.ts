@@ -37,7 +37,8 @@ function isState(value: unknown): value is AgUiProjectionState {
   if (segment !== null) {
     if (typeof segment !== "object" || typeof segment["runId"] !== "string" || typeof segment["turn"] !== "boolean")
       return false;
-    if (!Array.isArray(segment["active"]) || !Array.isArray(segment["interrupts"])) return false;
+    if (!Array.isArray(segment["active"]) || !Array.isArray(segment["ended"]) || !Array.isArray(segment["interrupts"]))
+      return false;
   }
   return (state["lanes"] as unknown[]).every((lane) => {
     const { runId, name, status, revision, sequence, texts, reasoning, tools, steps } = (lane ?? {}) as Record<

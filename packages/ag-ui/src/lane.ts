@@ -57,6 +57,7 @@ export const AG_UI_CUSTOM_EVENTS = {
   progress: "agent-tools.progress",
   milestone: "agent-tools.milestone",
   stepReset: "agent-tools.step-reset",
+  repaired: "agent-tools.subagent-repaired",
 } as const;
 
 type Chunk = { type?: unknown; [key: string]: unknown };

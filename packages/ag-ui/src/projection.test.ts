@@ -191,6 +191,36 @@ describe("AgUiProjection", () => {
     expect(events.some((event) => event.type === EventType.TEXT_MESSAGE_CONTENT)).toBe(false);
   });
 
+  it("an interrupted run repaired in the same AG-UI run is told by a CUSTOM event; in a later one it starts again", async () => {
+    const interrupted = lifecycle(
+      { kind: "interrupted", runId: "r", error: "No progress", reason: "no-progress", childStillRunning: true },
+      2,
+    );
+    const repaired = lifecycle({ kind: "finished", runId: "r", summary: "late" }, 3);
+    const same = project([turnStarted("t"), started("r", 1), interrupted, repaired, turnEnded("t", "completed")]);
+    await checkAgUiStream(same);
+    expect(same).toContainEqual({
+      type: EventType.CUSTOM,
+      name: "agent-tools.subagent-repaired",
+      value: { subagentRunId: "r", status: "completed", result: "late" },
+    });
+    // Repaired: the AG-UI run ends with nothing pending.
+    expect(same.at(-1)).toEqual({ type: EventType.RUN_FINISHED, threadId: "thread-1", runId: "t" });
+
+    const later = project([
+      turnStarted("t1"),
+      started("r", 1),
+      interrupted,
+      turnEnded("t1", "completed"),
+      turnStarted("t2"),
+      repaired,
+      turnEnded("t2", "completed"),
+    ]);
+    await checkAgUiStream(later);
+    expect(later.filter((event) => event.type === EventType.SUBAGENT_STARTED)).toHaveLength(2);
+    expect(later).toContainEqual({ type: EventType.SUBAGENT_FINISHED, subagentRunId: "r", result: "late" });
+  });
+
   it("ignores conversation events that are not turns", () => {
     const projection = new AgUiProjection({ threadId: "thread-1" });
     expect(projection.push({ type: AGENT_CHAT_EVENT_TYPE, event: { kind: "history" } })).toEqual([]);

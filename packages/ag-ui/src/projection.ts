@@ -9,7 +9,7 @@ import {
   FAILED_TURN_TEXT,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessage } from "ai";
-import { chunkEvents, closeLane, type LaneState, newLane } from "./lane.js";
+import { AG_UI_CUSTOM_EVENTS, chunkEvents, closeLane, type LaneState, newLane } from "./lane.js";
 
 /** What a projection reads: the parent's run frames and its conversation events, as its event socket carries them. */
 export type AgUiSource = AgentToolEventFrame | AgentChatEventFrame;
@@ -18,7 +18,14 @@ export type AgUiSource = AgentToolEventFrame | AgentChatEventFrame;
  * The AG-UI run a stream is in: a turn of the parent's conversation (`turn: true`, its id the turn's), or the runs
  * dispatched outside any turn (from code, or a background run streaming after its turn), under an id of their own.
  */
-export type AgUiSegment = { runId: string; turn: boolean; active: string[]; interrupts: Interrupt[] };
+export type AgUiSegment = {
+  runId: string;
+  turn: boolean;
+  /** The sub-agents live in it, and those that ended in it (an id is never started twice in one AG-UI run). */
+  active: string[];
+  ended: string[];
+  interrupts: Interrupt[];
+};
 
 /** Everything a projection holds: what it needs to go on where a stream stopped (see `encodeAgUiCursor`). */
 export type AgUiProjectionState = {
@@ -166,6 +173,7 @@ export class AgUiProjection {
       this.#lanes.set(runId, lane);
     }
     if (sequence !== undefined) lane.sequence = sequence;
+    if (this.#endedHere(lane)) return [];
     const events = chunkEvents(lane, body);
     if (events.length === 0) return [];
     return [...this.#activate(lane), ...events];
@@ -180,11 +188,13 @@ export class AgUiProjection {
     }
     if (revision !== undefined) lane.revision = revision;
     if (lane.status === "ended") return [];
+    if (this.#endedHere(lane)) return this.#repairedHere(lane, event);
     const opening = this.#activate(lane);
     const closing = closeLane(lane);
     const stamp = { subagentRunId: lane.runId };
     const segment = this.#segment as AgUiSegment;
     segment.active = segment.active.filter((runId) => runId !== lane.runId);
+    segment.ended.push(lane.runId);
     const interruptId = lane.status === "suspended" ? undefined : interruptIdOf(lane.runId);
     // A later result repairs an interrupted run: its interrupt is no longer pending.
     segment.interrupts = segment.interrupts.filter((interrupt) => interrupt.id !== interruptIdOf(lane.runId));
@@ -259,6 +269,34 @@ export class AgUiProjection {
     return events;
   }
 
+  /** True when the lane's sub-agent ended (suspended) in the open AG-UI run: it cannot start again in it. */
+  #endedHere(lane: LaneState): boolean {
+    return this.#segment?.ended.includes(lane.runId) === true;
+  }
+
+  /**
+   * An interrupted run repaired to a hard terminal inside the AG-UI run where it was suspended: AG-UI starts an
+   * invocation once per run, so its result is told by a `CUSTOM` event (`agent-tools.subagent-repaired`), and its
+   * interrupt is no longer pending. In a later AG-UI run it is started again and ended as usual.
+   */
+  #repairedHere(lane: LaneState, event: Exclude<AgentToolLifecycleEvent, { kind: "started" }>): BaseEvent[] {
+    if (event.kind === "interrupted") return [];
+    const segment = this.#segment as AgUiSegment;
+    segment.interrupts = segment.interrupts.filter((interrupt) => interrupt.id !== interruptIdOf(lane.runId));
+    lane.status = "ended";
+    const value =
+      event.kind === "finished"
+        ? { status: "completed", result: event.output !== undefined ? event.output : event.summary }
+        : { status: event.kind, message: event.error ?? null };
+    return [
+      {
+        type: EventType.CUSTOM,
+        name: AG_UI_CUSTOM_EVENTS.repaired,
+        value: { subagentRunId: lane.runId, ...value },
+      } as BaseEvent,
+    ];
+  }
+
   /** Make the lane a live sub-agent of the open AG-UI run (opening one if none is): `SUBAGENT_STARTED` once per run. */
   #activate(lane: LaneState): BaseEvent[] {
     const opening = this.#segment ? [] : this.#open(`agent-tools:${lane.runId}`, false);
@@ -276,7 +314,7 @@ export class AgUiProjection {
   }
 
   #open(runId: string, turn: boolean): BaseEvent[] {
-    this.#segment = { runId, turn, active: [], interrupts: [] };
+    this.#segment = { runId, turn, active: [], ended: [], interrupts: [] };
     return [
       { type: EventType.RUN_STARTED, threadId: this.threadId, runId, protocolVersion: PROTOCOL_VERSION } as BaseEvent,
     ];
