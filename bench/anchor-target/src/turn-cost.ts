@@ -40,6 +40,7 @@ export function detachedTurnContext(runId: string, input: unknown, message: UIMe
     milestones: [],
     abortSignal: new AbortController().signal,
     tree: null,
+    trace: null,
     clock: systemClock,
     setOutput: () => undefined,
     appendChunk: () => null,
