@@ -43,6 +43,7 @@ export function hostWorkerPerTest(
           GAUGE: "Gauge",
           MIDDLE: "Middle",
           PROBE: "Probe",
+          SPANS: "SpanLog",
         },
         persistDirectory: persist.path,
         bindings,

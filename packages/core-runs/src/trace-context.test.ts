@@ -70,7 +70,6 @@ describe("a run's trace context", () => {
     expect(seen).toEqual([TRACE]);
     expect(events.find((event) => event.type === "agent_tool:run:dispatch")).toMatchObject({
       trace: TRACE,
-      rootId: "r1",
     });
     // Dispatching the run again finds it: nothing is asked again.
     await registry.runAgentTool(child, { input: "hi", runId: "r1" });
