@@ -478,6 +478,16 @@ describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () =>
     expect(exporter.runSpanContext("r3")).toEqual(third?.spanContext());
   });
 
+  it("an awaited run past `maxOpenSpans` ends its `execute_tool` with its `invoke_agent`", () => {
+    const { hub, tracer } = withHub({ maxOpenSpans: 1 });
+    hub.emit({ ...dispatch("r1", T0), detached: false });
+    hub.emit({ ...dispatch("r2", T0 + 1), detached: false });
+    const [firstTool, secondTool] = tracer.named("execute_tool");
+    expect(firstTool?.attributes["agent_tool.unfinished"]).toBe(true);
+    expect([firstTool?.endTime, firstTool?.endCount]).toEqual([T0 + 1, 1]);
+    expect(secondTool?.endCount).toBe(0);
+  });
+
   it("dispose ends every open span as unfinished, stops listening, and is idempotent", () => {
     const { hub, tracer, exporter } = withHub({ now: () => T0 + 99 });
     hub.emit(dispatch("r1", T0));

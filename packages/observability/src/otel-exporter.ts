@@ -118,6 +118,12 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
       if (spans.size <= maxOpenSpans) break;
       endUnfinished(oldestSpan, at);
       spans.delete(oldest);
+      // A run's `execute_tool` goes with its `invoke_agent`.
+      const tool = spans === runs ? tools.get(oldest) : undefined;
+      if (tool) {
+        endUnfinished(tool, at);
+        tools.delete(oldest);
+      }
     }
   };
 
