@@ -42,6 +42,7 @@ export function detachedTurnContext(runId: string, input: unknown, message: UIMe
     tree: null,
     model: (model) => model as never,
     budget: new RunBudget({ budget: undefined, clock: systemClock }),
+    trace: null,
     clock: systemClock,
     setOutput: () => undefined,
     appendChunk: () => null,

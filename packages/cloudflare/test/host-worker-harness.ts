@@ -45,6 +45,7 @@ export function hostWorkerPerTest(
           RELAY: "Relay",
           WRITER: "Writer",
           PROBE: "Probe",
+          SPANS: "SpanLog",
         },
         persistDirectory: persist.path,
         bindings,
@@ -70,3 +71,16 @@ export const chatSend = (requestId: string, text: string) => ({
   headers: {},
   body: {},
 });
+
+/** `text` as a request body stream (sent chunked, with no content-length), in 64 KiB chunks. */
+export function streamOf(text: string): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  let offset = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      controller.enqueue(bytes.subarray(offset, offset + 65_536));
+      offset += 65_536;
+    },
+  });
+}

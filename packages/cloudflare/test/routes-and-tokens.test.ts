@@ -19,6 +19,8 @@ describe("parent routes", () => {
     expect(route("/chat/stop/turn-1", "POST")).toEqual({ kind: "chat-stop", turnId: "turn-1" });
     expect(route("/messages")).toEqual({ kind: "messages" });
     expect(route("/runs")).toEqual({ kind: "runs" });
+    expect(route("/ag-ui")).toEqual({ kind: "ag-ui" });
+    expect(route("/ag-ui", "POST")).toEqual({ kind: "ag-ui" });
     expect(route("/clear", "POST")).toEqual({ kind: "clear" });
     expect(route("/cancel/agent-tool%3Acall-1", "POST")).toEqual({ kind: "cancel", runId: "agent-tool:call-1" });
     expect(route("/approve/agent-tool%3Acall-1/approval-1", "POST")).toEqual({
@@ -48,6 +50,7 @@ describe("parent routes", () => {
   it("leaves anything else to the host, with its path", () => {
     expect(route("")).toEqual({ kind: "other", path: "/" });
     expect(route("/chat")).toEqual({ kind: "other", path: "/chat" });
+    expect(route("/ag-ui", "DELETE")).toEqual({ kind: "other", path: "/ag-ui" });
     expect(route("/clear")).toEqual({ kind: "other", path: "/clear" });
     expect(route("/chat/stop/turn-1")).toEqual({ kind: "other", path: "/chat/stop/turn-1" });
     expect(route("/hooks")).toEqual({ kind: "other", path: "/hooks" });

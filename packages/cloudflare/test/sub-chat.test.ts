@@ -4,7 +4,8 @@
 // ended, only with the parent's authorization (a run read token reads, it does not talk).
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
-import { hostWorkerPerTest } from "./host-worker-harness.js";
+import { MAX_SUB_CHAT_BODY_BYTES } from "../src/parent/sub-chat-request.js";
+import { hostWorkerPerTest, streamOf } from "./host-worker-harness.js";
 
 const SECRET = "test-secret-of-at-least-16-characters";
 const KEY = "parent-key";
@@ -88,7 +89,15 @@ describe("talking to a child through the parent", () => {
     // The token does read the conversation.
     expect((await running.fetch(`${path}/messages?token=${token}`)).status).toBe(200);
     expect((await post(`${base}/sub/Echo/guessed/chat`, good)).status).toBe(404);
-    const huge = await post(`${path}/chat`, JSON.stringify({ message: "y".repeat(10_000_000) }));
+    // Streamed (no content-length), one byte over the limit: the parent reads it all and refuses it. (A body that
+    // says its length is refused unread — `cancel-request.test.ts` in Node; over HTTP the sender may then still be
+    // writing when the connection closes, which a client sees as a reset instead of the 413.)
+    const huge = await running.fetch(`${path}/chat`, {
+      method: "POST",
+      headers: { ...authorized, "content-type": "application/json" },
+      body: streamOf(JSON.stringify({ message: "y".repeat(MAX_SUB_CHAT_BODY_BYTES) })),
+      duplex: "half",
+    });
     expect(huge.status).toBe(413);
     expect(((await huge.json()) as { code: string }).code).toBe("LIMIT_EXCEEDED");
     for (const body of ["", "{}", '{"message":42}', '{"messages":[]}', "not json"]) {

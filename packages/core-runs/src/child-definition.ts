@@ -7,6 +7,7 @@ import type {
   AgentToolBudgetExhaustion,
   AgentToolMilestone,
   AgentToolProgressSnapshot,
+  AgentToolTraceContext,
   AgentToolTree,
 } from "./protocol/index.js";
 import type { RunBudget } from "./run-budget.js";
@@ -44,6 +45,12 @@ export type AgentToolTurnContext = {
    * registry the run dispatches through), and what that registry reports back (`recordDispatch`, `recordChild`).
    */
   budget: RunBudget;
+  /**
+   * The W3C trace context the run continues (the span its work nests under), as its parent dispatched it; `null`
+   * without one. Give it to OpenTelemetry to nest the turn's own spans (the AI SDK's model calls) under it, e.g.
+   * `context.with(trace.setSpanContext(context.active(), parseTraceparent(turn.trace.traceparent)), …)`.
+   */
+  trace: AgentToolTraceContext | null;
   clock: Clock;
   /** Record the run's structured output; `getAgentToolOutput` returns it by default. */
   setOutput(output: unknown): void;

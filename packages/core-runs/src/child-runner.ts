@@ -19,6 +19,7 @@ import {
   type AgentToolProgressSnapshot,
   type AgentToolRunInspection,
   type AgentToolTailItem,
+  type AgentToolTraceContext,
   type AgentToolTree,
   type AgentToolUsage,
   approvalChunk,
@@ -54,7 +55,12 @@ export type AgentToolChildRunnerOptions = {
    * calls, `turn`, reading its stream), so with an `AsyncLocalStorage` keyed by `runId` code deep inside a turn (a
    * tool's `execute`) can tell which run it works for, even with several runs live on one runner. Default: none.
    */
-  runScope?: <TResult>(runId: string, run: () => TResult, tree: AgentToolTree | null) => TResult;
+  runScope?: <TResult>(
+    runId: string,
+    run: () => TResult,
+    tree: AgentToolTree | null,
+    trace: AgentToolTraceContext | null,
+  ) => TResult;
   /**
    * How long a cancelled run waits, at most, for what it dispatched itself (`definition.onCancel`) to end before it
    * records its own end. Default 10 s.
@@ -152,6 +158,7 @@ export class AgentToolChildRunner {
       input,
       lastSequence: 0,
       ...(options.tree !== undefined ? { tree: options.tree } : {}),
+      ...(options.trace !== undefined ? { trace: options.trace } : {}),
     };
     this.#recording.add(runId);
     let inserted: boolean;
@@ -575,6 +582,7 @@ export class AgentToolChildRunner {
       record.runId,
       () => runChildTurn(this.#hostFor(record.runId), record, live, resume),
       record.tree ?? null,
+      record.trace ?? null,
     );
     live.done = done;
     this.#waitUntil?.(done);

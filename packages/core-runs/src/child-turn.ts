@@ -68,6 +68,7 @@ export async function runChildTurn(
     agentType: host.agentType,
     resumed: resume !== null,
     at: clock.now(),
+    ...(record.trace !== undefined ? { trace: record.trace } : {}),
   });
   try {
     const messages = [toInputMessage(record.input, runId, definition.formatAgentToolInput)];
@@ -97,6 +98,7 @@ export async function runChildTurn(
       tree: record.tree ?? null,
       model: (model) => budgetedModel(model, live.budget, { abortSignal: signal }),
       budget: live.budget,
+      trace: record.trace ?? null,
       clock,
       setOutput: (value) => {
         output = value;

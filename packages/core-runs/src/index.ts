@@ -59,6 +59,7 @@ export type {
   AgentToolHooks,
   AgentToolRegistryOptions,
   AgentToolRunOutcome,
+  AgentToolTraceRequest,
   ClearAgentToolRunsOptions,
   ReplayOptions,
   RunAgentToolOptions,

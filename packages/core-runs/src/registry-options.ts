@@ -15,6 +15,7 @@ import type {
   AgentToolProgressSnapshot,
   AgentToolResult,
   AgentToolRunInfo,
+  AgentToolTraceContext,
   AgentToolTree,
   AgentToolUsage,
   RunStatus,
@@ -93,6 +94,26 @@ export type AgentToolRegistryOptions = {
    * Must not throw.
    */
   onDispatch?: (run: AgentToolRunInfo) => void;
+  /**
+   * The W3C trace context a new run's work continues, asked once when the run is created and kept on its row (sent to
+   * the child with `start`, read again on a re-attach after a restart). E.g. `@agent-tools/observability`'s exporter's
+   * `traceContext`, which opens the run's spans and answers with the span its child nests under. Default: none.
+   */
+  traceContext?: (run: AgentToolTraceRequest) => AgentToolTraceContext | null | undefined;
+};
+
+/** What `traceContext` is asked about: the run being created, and the trace of what dispatches it, when known. */
+export type AgentToolTraceRequest = {
+  runId: string;
+  agentType: string;
+  parentToolCallId?: string;
+  detached: boolean;
+  tree: AgentToolTree;
+  /**
+   * The trace context of the run that dispatches this one (a child's own registry: the run whose turn dispatches;
+   * the host fills it in), `null` when none is known: the current OpenTelemetry context is then the one to continue.
+   */
+  dispatcher: AgentToolTraceContext | null;
 };
 
 export type RunAgentToolOptions<TInput = unknown> = {

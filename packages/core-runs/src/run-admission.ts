@@ -1,7 +1,7 @@
 import type { ConcurrencySlots } from "./concurrency-slots.js";
 import { inputByteLength } from "./input-preview.js";
 import { type AgentToolPosition, type AgentToolRunInfo, type AgentToolTree, dispatchTree } from "./protocol/index.js";
-import type { StartAgentToolRunResult } from "./registry-options.js";
+import type { AgentToolRegistryOptions, StartAgentToolRunResult } from "./registry-options.js";
 import type { RegistryRuntime } from "./registry-runtime.js";
 import { startedFrame } from "./run-frames.js";
 import { type AdmissionRequest, decideAdmission, type TerminalRunRecord } from "./run-machine.js";
@@ -22,7 +22,11 @@ export type RunAdmissionOptions = {
   position?: () => AgentToolPosition | null;
   /** Told synchronously of each new run (the registry's `onDispatch` option). */
   onDispatch?: (run: AgentToolRunInfo) => void;
+  /** The trace context a new run continues (the registry's `traceContext` option). */
+  traceContext?: RegistryOptionsTraceContext;
 };
+
+type RegistryOptionsTraceContext = NonNullable<AgentToolRegistryOptions["traceContext"]>;
 
 /**
  * Admits dispatches: applies the machine's `decideAdmission` (idempotency by runId, input limits, the concurrency
@@ -63,6 +67,20 @@ export class RunAdmission {
     return dispatchTree(position, request.budget);
   }
 
+  /** The new run's row with the trace context it continues: as given, else the registry's `traceContext`'s answer. */
+  #withTrace(record: RunRecord, request: AdmissionRequest): RunRecord {
+    if (record.trace !== undefined || !this.#options.traceContext || !record.tree) return record;
+    const trace = this.#options.traceContext({
+      runId: record.runId,
+      agentType: record.agentType,
+      ...(record.parentToolCallId !== undefined ? { parentToolCallId: record.parentToolCallId } : {}),
+      detached: request.detached === true,
+      tree: record.tree,
+      dispatcher: null,
+    });
+    return trace ? { ...record, trace } : record;
+  }
+
   async #admit(
     agentType: string,
     runId: string,
@@ -101,7 +119,7 @@ export class RunAdmission {
       case "create-refused":
         break;
     }
-    const { record } = decision;
+    const record = this.#withTrace(decision.record, request);
     // Counted before the next await: a dispatch decided after this one sees it.
     if (decision.kind === "create") {
       try {
@@ -132,6 +150,7 @@ export class RunAdmission {
       detached: request.detached === true,
       at: now,
       ...(request.parentToolCallId !== undefined ? { parentToolCallId: request.parentToolCallId } : {}),
+      ...(record.trace !== undefined ? { trace: record.trace } : {}),
     });
     runtime.send(startedFrame(record));
     // Hooks are isolated in time too: a slow or hanging hook never holds up its run (nor its caller).

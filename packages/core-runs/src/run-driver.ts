@@ -207,8 +207,11 @@ export class RunDriver {
         });
       }
       try {
-        const { tree } = this.#record;
-        await runtime.transport.start(this.ref, this.#record.input, tree !== undefined ? { tree } : {});
+        const { tree, trace } = this.#record;
+        await runtime.transport.start(this.ref, this.#record.input, {
+          ...(tree !== undefined ? { tree } : {}),
+          ...(trace !== undefined ? { trace } : {}),
+        });
       } catch (error) {
         return this.#finish({
           status: "error",
@@ -226,6 +229,7 @@ export class RunDriver {
         runId,
         agentType,
         afterSequence: this.#lastSequence,
+        ...(this.#record.trace !== undefined ? { trace: this.#record.trace } : {}),
         at: runtime.clock.now(),
       });
     }

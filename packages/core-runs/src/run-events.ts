@@ -1,6 +1,7 @@
 import type {
   AgentToolEndCause,
   AgentToolInterruptedReason,
+  AgentToolTraceContext,
   DispatchRejection,
   RunStatus,
   TerminalRunStatus,
@@ -19,6 +20,8 @@ export type CoreRunEvent =
       agentType: string;
       parentToolCallId?: string;
       detached: boolean;
+      /** The trace context kept on the run's row, when one was set. */
+      trace?: AgentToolTraceContext;
       at: number;
     }
   | { type: "agent_tool:run:start"; runId: string; agentType: string; at: number }
@@ -35,7 +38,15 @@ export type CoreRunEvent =
       durationMs: number;
       at: number;
     }
-  | { type: "agent_tool:run:reattach"; runId: string; agentType: string; afterSequence: number; at: number }
+  | {
+      type: "agent_tool:run:reattach";
+      runId: string;
+      agentType: string;
+      afterSequence: number;
+      /** The trace context kept on the run's row, when one was set. */
+      trace?: AgentToolTraceContext;
+      at: number;
+    }
   | { type: "agent_tool:hook:error"; hook: string; runId: string; agentType: string; errorName: string; at: number }
   | { type: "agent_tool:replay"; runs: number; frames: number; cleared: number; withCursors: boolean; at: number }
   | { type: "agent_tool:clear"; runIds: string[]; at: number }
@@ -50,7 +61,15 @@ export type CoreRunEvent =
       sequence?: number;
       at: number;
     }
-  | { type: "agent_tool:child:turn:start"; runId: string; agentType: string; resumed: boolean; at: number }
+  | {
+      type: "agent_tool:child:turn:start";
+      runId: string;
+      agentType: string;
+      resumed: boolean;
+      /** The trace context the parent sent with the run, when one was. */
+      trace?: AgentToolTraceContext;
+      at: number;
+    }
   | {
       type: "agent_tool:child:recover";
       runId: string;

@@ -4,6 +4,7 @@ import { makeInputPreview } from "./input-preview.js";
 import {
   type AgentToolProgressSnapshot,
   type AgentToolRunInspection,
+  type AgentToolTraceContext,
   type AgentToolTree,
   type DispatchRejection,
   isHardTerminalStatus,
@@ -23,6 +24,8 @@ export type TerminalRunRecord = RunRecord & { status: TerminalRunStatus };
 export type AdmissionRequest = Omit<RunAgentToolOptions, "signal" | "onFrame"> & {
   detached?: boolean;
   meta?: Record<string, unknown>;
+  /** The trace context the run continues (asked of the registry's `traceContext` once the run is admitted). */
+  trace?: AgentToolTraceContext;
 };
 
 /** Everything admission decides from. `existing` is the stored row for the runId, if any. */
@@ -98,6 +101,7 @@ export function decideAdmission(input: AdmissionInput): AdmissionDecision {
     ...(request.detached ? { detached: true } : {}),
     ...(request.meta !== undefined ? { meta: request.meta } : {}),
     ...(request.tree !== undefined ? { tree: countDispatch(request.tree) } : {}),
+    ...(request.trace !== undefined ? { trace: request.trace } : {}),
     ...(request.onParentCancel !== undefined ? { onParentCancel: request.onParentCancel } : {}),
   };
   // The tree's budget may narrow the registry's own cap.

@@ -7,6 +7,7 @@ import type {
   AgentToolMilestone,
   AgentToolProgressSnapshot,
   AgentToolRunInfo,
+  AgentToolTraceContext,
   AgentToolTree,
   AgentToolUsage,
   RunStatus,
@@ -55,6 +56,12 @@ export type RunRecord = {
    * the parent's row, and sent with `start` to the child, which keeps it on its own row.
    */
   tree?: AgentToolTree;
+  /**
+   * The W3C trace context the run's work continues (the span its child's spans nest under): set at dispatch on the
+   * parent's row (the registry's `traceContext`), sent with `start` to the child, which keeps it on its own row and
+   * gives it to the turn (`context.trace`). A re-attach after a restart reads it from the row: the trace goes on.
+   */
+  trace?: AgentToolTraceContext;
   /**
    * What happens to the run when the run (or turn) that dispatched it is cancelled: `"cancel"` (every awaited run,
    * and a detached run dispatched with it) or `"keep"` (a detached run's default: it outlives what dispatched it).

@@ -88,6 +88,7 @@ export class AgentToolRegistry {
       overCap: options.overCap ?? "record",
       ...(options.position ? { position: options.position } : {}),
       ...(options.onDispatch ? { onDispatch: options.onDispatch } : {}),
+      ...(options.traceContext ? { traceContext: options.traceContext } : {}),
     });
     this.#generateRunId = options.generateRunId ?? (() => crypto.randomUUID());
   }

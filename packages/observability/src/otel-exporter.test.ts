@@ -108,7 +108,11 @@ class FakeTracer implements Pick<Tracer, "startSpan"> {
   #nextId = 1;
 
   startSpan(name: string, options: SpanOptions = {}, context?: Context): FakeSpan {
-    const parent = context ? (trace.getSpan(context) as FakeSpan | undefined) : undefined;
+    // A parent given by its span context alone (the exporter's own contexts) is the span of ours with that id.
+    const found = context && !options.root ? trace.getSpan(context) : undefined;
+    const parent =
+      this.spans.find((span) => span.spanContext().spanId === found?.spanContext().spanId) ??
+      (found as FakeSpan | undefined);
     const id = this.#nextId++;
     const traceId = parent?.spanContext().traceId ?? id.toString(16).padStart(32, "a");
     const span = new FakeSpan(name, options, parent, { traceId, spanId: id.toString(16).padStart(16, "0") });
@@ -173,17 +177,31 @@ describe("createOpenTelemetryExporter: real runs", () => {
     run.complete();
     expect(await result).toMatchObject({ ok: true });
 
-    const [runSpan, ...otherRuns] = tracer.named("agent_tool.run");
+    const [runSpan, ...otherRuns] = tracer.named("invoke_agent");
     const [turnSpan, ...otherTurns] = tracer.named("agent_tool.child.turn");
     expect(otherRuns).toEqual([]);
     expect(otherTurns).toEqual([]);
     if (!runSpan || !turnSpan) throw new Error("expected a run span and a turn span");
 
-    expect(runSpan.name).toBe("agent_tool.run Researcher");
-    expect(runSpan.parent).toBe(toolCall);
+    expect(runSpan.name).toBe("invoke_agent Researcher");
+    // The GenAI pair: the tool call's `execute_tool` span under the parent's span, the child's `invoke_agent` in it.
+    const [toolSpan, ...otherTools] = tracer.named("execute_tool");
+    expect(otherTools).toEqual([]);
+    expect(toolSpan?.parent).toBe(toolCall);
+    expect(runSpan.parent).toBe(toolSpan);
+    expect(toolSpan?.attributes).toMatchObject({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "Researcher",
+      "gen_ai.tool.call.id": "call-1",
+      "agent_tool.status": "completed",
+    });
+    expect(toolSpan?.status).toEqual({ code: SpanStatusCode.OK });
     expect(runSpan.spanContext().traceId).toBe(toolCall.spanContext().traceId);
     expect([runSpan.startTime, runSpan.endTime, runSpan.endCount]).toEqual([T0, T0 + 120, 1]);
     expect(runSpan.attributes).toStrictEqual({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.id": "agent-tool:call-1",
+      "gen_ai.agent.name": "Researcher",
       "agent_tool.run_id": "agent-tool:call-1",
       "agent_tool.agent_type": "Researcher",
       "agent_tool.detached": false,
@@ -232,7 +250,7 @@ describe("createOpenTelemetryExporter: real runs", () => {
     await clock.advanceBy(50);
     await registry.cancelAgentTool("r1");
     await result;
-    const [runSpan] = tracer.named("agent_tool.run");
+    const [runSpan] = tracer.named("invoke_agent");
     const [turnSpan] = tracer.named("agent_tool.child.turn");
     expect(runSpan?.status).toEqual({ code: SpanStatusCode.ERROR, message: "aborted" });
     expect(runSpan?.attributes).toMatchObject({ "agent_tool.status": "aborted", "agent_tool.duration_ms": 50 });
@@ -252,9 +270,11 @@ describe("createOpenTelemetryExporter: real runs", () => {
     researcher.run("r1").complete();
     await first;
 
-    const spans = tracer.named("agent_tool.run");
-    expect(spans.map((span) => span.attributes["agent_tool.run_id"])).toEqual(["r1", "r2", "r3"]);
-    const [, capped, refused] = spans;
+    const spans = tracer.named("invoke_agent");
+    expect(spans.map((span) => span.attributes["agent_tool.run_id"])).toEqual(["r1", "r2"]);
+    const [, capped] = spans;
+    // Refused before any run existed: no agent was invoked, only the tool call shows.
+    const refused = tracer.named("execute_tool").find((span) => span.attributes["agent_tool.run_id"] === "r3");
     expect(capped?.attributes).toMatchObject({
       "agent_tool.status": "error",
       "agent_tool.rejection": "max-concurrency",
@@ -284,7 +304,7 @@ describe("createOpenTelemetryExporter: real runs", () => {
     await flushMicrotasks();
     await registry.clearAgentToolRuns();
     await result;
-    const [runSpan] = tracer.named("agent_tool.run");
+    const [runSpan] = tracer.named("invoke_agent");
     expect(runSpan?.attributes).toMatchObject({ "agent_tool.status": "aborted" });
     expect(runSpan?.status?.code).toBe(SpanStatusCode.ERROR);
     expect(runSpan?.endCount).toBe(1);
@@ -307,7 +327,7 @@ describe("createOpenTelemetryExporter: real runs", () => {
       },
     });
     await registry.runAgentTool("Echo", { input: "x", runId: "r1" });
-    const [runSpan] = tracer.named("agent_tool.run");
+    const [runSpan] = tracer.named("invoke_agent");
     expect(runSpan?.events[0]).toEqual({
       name: "agent_tool:hook:error",
       attributes: { "agent_tool.hook": "onAgentToolStart", "agent_tool.error_name": "TypeError" },
@@ -344,7 +364,7 @@ describe("createOpenTelemetryExporter: real runs", () => {
     const registry = new AgentToolRegistry({ store: new InMemoryRunStore(), transport, clock, sink: parentHub });
     expect(await registry.runAgentTool("Echo", { input: "x", runId: "r1" })).toMatchObject({ ok: true });
 
-    const [runSpan] = tracer.named("agent_tool.run");
+    const [runSpan] = tracer.named("invoke_agent");
     const [turnSpan] = tracer.named("agent_tool.child.turn");
     if (!runSpan || !turnSpan) throw new Error("expected a run span and a turn span");
     expect(carried.get("r1")).toBe(`00-${runSpan.spanContext().traceId}-${runSpan.spanContext().spanId}-01`);
@@ -391,7 +411,7 @@ describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () =>
       durationMs: 900,
       at: T0 + 900,
     });
-    const [span] = tracer.spans;
+    const [span] = tracer.named("invoke_agent");
     expect(span?.status).toEqual({ code: SpanStatusCode.ERROR, message: "interrupted: no-progress" });
     expect(span?.attributes).toMatchObject({ "agent_tool.status": "interrupted", "agent_tool.reason": "no-progress" });
   });
@@ -407,8 +427,8 @@ describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () =>
       durationMs: 400,
       at: T0 + 400,
     });
-    const [span] = tracer.spans;
-    expect(span?.name).toBe("agent_tool.run Echo");
+    const [span] = tracer.named("invoke_agent");
+    expect(span?.name).toBe("invoke_agent Echo");
     expect([span?.startTime, span?.endTime]).toEqual([T0, T0 + 400]);
     expect(span?.attributes).toMatchObject({ "agent_tool.rebuilt": true, "agent_tool.status": "completed" });
   });
@@ -417,12 +437,13 @@ describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () =>
     const { hub, tracer } = withHub();
     hub.emit({ type: "agent_tool:run:reattach", runId: "r1", agentType: "Echo", afterSequence: 4, at: T0 });
     hub.emit({ type: "agent_tool:run:reattach", runId: "r1", agentType: "Echo", afterSequence: 6, at: T0 + 1 });
-    expect(tracer.spans).toHaveLength(1);
-    expect(tracer.spans[0]?.attributes).toMatchObject({
+    const spans = tracer.named("invoke_agent");
+    expect(spans).toHaveLength(1);
+    expect(spans[0]?.attributes).toMatchObject({
       "agent_tool.reattached": true,
       "agent_tool.after_sequence": 4,
     });
-    expect(tracer.spans[0]?.events).toEqual([
+    expect(spans[0]?.events).toEqual([
       { name: "agent_tool:run:reattach", attributes: { "agent_tool.after_sequence": 6 }, time: T0 + 1 },
     ]);
   });
@@ -448,13 +469,23 @@ describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () =>
     hub.emit(dispatch("r2", T0 + 1));
     hub.emit(dispatch("r3", T0 + 2));
     expect(exporter.openSpans).toBe(2);
-    const [first, second, third] = tracer.spans;
+    const [first, second, third] = tracer.named("invoke_agent");
     expect(first?.attributes["agent_tool.unfinished"]).toBe(true);
     expect([first?.endTime, first?.endCount]).toEqual([T0 + 2, 1]);
     expect(second?.endCount).toBe(0);
     expect(third?.endCount).toBe(0);
     expect(exporter.runSpanContext("r1")).toBeUndefined();
     expect(exporter.runSpanContext("r3")).toEqual(third?.spanContext());
+  });
+
+  it("an awaited run past `maxOpenSpans` ends its `execute_tool` with its `invoke_agent`", () => {
+    const { hub, tracer } = withHub({ maxOpenSpans: 1 });
+    hub.emit({ ...dispatch("r1", T0), detached: false });
+    hub.emit({ ...dispatch("r2", T0 + 1), detached: false });
+    const [firstTool, secondTool] = tracer.named("execute_tool");
+    expect(firstTool?.attributes["agent_tool.unfinished"]).toBe(true);
+    expect([firstTool?.endTime, firstTool?.endCount]).toEqual([T0 + 1, 1]);
+    expect(secondTool?.endCount).toBe(0);
   });
 
   it("dispose ends every open span as unfinished, stops listening, and is idempotent", () => {
@@ -466,11 +497,13 @@ describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () =>
     exporter.dispose();
     expect(hub.hasListeners).toBe(false);
     expect(exporter.openSpans).toBe(0);
-    for (const span of tracer.spans) {
+    // (A detached run's `execute_tool` ended at its dispatch: the call returned at once.)
+    for (const span of [...tracer.named("invoke_agent"), ...tracer.named("agent_tool.child.turn")]) {
       expect(span.attributes["agent_tool.unfinished"]).toBe(true);
       expect([span.endTime, span.endCount]).toEqual([T0 + 99, 1]);
     }
+    const opened = tracer.spans.length;
     hub.emit(dispatch("r2", T0 + 100));
-    expect(tracer.spans).toHaveLength(2);
+    expect(tracer.spans).toHaveLength(opened);
   });
 });

@@ -1,11 +1,15 @@
-import { getDefaultRunEventHub } from "@agent-tools/core-runs";
-import type { Attributes, Context, Span, SpanContext, SpanStatusCode, Tracer } from "@opentelemetry/api";
+import { type AgentToolTraceRequest, getDefaultRunEventHub } from "@agent-tools/core-runs";
+import type { AgentToolTraceContext } from "@agent-tools/core-runs/protocol";
+import type { Attributes, Context, Span, SpanContext, SpanKind, SpanStatusCode, Tracer } from "@opentelemetry/api";
 import { type CoreRunEventOf, isCoreRunEvent, type RunEvent, runIdOf } from "./channel.js";
 import type { RunEventSource } from "./subscribe.js";
+import { formatTraceparent, parseTraceparent } from "./traceparent.js";
 
 // `@opentelemetry/api` is an optional peer: only its types are imported, so its enum values are spelled here.
 const STATUS_OK = 1 as SpanStatusCode.OK;
 const STATUS_ERROR = 2 as SpanStatusCode.ERROR;
+const KIND_INTERNAL = 0 as SpanKind.INTERNAL;
+const KIND_CLIENT = 2 as SpanKind.CLIENT;
 
 /** Default bound on open run spans (and, separately, on open child-turn spans). */
 export const DEFAULT_MAX_OPEN_SPANS = 1000;
@@ -43,10 +47,18 @@ export type OpenTelemetryExporterOptions = {
 
 export type OpenTelemetryExporter = {
   /**
-   * The span context of a run's open span in this isolate, to pass to its child (see `formatTraceparent`).
+   * The span context of a run's open `invoke_agent` span in this isolate: what its child's spans nest under.
    * `undefined` when no span of that run is open here.
    */
   runSpanContext(runId: string): SpanContext | undefined;
+  /**
+   * For a registry's `traceContext` option: opens a new run's spans at its dispatch (`execute_tool`, in the
+   * dispatcher's trace context when the request names one, else as a dispatch's span would start, and its child
+   * `invoke_agent`) and answers with the `invoke_agent` span's W3C trace context, which the registry keeps on the run's
+   * row and sends to the child: the child's spans (and the AI SDK's, given `context.trace`) nest under it, also after
+   * a restart. A detached run's `invoke_agent` starts a trace of its own, linked to its `execute_tool`.
+   */
+  traceContext(run: AgentToolTraceRequest): AgentToolTraceContext | undefined;
   /** How many spans (runs and child turns) are open now. */
   readonly openSpans: number;
   /** Stop listening and end every open span (marked `agent_tool.unfinished`). Idempotent. */
@@ -106,19 +118,98 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
       if (spans.size <= maxOpenSpans) break;
       endUnfinished(oldestSpan, at);
       spans.delete(oldest);
+      // A run's `execute_tool` goes with its `invoke_agent`.
+      const tool = spans === runs ? tools.get(oldest) : undefined;
+      if (tool) {
+        endUnfinished(tool, at);
+        tools.delete(oldest);
+      }
     }
   };
 
-  const openRun = (event: SpanOpeningEvent & { agentType: string }, attributes: Attributes, startTime: number) => {
-    const span = startSpan(
-      `agent_tool.run ${event.agentType}`,
-      event,
-      { "agent_tool.run_id": event.runId, "agent_tool.agent_type": event.agentType, ...attributes },
-      startTime,
+  /** A run's pair of spans: `execute_tool` (the tool call) and its child `invoke_agent` (the child agent's run). */
+  const tools = new Map<string, Span>();
+
+  const openRun = (
+    event: SpanOpeningEvent & { agentType: string },
+    attributes: Attributes,
+    startTime: number | undefined,
+    how: { dispatcher?: SpanContext; detached?: boolean; parentToolCallId?: string; rootId?: string } = {},
+  ): Span => {
+    const { runId, agentType } = event;
+    const runAttributes = { "agent_tool.run_id": runId, "agent_tool.agent_type": agentType, ...attributes };
+    const dispatcherContext = how.dispatcher ? remoteContext(how.dispatcher) : options.parentContext?.(event);
+    const tool = tracer.startSpan(
+      `execute_tool ${agentType}`,
+      {
+        kind: KIND_INTERNAL,
+        ...(startTime !== undefined ? { startTime } : {}),
+        attributes: {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": agentType,
+          "gen_ai.tool.type": "extension",
+          ...(how.parentToolCallId !== undefined ? { "gen_ai.tool.call.id": how.parentToolCallId } : {}),
+          ...runAttributes,
+        },
+      },
+      dispatcherContext,
+    );
+    const agentAttributes: Attributes = {
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.id": runId,
+      "gen_ai.agent.name": agentType,
+      ...(how.rootId !== undefined ? { "gen_ai.conversation.id": how.rootId } : {}),
+      ...runAttributes,
+    };
+    const agent = tracer.startSpan(
+      `invoke_agent ${agentType}`,
+      {
+        kind: KIND_CLIENT,
+        ...(startTime !== undefined ? { startTime } : {}),
+        attributes: agentAttributes,
+        // A detached run outlives the call that dispatched it: a trace of its own, linked to that call.
+        ...(how.detached ? { root: true, links: [{ context: tool.spanContext() }] } : {}),
+      },
+      how.detached ? undefined : remoteContext(tool.spanContext()),
+    );
+    if (how.detached) {
+      tool.setStatus({ code: STATUS_OK });
+      tool.end(startTime);
+    } else {
+      tools.set(runId, tool);
+    }
+    track(runs, runId, agent, event.at);
+    return agent;
+  };
+
+  /** Continue a run whose spans were opened in another process: an `invoke_agent` span under its stored context. */
+  const continueRun = (
+    event: CoreRunEventOf<"agent_tool:run:reattach">,
+    stored: SpanContext,
+    attributes: Attributes,
+  ): Span => {
+    const span = tracer.startSpan(
+      `invoke_agent ${event.agentType}`,
+      {
+        kind: KIND_CLIENT,
+        startTime: event.at,
+        attributes: {
+          "gen_ai.operation.name": "invoke_agent",
+          "gen_ai.agent.id": event.runId,
+          "gen_ai.agent.name": event.agentType,
+          "agent_tool.run_id": event.runId,
+          "agent_tool.agent_type": event.agentType,
+          ...attributes,
+        },
+      },
+      remoteContext(stored),
     );
     track(runs, event.runId, span, event.at);
     return span;
   };
+
+  /** A context whose span is `spanContext` (no `@opentelemetry/api` at run time: a non-recording span of our own). */
+  const remoteContext = (spanContext: SpanContext): Context => contextWithSpan(spanContext);
 
   const onEvent = (event: RunEvent) => {
     if (!isCoreRunEvent(event)) {
@@ -134,16 +225,10 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
           existing.addEvent(event.type, {}, event.at);
           return;
         }
-        openRun(
-          event,
-          {
-            "agent_tool.detached": event.detached,
-            ...(event.parentToolCallId !== undefined
-              ? { "agent_tool.parent_tool_call_id": event.parentToolCallId }
-              : {}),
-          },
-          event.at,
-        );
+        openRun(event, dispatchAttributes(event), event.at, {
+          detached: event.detached,
+          ...(event.parentToolCallId !== undefined ? { parentToolCallId: event.parentToolCallId } : {}),
+        });
         return;
       }
       case "agent_tool:run:start":
@@ -160,7 +245,7 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
         }
         // Refused before any run existed: a span of no length, so the refusal shows in the trace.
         const refused = startSpan(
-          `agent_tool.run ${event.agentType}`,
+          `execute_tool ${event.agentType}`,
           event,
           {
             "agent_tool.run_id": event.runId,
@@ -178,29 +263,20 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
         const span =
           runs.get(event.runId) ?? openRun(event, { "agent_tool.rebuilt": true }, event.at - event.durationMs);
         runs.delete(event.runId);
-        span.setAttributes({
-          "agent_tool.status": event.status,
-          "agent_tool.previous_status": event.previousStatus,
-          "agent_tool.duration_ms": event.durationMs,
-          ...(event.reason !== undefined ? { "agent_tool.reason": event.reason } : {}),
-          ...(event.cause !== undefined ? { "agent_tool.cause": event.cause } : {}),
-        });
-        span.setStatus(
-          event.status === "completed"
-            ? { code: STATUS_OK }
-            : {
-                code: STATUS_ERROR,
-                message: event.reason !== undefined ? `${event.status}: ${event.reason}` : event.status,
-              },
-        );
-        span.end(event.at);
+        const tool = tools.get(event.runId);
+        tools.delete(event.runId);
+        const usage = usageAttributes((event as { usage?: unknown }).usage);
+        for (const ended of tool ? [span, tool] : [span]) endRun(ended, event, ended === span ? usage : {});
         return;
       }
       case "agent_tool:run:reattach": {
         const span = runs.get(event.runId);
+        const stored = event.trace ? parseTraceparent(event.trace.traceparent) : undefined;
+        const attributes = { "agent_tool.reattached": true, "agent_tool.after_sequence": event.afterSequence };
         if (span) span.addEvent(event.type, { "agent_tool.after_sequence": event.afterSequence }, event.at);
-        else
-          openRun(event, { "agent_tool.reattached": true, "agent_tool.after_sequence": event.afterSequence }, event.at);
+        // The run's spans died with the process that opened them: go on in the trace its row kept.
+        else if (stored) continueRun(event, stored, attributes);
+        else openRun(event, attributes, event.at);
         return;
       }
       case "agent_tool:hook:error":
@@ -213,7 +289,7 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
         return;
       case "agent_tool:clear":
         for (const runId of event.runIds) {
-          for (const spans of [runs, turns]) {
+          for (const spans of [runs, turns, tools]) {
             const span = spans.get(runId);
             if (!span) continue;
             spans.delete(runId);
@@ -224,17 +300,22 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
         }
         return;
       case "agent_tool:child:turn:start": {
-        const link = runs.get(event.runId)?.spanContext() ?? options.linkContext?.(event);
-        const span = startSpan(
+        // With the trace context its parent sent, the turn nests under the run's `invoke_agent` span; without, it is
+        // linked to the run's span when that is open here (or to `linkContext`).
+        const parent = event.trace ? parseTraceparent(event.trace.traceparent) : undefined;
+        const link = parent ? undefined : (runs.get(event.runId)?.spanContext() ?? options.linkContext?.(event));
+        const span = tracer.startSpan(
           `agent_tool.child.turn ${event.agentType}`,
-          event,
           {
-            "agent_tool.run_id": event.runId,
-            "agent_tool.agent_type": event.agentType,
-            "agent_tool.resumed": event.resumed,
+            startTime: event.at,
+            attributes: {
+              "agent_tool.run_id": event.runId,
+              "agent_tool.agent_type": event.agentType,
+              "agent_tool.resumed": event.resumed,
+            },
+            ...(link !== undefined ? { links: [{ context: link }] } : {}),
           },
-          event.at,
-          link,
+          parent ? remoteContext(parent) : options.parentContext?.(event),
         );
         track(turns, event.runId, span, event.at);
         return;
@@ -253,11 +334,32 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
     }
   };
 
+  const traceContext = (run: AgentToolTraceRequest): AgentToolTraceContext | undefined => {
+    if (runs.has(run.runId)) return undefined;
+    const dispatcher = run.dispatcher ? parseTraceparent(run.dispatcher.traceparent) : undefined;
+    const event = {
+      type: "agent_tool:run:dispatch",
+      runId: run.runId,
+      agentType: run.agentType,
+      detached: run.detached,
+      at: options.now?.() ?? 0,
+      ...(run.parentToolCallId !== undefined ? { parentToolCallId: run.parentToolCallId } : {}),
+    } satisfies CoreRunEventOf<"agent_tool:run:dispatch">;
+    const span = openRun(event, dispatchAttributes(event), options.now?.(), {
+      detached: run.detached,
+      rootId: run.tree.rootId,
+      ...(dispatcher ? { dispatcher } : {}),
+      ...(run.parentToolCallId !== undefined ? { parentToolCallId: run.parentToolCallId } : {}),
+    });
+    return { traceparent: formatTraceparent(span.spanContext()) };
+  };
+
   const source = options.source ?? getDefaultRunEventHub();
   let unsubscribe: (() => void) | undefined = source.subscribe(onEvent);
 
   return {
     runSpanContext: (runId) => runs.get(runId)?.spanContext(),
+    traceContext,
     get openSpans() {
       return runs.size + turns.size;
     },
@@ -266,11 +368,47 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
       unsubscribe();
       unsubscribe = undefined;
       const at = options.now?.();
-      for (const spans of [runs, turns]) {
+      for (const spans of [runs, turns, tools]) {
         for (const span of spans.values()) endUnfinished(span, at);
         spans.clear();
       }
     },
+  };
+}
+
+/** End a run's span at its terminal: its status and the run's attributes. */
+function endRun(span: Span, event: CoreRunEventOf<"agent_tool:run:finish">, extra: Attributes): void {
+  span.setAttributes({
+    "agent_tool.status": event.status,
+    "agent_tool.previous_status": event.previousStatus,
+    "agent_tool.duration_ms": event.durationMs,
+    ...(event.reason !== undefined ? { "agent_tool.reason": event.reason } : {}),
+    ...(event.cause !== undefined ? { "agent_tool.cause": event.cause } : {}),
+    ...(event.status !== "completed" ? { "error.type": event.reason ?? event.status } : {}),
+    ...extra,
+  });
+  span.setStatus(
+    event.status === "completed"
+      ? { code: STATUS_OK }
+      : { code: STATUS_ERROR, message: event.reason !== undefined ? `${event.status}: ${event.reason}` : event.status },
+  );
+  span.end(event.at);
+}
+
+function dispatchAttributes(event: CoreRunEventOf<"agent_tool:run:dispatch">): Attributes {
+  return {
+    "agent_tool.detached": event.detached,
+    ...(event.parentToolCallId !== undefined ? { "agent_tool.parent_tool_call_id": event.parentToolCallId } : {}),
+  };
+}
+
+/** The GenAI usage attributes of a run's token usage (`inputTokens`, `outputTokens`), when its finish carries one. */
+function usageAttributes(usage: unknown): Attributes {
+  if (typeof usage !== "object" || usage === null) return {};
+  const { inputTokens, outputTokens } = usage as Record<string, unknown>;
+  return {
+    ...(typeof inputTokens === "number" ? { "gen_ai.usage.input_tokens": inputTokens } : {}),
+    ...(typeof outputTokens === "number" ? { "gen_ai.usage.output_tokens": outputTokens } : {}),
   };
 }
 
@@ -294,4 +432,51 @@ function scalarAttributes(event: RunEvent): Attributes {
     }
   }
   return attributes;
+}
+
+/** The key `@opentelemetry/api` keeps a context's span under (`createContextKey` is `Symbol.for` of its description). */
+const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
+
+/**
+ * A context holding a span that is only its span context (as the API's `trace.setSpanContext(ROOT_CONTEXT, …)`
+ * makes): a parent for spans started in it, with no `@opentelemetry/api` at run time.
+ */
+function contextWithSpan(spanContext: SpanContext): Context {
+  const span = {
+    spanContext: () => spanContext,
+    setAttribute: () => span,
+    setAttributes: () => span,
+    addEvent: () => span,
+    addLink: () => span,
+    addLinks: () => span,
+    setStatus: () => span,
+    updateName: () => span,
+    end: () => {},
+    isRecording: () => false,
+    recordException: () => {},
+  };
+  return new ValueContext(new Map<symbol, unknown>([[SPAN_KEY, span]]));
+}
+
+/** An immutable OpenTelemetry `Context` over a map. */
+class ValueContext implements Context {
+  readonly #values: Map<symbol, unknown>;
+
+  constructor(values: Map<symbol, unknown>) {
+    this.#values = values;
+  }
+
+  getValue(key: symbol): unknown {
+    return this.#values.get(key);
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return new ValueContext(new Map(this.#values).set(key, value));
+  }
+
+  deleteValue(key: symbol): Context {
+    const values = new Map(this.#values);
+    values.delete(key);
+    return new ValueContext(values);
+  }
 }

@@ -14,6 +14,8 @@ import {
   type AgentToolSummaryContext,
   AgentToolsError,
   type AgentToolTailItem,
+  type AgentToolTraceContext,
+  type AgentToolTraceRequest,
   type AgentToolTree,
   type AgentToolTurnContext,
   type AgentToolTurnStream,
@@ -54,7 +56,12 @@ import { serveDrillIn } from "./drill-in-socket.js";
 import { createRunContext } from "./run-context.js";
 
 /** The run a turn's code works for, its place in its tree, and its progress reporter (one per turn). */
-type RunScope = { runId: string; tree: AgentToolTree | null; reporter: ProgressReporter };
+type RunScope = {
+  runId: string;
+  tree: AgentToolTree | null;
+  trace: AgentToolTraceContext | null;
+  reporter: ProgressReporter;
+};
 
 const OUTSIDE_RUN_WARNING =
   "this.reportProgress was called outside a run of this child (not from its turn nor a tool of it): progress is ignored.";
@@ -209,6 +216,14 @@ export abstract class AgentToolChild<TEnv = unknown>
   protected children?(): Record<string, ChildNamespace>;
 
   /**
+   * The W3C trace context a run this child dispatches continues (see `AgentToolRegistryOptions.traceContext`), asked
+   * once per new run with `dispatcher` set to the trace context of the run whose turn dispatches. E.g.
+   * `exporter.traceContext` of `@agent-tools/observability`: the run's `execute_tool` and `invoke_agent` spans open
+   * under the dispatching run's. Default: none.
+   */
+  protected traceContext?(run: AgentToolTraceRequest): AgentToolTraceContext | null | undefined;
+
+  /**
    * A child of this child as an AI SDK tool of its model (runId `agent-tool:<toolCallId>`), as `AgentToolParent`'s
    * `agentTool`: use it in `getTools()`, so a turn cut by an eviction re-attaches to the same run. Needs `children()`.
    */
@@ -277,6 +292,12 @@ export abstract class AgentToolChild<TEnv = unknown>
               const path = [{ agentType: run.agentType, runId: run.runId }, ...approval.path];
               this.runner.appendChunk(parentRun, approvalChunk({ ...approval, path }));
             },
+            ...(this.traceContext
+              ? {
+                  traceContext: (run: AgentToolTraceRequest) =>
+                    this.traceContext?.({ ...run, dispatcher: this.#runContext?.getStore()?.trace ?? null }),
+                }
+              : {}),
           });
     return this.#dispatch;
   }
@@ -294,13 +315,13 @@ export abstract class AgentToolChild<TEnv = unknown>
       ...(this.shouldKeepRecovering ? { shouldKeepRecovering: this.shouldKeepRecovering.bind(this) } : {}),
       ...(runContext
         ? {
-            runScope: (runId, run, tree) => {
+            runScope: (runId, run, tree, trace) => {
               const reporter = createProgressReporter({
                 appendChunk: (body, milestone) => runner.appendChunk(runId, body, milestone),
                 publishEphemeral: (body, snapshot) => runner.publishEphemeral(runId, body, snapshot),
                 clock: systemClock,
               });
-              return runContext.run({ runId, tree, reporter }, run);
+              return runContext.run({ runId, tree, trace, reporter }, run);
             },
           }
         : {}),

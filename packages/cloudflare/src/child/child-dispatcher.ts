@@ -3,6 +3,7 @@ import {
   type AgentToolBudgetExhaustion,
   type AgentToolPosition,
   AgentToolRegistry,
+  type AgentToolRegistryOptions,
   type AgentToolRunInfo,
   type AgentToolUsage,
   type RunEventSink,
@@ -40,6 +41,7 @@ export class ChildDispatcher {
     onUsage: (run: AgentToolRunInfo, usage: AgentToolUsage) => void;
     /** A tool call in a dispatched run's tree needs approval, or was answered (re-published by the dispatching run). */
     onApproval: (run: AgentToolRunInfo, approval: AgentToolApproval) => void;
+    traceContext?: AgentToolRegistryOptions["traceContext"];
     sink?: RunEventSink;
   }) {
     const { ctx } = options;
@@ -52,6 +54,7 @@ export class ChildDispatcher {
       position: options.position,
       onDispatch: options.onDispatch,
       hooks: { onUsage: options.onUsage, onApproval: options.onApproval },
+      ...(options.traceContext ? { traceContext: options.traceContext } : {}),
       ...(options.sink ? { sink: options.sink } : {}),
     });
   }

@@ -3,6 +3,7 @@ import {
   AGENT_CHAT_EVENT_TYPE,
   AGENT_TOOL_CURSORS_PARAM,
   type AgentChatEvent,
+  type AgentChatEventFrame,
   type AgentToolEventFrame,
   encodeAgentChatEventFrame,
   encodeAgentToolFrame,
@@ -19,6 +20,7 @@ const EVENTS_TAG = "agent-tools:events";
  */
 export class ParentEventSockets {
   readonly #ctx: DurableObjectState;
+  readonly #listeners = new Set<(frame: AgentToolEventFrame | AgentChatEventFrame) => void>();
 
   constructor(ctx: DurableObjectState) {
     this.#ctx = ctx;
@@ -36,11 +38,30 @@ export class ParentEventSockets {
   /** Send a run's frame to every client. */
   broadcastRunFrame(frame: AgentToolEventFrame): void {
     this.#broadcast(encodeAgentToolFrame(frame));
+    this.#tell(frame);
   }
 
   /** Tell every client what happened to the conversation. */
   announce(event: AgentChatEvent): void {
-    this.#broadcast(encodeAgentChatEventFrame({ type: AGENT_CHAT_EVENT_TYPE, event }));
+    const frame: AgentChatEventFrame = { type: AGENT_CHAT_EVENT_TYPE, event };
+    this.#broadcast(encodeAgentChatEventFrame(frame));
+    this.#tell(frame);
+  }
+
+  /** Hear every frame the sockets get, in this isolate (e.g. an AG-UI stream); returns how to stop. */
+  listen(listener: (frame: AgentToolEventFrame | AgentChatEventFrame) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #tell(frame: AgentToolEventFrame | AgentChatEventFrame): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(frame);
+      } catch {
+        // a listener never breaks the broadcast
+      }
+    }
   }
 
   #broadcast(text: string): void {

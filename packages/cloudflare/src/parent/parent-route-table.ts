@@ -7,6 +7,7 @@ import {
 } from "@agent-tools/core-runs";
 import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { isCurrentGeneration } from "../auth/run-read-token.js";
+import { serveAgUi } from "./ag-ui-route.js";
 import { readApprovalRequest } from "./approval-request.js";
 import { readCancelRequest } from "./cancel-request.js";
 import type { ParentEventSockets } from "./event-sockets.js";
@@ -98,6 +99,8 @@ async function serveRoute(
       return Response.json(await chat.engine.messages());
     case "runs":
       return Response.json(await registry.listAgentToolRuns());
+    case "ag-ui":
+      return serveAgUi(request, parts);
     case "cancel": {
       const body = await readCancelRequest(request);
       if (!body.ok) return badBody(body);

@@ -5,8 +5,9 @@
  * `/cancel/<runId>` (an optional JSON body `{ "reason": "…" }`), an answer to an approval asked in a run's tree at
  * `POST /approve/<runId>/<approvalId>` (`{ "approved": boolean, "reason"?: "…" }`), `/clear`, drill-in at `/sub/<agentType>/<runId>` (and
  * a run read token for it at `/sub/<agentType>/<runId>/token`), talking to that run's child at
- * `POST /sub/<agentType>/<runId>/chat` and the conversation so far at `GET /sub/<agentType>/<runId>/messages`.
- * Anything else is `other`, for the host's own routes.
+ * `POST /sub/<agentType>/<runId>/chat` and the conversation so far at `GET /sub/<agentType>/<runId>/messages`, and the
+ * conversation and its runs as an AG-UI event stream (Server-Sent Events) at `GET /ag-ui` (or `POST`, as AG-UI's
+ * `HttpAgent` sends it). Anything else is `other`, for the host's own routes.
  */
 export type AgentToolParentRoute =
   | { kind: "events" }
@@ -21,6 +22,7 @@ export type AgentToolParentRoute =
   | { kind: "token"; agentType: string; runId: string }
   | { kind: "sub-chat"; agentType: string; runId: string }
   | { kind: "sub-messages"; agentType: string; runId: string }
+  | { kind: "ag-ui" }
   | { kind: "other"; path: string };
 
 /** How many leading path segments name the parent (`/agents/<parent>/<name>`). */
@@ -40,6 +42,7 @@ export function parseParentRoute(request: { method: string; url: string; isUpgra
   }
   if (first === "messages" && rest.length === 1 && method === "GET") return { kind: "messages" };
   if (first === "runs" && rest.length === 1 && method === "GET") return { kind: "runs" };
+  if (first === "ag-ui" && rest.length === 1 && (method === "GET" || method === "POST")) return { kind: "ag-ui" };
   if (first === "clear" && rest.length === 1 && method === "POST") return { kind: "clear" };
   if (first === "cancel" && second !== undefined && rest.length === 2 && method === "POST") {
     return { kind: "cancel", runId: second };

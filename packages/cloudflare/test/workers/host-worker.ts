@@ -58,6 +58,7 @@ import {
 import {
   type AgentToolLifecycleResult,
   type AgentToolRunInfo,
+  type AgentToolTraceRequest,
   type AgentToolTurnContext,
   DEFAULT_MAX_RECOVERY_ATTEMPTS,
   getDefaultRunEventHub,
@@ -70,6 +71,7 @@ import {
   toolCallsStep,
   toolResultsSeen,
 } from "@agent-tools/core-runs/testing";
+import { OpenTelemetry } from "@ai-sdk/otel";
 import {
   convertToModelMessages,
   isStepCount,
@@ -82,8 +84,10 @@ import {
 } from "ai";
 import { z } from "zod";
 import { Relay } from "./approval-agents.js";
+import { enableSpanLog, exporter, inRunTrace, tracer } from "./otel-spans.js";
 
 export { Relay, Writer } from "./approval-agents.js";
+export { SpanLog } from "./otel-spans.js";
 
 type Env = {
   PARENT: DurableObjectNamespace;
@@ -113,6 +117,10 @@ type Env = {
   WRITER: DurableObjectNamespace;
   /** The parent keeps full logs for this many finished runs (`retainLogs`); unset: all. */
   PARENT_RETAIN_RUNS?: string;
+  /** The span log (`OTEL=1`). */
+  SPANS: DurableObjectNamespace;
+  /** "1": runs carry trace contexts (the parent and `Middle` ask the exporter), and finished spans are logged. */
+  OTEL?: string;
 };
 
 const constructed = { echo: 0 };
@@ -125,8 +133,8 @@ getDefaultRunEventHub().subscribe((event) => {
 
 /** The newest tool result in the prompt after its last user message (`undefined`: none yet). */
 function resultSinceAsked(call: Parameters<ScriptedModelStep>[0]): unknown {
-  const asked = call.prompt.findLastIndex((message) => message.role === "user");
-  const since = { ...call, prompt: call.prompt.slice(asked + 1) };
+  const roles = call.prompt.map((message) => message.role);
+  const since = { ...call, prompt: call.prompt.slice(roles.lastIndexOf("user") + 1) };
   return [...toolResultsSeen(since).values()].at(-1);
 }
 
@@ -307,6 +315,16 @@ export class Gauge extends AgentToolChild<Env> {
 export class Middle extends AgentToolChild<Env> {
   static readonly agentType = "Middle";
 
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    if (env.OTEL === "1") enableSpanLog(env.SPANS);
+  }
+
+  /** With `OTEL=1`, the runs it dispatches open their spans under the run whose turn dispatches them. */
+  protected override traceContext(run: AgentToolTraceRequest) {
+    return this.env.OTEL === "1" ? exporter.traceContext(run) : undefined;
+  }
+
   protected override children(): Record<string, ChildNamespace> {
     return { Echo: this.env.ECHO };
   }
@@ -317,21 +335,26 @@ export class Middle extends AgentToolChild<Env> {
     };
   }
 
-  async turn({ input, messages, abortSignal }: AgentToolTurnContext) {
+  async turn({ input, messages, abortSignal, trace: runTrace }: AgentToolTurnContext) {
     const { text } = input as { text: string };
     const words = text.split(" ").slice(0, 3);
     const tools = this.getTools();
     const calls = words.map((word, index) => [`leaf-${index + 1}`, { text: `${word} ${text}` }] as const);
-    const result = streamText({
-      model: scriptedModel([
-        toolCallsStep("echo", calls),
-        textStep((call) => `middle heard ${toolResultsSeen(call).size}`),
-      ]),
-      messages: await convertToModelMessages(messages, { tools }),
-      tools,
-      stopWhen: isStepCount(3),
-      abortSignal,
-    });
+    const modelMessages = await convertToModelMessages(messages, { tools });
+    const result = inRunTrace(runTrace, () =>
+      streamText({
+        model: scriptedModel([
+          toolCallsStep("echo", calls),
+          textStep((call) => `middle heard ${toolResultsSeen(call).size}`),
+        ]),
+        messages: modelMessages,
+        tools,
+        stopWhen: isStepCount(3),
+        abortSignal,
+        // With `OTEL=1`, the AI SDK's spans of this turn's model calls, in the run's trace context.
+        ...(this.env.OTEL === "1" ? { telemetry: { integrations: [new OpenTelemetry({ tracer })] } } : {}),
+      }),
+    );
     return toUIMessageStream({ stream: result.stream, tools });
   }
 
@@ -352,6 +375,13 @@ export class Parent extends AgentToolParent<Env> {
   protected override readonly agentToolWakeIntervalMs = Number(
     this.env.PARENT_WAKE_MS ?? DEFAULT_PARENT_WAKE_INTERVAL_MS,
   );
+
+  /** With `OTEL=1`, each run's spans open at its dispatch and its trace context goes to its child. */
+  protected override registryOptions() {
+    if (this.env.OTEL !== "1") return {};
+    enableSpanLog(this.env.SPANS);
+    return { traceContext: exporter.traceContext };
+  }
   #held: () => void = () => undefined;
   readonly #isHeld = new Promise<void>((resolve) => {
     this.#held = resolve;
@@ -475,7 +505,7 @@ export class Parent extends AgentToolParent<Env> {
       case "/test/start": {
         const runId = params.get("runId") ?? crypto.randomUUID();
         const agent = params.get("agent");
-        const child = agent === "Lookout" ? Lookout : agent === "Gauge" ? Gauge : Echo;
+        const child = agent === "Lookout" ? Lookout : agent === "Gauge" ? Gauge : agent === "Middle" ? Middle : Echo;
         if (params.get("detached") === "1") {
           return Response.json(await this.runAgentTool(child, { input: { text }, runId, detached: true }));
         }
@@ -664,6 +694,7 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/constructed") return Response.json(constructed);
+    if (url.pathname === "/test/spans") return env.SPANS.get(env.SPANS.idFromName("spans")).fetch("https://spans/list");
     if (url.pathname === "/test/config-errors") return Response.json(configErrors);
     if (url.pathname === "/test/gauge-pair") return Response.json(await gaugePair(env));
     if (url.pathname === "/test/gauge-gate") {

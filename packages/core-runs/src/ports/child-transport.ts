@@ -3,6 +3,7 @@ import type {
   AgentToolBudgetExhaustion,
   AgentToolRunInspection,
   AgentToolTailItem,
+  AgentToolTraceContext,
   AgentToolTree,
 } from "../protocol/index.js";
 
@@ -13,6 +14,8 @@ export type ChildRef = { agentType: string; runId: string };
 export type ChildStartOptions = {
   /** The run's place in its tree of runs (root, ancestors, budget): the child keeps it with the run. */
   tree?: AgentToolTree;
+  /** The W3C trace context the run's work continues: the child keeps it with the run (`context.trace`). */
+  trace?: AgentToolTraceContext;
 };
 
 export type TailOptions = {
@@ -34,7 +37,7 @@ export type TailOptions = {
  *
  * Guarantees an implementation must give (checked by `childTransportContract`):
  * - `start` is idempotent: a second `start` of a runId returns the run's inspection and starts no second turn.
- *   The options (the run's tree) reach the child with the first `start`.
+ *   The options (the run's tree and trace context) reach the child with the first `start`.
  *   It resolves once the child has recorded the run (acknowledged); it does not wait for the turn to end.
  * - `inspect` returns `null` when the child has no record of the run ("not yet", not failure).
  * - `tail` yields the stored entries after `afterSequence`, then live ones, in sequence order with no gap and no

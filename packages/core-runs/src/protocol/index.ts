@@ -72,6 +72,8 @@ export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_
 export type { AgentToolStepReset } from "./step-reset.js";
 export { AGENT_STEP_RESET_PART, readStepResetChunk, stepResetChunk } from "./step-reset.js";
 export { tailItemEntries } from "./tail-items.js";
+export type { AgentToolTraceContext } from "./trace.js";
+export { readAgentToolTraceContext } from "./trace.js";
 export type { AgentToolBudget, AgentToolPosition, AgentToolTree, AgentToolTreeNode } from "./tree.js";
 export {
   AGENT_TOOL_BUDGET_FIELDS,

@@ -1,0 +1,90 @@
+// OpenTelemetry GenAI spans across a kill of workerd (issue 26): a parent runs a `Middle` child, which runs three `Echo`
+// grandchildren as agent tools; workerd is killed while the grandchildren stream, and started again. Every span
+// recorded, before the kill and after it, is in one trace: the runs' W3C trace contexts travelled with their dispatch
+// and were kept on their rows, so each re-attach and each resumed turn continues under its run's `invoke_agent` span,
+// and the AI SDK's spans of the Middle's model calls nest under the Middle's run.
+
+import { describe, expect, it } from "vitest";
+import { hostWorkerPerTest } from "./host-worker-harness.js";
+
+type RunInfo = { runId: string; agentType: string; status: string };
+/** A finished span as the test Worker's span log keeps it (`workers/otel-spans.ts`). */
+type LoggedSpan = {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  attributes: Record<string, unknown>;
+  links: string[];
+  status: number;
+};
+type MiddleDrillIn = { dispatched: RunInfo[] };
+
+const startHost = hostWorkerPerTest("agent-tools-otel-");
+const BASE = "/agents/parent/otel";
+
+describe("GenAI spans across a kill", () => {
+  it("a parent → child → grandchild tree killed mid-run is one trace, each run's work under its run's span", async () => {
+    const bindings = { OTEL: "1", ECHO_PACE_MS: "150", PARENT_WAKE_MS: "300" };
+    const host = await startHost(bindings);
+    const text = "alpha beta gamma delta epsilon zeta eta theta iota kappa";
+    await host.fetchJson(`${BASE}/test/start?agent=Middle&runId=m1&text=${encodeURIComponent(text)}`, {
+      method: "POST",
+    });
+    const drillIn = () => host.fetchJson<MiddleDrillIn>(`${BASE}/sub/Middle/m1`);
+    await expect
+      .poll(async () => (await drillIn()).dispatched.filter((run) => run.status === "running").length, {
+        timeout: 30_000,
+      })
+      .toBe(3);
+    await host.killAndRestart(bindings);
+
+    // After the restart the parent re-attaches to the Middle, which resumes its turn and re-attaches to its leaves.
+    const middle = async () => (await host.fetchJson<RunInfo[]>(`${BASE}/runs`)).find((run) => run.runId === "m1");
+    await expect.poll(async () => (await middle())?.status, { timeout: 60_000 }).toBe("completed");
+    const spans = () => host.fetchJson<LoggedSpan[]>("/test/spans");
+    const middleAgent = (all: LoggedSpan[]) =>
+      all.find((span) => span.name === "invoke_agent Middle" && span.attributes["agent_tool.status"] === "completed");
+    await expect.poll(async () => middleAgent(await spans()) !== undefined, { timeout: 30_000 }).toBe(true);
+    const all = await spans();
+    const byId = new Map(all.map((span) => [span.spanId, span]));
+
+    // One trace, before and after the kill.
+    expect(new Set(all.map((span) => span.traceId))).toEqual(new Set([all[0]?.traceId]));
+    // The Middle's run after the restart: a re-attached `invoke_agent` span under the run's own (which died with
+    // workerd: spans open at a kill are lost), with its turn, resumed, under the same span.
+    const reattached = middleAgent(all) as LoggedSpan;
+    expect(reattached.attributes).toMatchObject({ "agent_tool.reattached": true, "gen_ai.agent.id": "m1" });
+    const middleRun = reattached.parentSpanId;
+    expect(middleRun).not.toBeNull();
+    const middleTurns = all.filter((span) => span.name === "agent_tool.child.turn Middle");
+    expect(middleTurns.length).toBeGreaterThan(0);
+    for (const turn of middleTurns) expect(turn.parentSpanId).toBe(middleRun);
+    // The AI SDK's spans of the Middle's model calls: their roots are children of the Middle's run.
+    const aiRoots = all.filter((span) => span.parentSpanId === middleRun && !span.name.startsWith("agent_tool."));
+    expect(aiRoots.filter((span) => span.name !== "invoke_agent Middle").length).toBeGreaterThan(0);
+    // Each grandchild: its work after the restart under its own run's span, which is not the Middle's.
+    for (const leaf of ["agent-tool:leaf-1", "agent-tool:leaf-2", "agent-tool:leaf-3"]) {
+      const leafTurns = all.filter(
+        (span) => span.name === "agent_tool.child.turn Echo" && span.attributes["agent_tool.run_id"] === leaf,
+      );
+      expect(leafTurns.length, leaf).toBeGreaterThan(0);
+      const leafRun = leafTurns[0]?.parentSpanId;
+      expect(leafRun).not.toBe(middleRun);
+      for (const turn of leafTurns) expect(turn.parentSpanId).toBe(leafRun);
+      const leafAgents = all.filter(
+        (span) => span.name === "invoke_agent Echo" && span.attributes["gen_ai.agent.id"] === leaf,
+      );
+      for (const agent of leafAgents) {
+        // Re-attached after the restart (under the run's first span), or the run's first span itself.
+        if (agent.attributes["agent_tool.reattached"] === true) expect(agent.parentSpanId).toBe(leafRun);
+        else expect(agent.spanId).toBe(leafRun);
+      }
+    }
+    // Nothing points at a span of another trace, and every span whose parent was recorded has the right kind above it.
+    for (const span of all) {
+      const parent = span.parentSpanId ? byId.get(span.parentSpanId) : undefined;
+      if (span.name.startsWith("invoke_agent ") && parent) expect(parent.name.startsWith("execute_tool ")).toBe(true);
+    }
+  });
+});
