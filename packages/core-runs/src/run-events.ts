@@ -2,6 +2,7 @@ import type {
   AgentToolEndCause,
   AgentToolInterruptedReason,
   AgentToolTraceContext,
+  AgentToolUsage,
   DispatchRejection,
   RunStatus,
   TerminalRunStatus,
@@ -36,6 +37,8 @@ export type CoreRunEvent =
       cause?: AgentToolEndCause;
       previousStatus: RunStatus;
       durationMs: number;
+      /** What the run and its subtree spent, when it reported it (tokens, cost, runs). */
+      usage?: AgentToolUsage;
       at: number;
     }
   | {

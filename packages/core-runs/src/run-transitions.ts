@@ -133,6 +133,7 @@ export class RunTransitions {
       at: now,
       ...(record.reason !== undefined ? { reason: record.reason } : {}),
       ...(record.endCause !== undefined ? { cause: record.endCause } : {}),
+      ...(record.usage !== undefined ? { usage: record.usage } : {}),
     });
   }
 }

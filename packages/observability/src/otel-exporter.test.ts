@@ -210,6 +210,9 @@ describe("createOpenTelemetryExporter: real runs", () => {
       "agent_tool.previous_status": "running",
       "agent_tool.duration_ms": 120,
       "agent_tool.cause": "child",
+      // The scripted child reports no tokens: its usage is counted all the same.
+      "gen_ai.usage.input_tokens": 0,
+      "gen_ai.usage.output_tokens": 0,
     });
     expect(runSpan.status).toEqual({ code: SpanStatusCode.OK });
     expect(runSpan.events).toStrictEqual([
@@ -414,6 +417,25 @@ describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () =>
     const [span] = tracer.named("invoke_agent");
     expect(span?.status).toEqual({ code: SpanStatusCode.ERROR, message: "interrupted: no-progress" });
     expect(span?.attributes).toMatchObject({ "agent_tool.status": "interrupted", "agent_tool.reason": "no-progress" });
+  });
+
+  it("a run's usage (its subtree's tokens) is on its invoke_agent span, not on execute_tool", () => {
+    const { hub, tracer } = withHub();
+    hub.emit(dispatch("r1", T0));
+    hub.emit({
+      type: "agent_tool:run:finish",
+      runId: "r1",
+      agentType: "Echo",
+      status: "completed",
+      previousStatus: "running",
+      durationMs: 400,
+      usage: { inputTokens: 120, outputTokens: 30, runs: 1 },
+      at: T0 + 400,
+    });
+    const [span] = tracer.named("invoke_agent");
+    expect(span?.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 120, "gen_ai.usage.output_tokens": 30 });
+    const [tool] = tracer.named("execute_tool");
+    expect(tool?.attributes["gen_ai.usage.input_tokens"]).toBeUndefined();
   });
 
   it("a finish whose dispatch this isolate never saw gets a span rebuilt from its duration", () => {

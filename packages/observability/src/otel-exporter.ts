@@ -265,7 +265,7 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
         runs.delete(event.runId);
         const tool = tools.get(event.runId);
         tools.delete(event.runId);
-        const usage = usageAttributes((event as { usage?: unknown }).usage);
+        const usage = usageAttributes(event.usage);
         for (const ended of tool ? [span, tool] : [span]) endRun(ended, event, ended === span ? usage : {});
         return;
       }
@@ -402,7 +402,10 @@ function dispatchAttributes(event: CoreRunEventOf<"agent_tool:run:dispatch">): A
   };
 }
 
-/** The GenAI usage attributes of a run's token usage (`inputTokens`, `outputTokens`), when its finish carries one. */
+/**
+ * The GenAI usage attributes of a run's token usage (`inputTokens`, `outputTokens`: its subtree's, counted through
+ * `context.model`), when its finish carries one.
+ */
 function usageAttributes(usage: unknown): Attributes {
   if (typeof usage !== "object" || usage === null) return {};
   const { inputTokens, outputTokens } = usage as Record<string, unknown>;

@@ -64,6 +64,9 @@ const dispatch = (runId: string, agentType: string, at = T0, extra: object = {})
   ...extra,
 });
 
+/** What a run whose turn counted no model call reports it spent. */
+const NO_USAGE = { inputTokens: 0, outputTokens: 0, runs: 0 };
+
 describe("subscribe: event sequences of real runs", () => {
   it("an awaited run that completes: dispatch, child turn, start, finish with its duration", async () => {
     const events = record();
@@ -95,6 +98,7 @@ describe("subscribe: event sequences of real runs", () => {
         cause: "child",
         previousStatus: "running",
         durationMs: 120,
+        usage: NO_USAGE,
         at: T0 + 120,
       },
     ]);
@@ -158,6 +162,7 @@ describe("subscribe: event sequences of real runs", () => {
         cause: "child",
         previousStatus: "running",
         durationMs: 30,
+        usage: NO_USAGE,
         at: T0 + 30,
       },
     ]);
@@ -240,6 +245,7 @@ describe("subscribe: event sequences of real runs", () => {
         cause: "child",
         previousStatus: "running",
         durationMs: 50,
+        usage: NO_USAGE,
         at: T0 + 50,
       },
     ]);
@@ -333,6 +339,7 @@ describe("subscribe: event sequences of real runs", () => {
         cause: "child",
         previousStatus: "running",
         durationMs: 5,
+        usage: NO_USAGE,
         at: T0 + 5,
       },
     ]);
@@ -368,6 +375,7 @@ describe("subscribe: event sequences of real runs", () => {
         cause: "child",
         previousStatus: "running",
         durationMs: 0,
+        usage: NO_USAGE,
         at: T0,
       },
       {
