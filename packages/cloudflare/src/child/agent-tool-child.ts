@@ -13,7 +13,6 @@ import {
   type AgentToolRunInspection,
   type AgentToolSummaryContext,
   AgentToolsError,
-  type AgentToolTailItem,
   type AgentToolTraceContext,
   type AgentToolTraceRequest,
   type AgentToolTree,
@@ -23,7 +22,6 @@ import {
   approvalChunk,
   type ChildStartOptions,
   DEFAULT_MAX_RECOVERY_ATTEMPTS,
-  isTerminalStatus,
   positionOf,
   type RunRecord,
   systemClock,
@@ -34,7 +32,7 @@ import {
   type ProgressUpdate,
   type ReportProgressOptions,
 } from "@agent-tools/progress";
-import type { Tool, UIMessage, UIMessageChunk } from "ai";
+import type { Tool, UIMessage } from "ai";
 import type {
   AgentToolChildChatRpc,
   AgentToolChildRpc,
@@ -44,14 +42,8 @@ import type {
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
 import { toNdjson } from "../adapters/ndjson.js";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
-import {
-  type ChildChatInput,
-  ChildChatStore,
-  childChatRunId,
-  isChildChatInput,
-  runConversation,
-} from "./child-chat-store.js";
 import { ChildDispatcher } from "./child-dispatcher.js";
+import { DirectChat } from "./direct-chat.js";
 import { serveDrillIn } from "./drill-in-socket.js";
 import { createRunContext } from "./run-context.js";
 
@@ -116,10 +108,8 @@ export abstract class AgentToolChild<TEnv = unknown>
   protected readonly approvalTimeoutMs: number = DEFAULT_APPROVAL_TIMEOUT_MS;
   #store: DurableObjectRunStore | undefined;
   #runner: AgentToolChildRunner | undefined;
-  #chats: ChildChatStore | undefined;
+  #chat: DirectChat | undefined;
   #dispatch: ChildDispatcher | null | undefined;
-  /** Per conversation, the answer in flight: a conversation's messages are answered one at a time. */
-  readonly #chatQueues = new Map<string, Promise<unknown>>();
   /** The run whose turn the code running now belongs to (every turn executes inside it). */
   readonly #runContext = createRunContext<RunScope>();
   /** The reporter of code outside any run: reports nothing, warns once. */
@@ -186,15 +176,18 @@ export abstract class AgentToolChild<TEnv = unknown>
       agentType: this.agentType,
       // A direct-chat run answers its message with the conversation so far before it.
       turn: async (context) => {
-        const stream = await (isChildChatInput(context.input)
-          ? this.turn({ ...context, messages: [...(await this.#chatHistory(context.input)), ...context.messages] })
+        const stream = await (DirectChat.isInput(context.input)
+          ? this.turn({
+              ...context,
+              messages: [...(await this.#directChat().history(context.input)), ...context.messages],
+            })
           : this.turn(context));
         // A value `reportProgress` still holds is sent before the run ends.
         const scope = this.#runContext?.getStore();
         return scope?.runId === context.runId ? scope.reporter.wrapTurnStream(stream) : stream;
       },
       formatAgentToolInput: (input, options) =>
-        isChildChatInput(input) ? input.message : format ? format(input, options) : defaultInput(input),
+        DirectChat.isInput(input) ? input.message : format ? format(input, options) : defaultInput(input),
       ...(this.getAgentToolOutput ? { getAgentToolOutput: this.getAgentToolOutput.bind(this) } : {}),
       ...(this.getAgentToolSummary ? { getAgentToolSummary: this.getAgentToolSummary.bind(this) } : {}),
       ...(hooks.getTools ? { getTools: hooks.getTools.bind(this) } : {}),
@@ -390,78 +383,34 @@ export abstract class AgentToolChild<TEnv = unknown>
    * a message sent again is answered once.
    */
   agentToolChat(conversation: string, message: UIMessage): Promise<ReadableStream<Uint8Array>> {
-    return this.#chat({ kind: "agent-tools:chat", conversation, message });
+    return this.#directChat().send(conversation, message);
   }
 
   /** A named direct conversation so far. */
   async agentToolChatMessages(conversation: string): Promise<UIMessage[]> {
-    return this.#chatStore().messages(conversation);
+    return this.#directChat().messages(conversation);
   }
 
   /**
    * Talk on in the conversation of run `runId` once it has ended (the parent's `POST …/sub/<agentType>/<runId>/chat`):
    * the child answers with the run's messages and what was said since before the new message, as a direct chat does.
    */
-  async agentToolRunChat(runId: string, message: UIMessage): Promise<AgentToolRunChatResult> {
-    const run = await this.runner.inspect(runId);
-    if (!run) return { ok: false, refusal: "unknown-run" };
-    if (!isTerminalStatus(run.status)) return { ok: false, refusal: "running" };
-    const input = {
-      kind: "agent-tools:chat",
-      conversation: runConversation(runId),
-      message,
-      continues: runId,
-    } as const;
-    return { ok: true, answer: await this.#chat(input) };
+  agentToolRunChat(runId: string, message: UIMessage): Promise<AgentToolRunChatResult> {
+    return this.#directChat().sendToRun(runId, message);
   }
 
   /** Run `runId`'s conversation: its input and answer, then what was said since through the parent. */
-  async agentToolRunChatMessages(runId: string): Promise<UIMessage[]> {
-    return [...(await this.runner.getMessages(runId)), ...this.#chatStore().messages(runConversation(runId))];
+  agentToolRunChatMessages(runId: string): Promise<UIMessage[]> {
+    return this.#directChat().runMessages(runId);
   }
 
-  /** Answer one message of a conversation as a run of its own, after the conversation's earlier messages. */
-  async #chat(input: ChildChatInput): Promise<ReadableStream<Uint8Array>> {
-    const { conversation, message } = input;
-    const runId = childChatRunId(conversation, message.id);
-    const previous = this.#chatQueues.get(conversation) ?? Promise.resolve();
-    const turn = previous
-      .catch(() => undefined)
-      .then(async () => {
-        await this.agentToolStart(runId, input);
-        const [forCaller, forRecord] = this.runner.tail(runId, { afterSequence: 0 }).tee();
-        return { forCaller, recorded: this.#recordChat(conversation, runId, forRecord) };
-      });
-    const settled = turn.then(({ recorded }) => recorded);
-    this.#chatQueues.set(conversation, settled);
-    this.ctx.waitUntil(settled.catch(() => undefined));
-    const { forCaller } = await turn;
-    return toNdjson(forCaller.pipeThrough(tailToChunks()));
-  }
-
-  /** What a direct-chat run's turn is given before its message: the run it goes on, then its conversation. */
-  async #chatHistory(input: ChildChatInput): Promise<UIMessage[]> {
-    const earlier = input.continues === undefined ? [] : await this.runner.getMessages(input.continues);
-    return [...earlier, ...this.#chatStore().messages(input.conversation)];
-  }
-
-  /** Wait for a direct-chat run to end, then store its message and answer in the conversation. */
-  async #recordChat(conversation: string, runId: string, tail: ReadableStream<AgentToolTailItem>): Promise<void> {
-    const reader = tail.getReader();
-    try {
-      for (;;) {
-        const { done } = await reader.read();
-        if (done) break;
-      }
-    } catch {
-      // the run's own record tells how it ended
-    }
-    this.#chatStore().append(conversation, await this.runner.getMessages(runId));
-  }
-
-  #chatStore(): ChildChatStore {
-    this.#chats ??= new ChildChatStore(this.ctx.storage);
-    return this.#chats;
+  #directChat(): DirectChat {
+    this.#chat ??= new DirectChat({
+      ctx: this.ctx,
+      runner: () => this.runner,
+      start: (runId, input) => this.agentToolStart(runId, input),
+    });
+    return this.#chat;
   }
 
   /**
@@ -528,13 +477,4 @@ function defaultInput(input: unknown): string {
   } catch {
     return String(input);
   }
-}
-
-/** A run's tail as the `UIMessageChunk`s of its answer (log entries in order; progress and the terminal left out). */
-function tailToChunks(): TransformStream<AgentToolTailItem, UIMessageChunk> {
-  return new TransformStream({
-    transform(item, controller) {
-      if (item.type === "entries") for (const entry of item.entries) controller.enqueue(entry.body);
-    },
-  });
 }
