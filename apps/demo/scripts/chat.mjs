@@ -3,7 +3,9 @@
 // with each child run's timeline (text, tool calls, progress, milestones, result) indented below.
 //
 // Options: --url <origin> (default http://127.0.0.1:$PORT, PORT defaulting to 8787 as for `pnpm demo`), --chat <name>
-// (default "default"), --replay (also print retained runs replayed on connect), --timeout <seconds> (default 120).
+// (default "default"), --replay (also print retained runs replayed on connect), --timeout <seconds> (default 120),
+// --approve / --deny [--reason <text>] (answer every approval a child asks for while it runs; without them a terminal
+// is asked, and a non-interactive run waits for an answer from the page).
 //
 // Exits 0 once the reply has ended and every run started during it is terminal, and, for a run started in the
 // background, once its completion has been told to the chat and the Assistant has answered it (both printed; at
@@ -11,9 +13,11 @@
 // or the timeout.
 
 import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import {
+  approvalLine,
   createRenderState,
   encodeCursors,
   flushAll,
@@ -40,7 +44,9 @@ function defaultUrl(env = process.env) {
 const DEFAULT_URL = defaultUrl();
 const USAGE =
   `usage: pnpm demo:chat "message" [--url ${DEFAULT_URL}] [--chat default] [--replay] [--timeout 120]\n` +
-  "  --url: the demo's address (default: 127.0.0.1 and PORT, 8787 unless set, as for pnpm demo)";
+  "                      [--approve | --deny [--reason <text>]]\n" +
+  "  --url: the demo's address (default: 127.0.0.1 and PORT, 8787 unless set, as for pnpm demo)\n" +
+  "  --approve / --deny: answer every tool approval a child asks for (default: ask in a terminal, else wait)";
 const POLL_MS = 1_000;
 const RECONNECT_MS = 500;
 /** How long to wait, once the rest is done, for a background run's completion to reach the chat and be answered. */
@@ -58,6 +64,9 @@ function parseCli(argv) {
         chat: { type: "string", default: "default" },
         replay: { type: "boolean", default: false },
         timeout: { type: "string", default: "120" },
+        approve: { type: "boolean", default: false },
+        deny: { type: "boolean", default: false },
+        reason: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -78,7 +87,11 @@ function parseCli(argv) {
   } catch {
     fail(`--url is not a URL: ${parsed.values.url}`);
   }
-  return { text, origin, chat: parsed.values.chat, replay: parsed.values.replay, timeoutSeconds };
+  const { approve, deny, reason } = parsed.values;
+  if (approve && deny) fail(`--approve and --deny cannot both be given\n${USAGE}`);
+  if (reason !== undefined && !deny) fail(`--reason goes with --deny\n${USAGE}`);
+  const answer = approve ? { approved: true } : deny ? { approved: false, ...(reason ? { reason } : {}) } : null;
+  return { text, origin, chat: parsed.values.chat, replay: parsed.values.replay, timeoutSeconds, answer };
 }
 
 // ---- output: assistant text streams raw; whole lines start on a fresh line ----
@@ -183,17 +196,53 @@ function openSocket(url, label) {
 function onEventFrame(data, renderReplay) {
   const text = data.toString();
   let startedLive = null;
+  let asked = null;
   try {
     const frame = JSON.parse(text);
     if (frame?.event?.kind === "started" && frame.replay !== true && typeof frame.event.runId === "string") {
       startedLive = frame.event.runId;
+    }
+    const body = frame?.event?.kind === "chunk" && frame.replay !== true ? frame.event.body : null;
+    if (body?.type === "data-agent-approval" && body.data?.status === "pending") {
+      asked = { runId: frame.event.runId, approval: body.data };
     }
   } catch {
     // renderFrame skips what it cannot read
   }
   writeLines([...renderFrame(state, text, { replay: renderReplay }), ...renderChatEvent(state, text)]);
   if (startedLive !== null && state.runs.has(startedLive)) ours.add(startedLive);
+  if (asked !== null && ours.has(asked.runId)) void answerApproval(asked.runId, asked.approval);
   checkDone();
+}
+
+// ---- approvals: a child's tool waits for a yes or no ----
+
+const approvalsSeen = new Set();
+
+/** Answer an approval a run of ours asks for: by --approve/--deny, else in a terminal; otherwise the page answers. */
+async function answerApproval(runId, approval) {
+  if (approvalsSeen.has(approval.approvalId)) return;
+  approvalsSeen.add(approval.approvalId);
+  let answer = options.answer;
+  if (answer === null && process.stdin.isTTY) {
+    const prompt = createInterface({ input: process.stdin, output: process.stdout });
+    const reply = await prompt.question(`${approvalLine(approval)} — approve? [y/N] `);
+    prompt.close();
+    atLineStart = true;
+    answer = /^y(es)?$/i.test(reply.trim()) ? { approved: true } : { approved: false, reason: "Denied from demo:chat" };
+  }
+  if (answer === null) {
+    writeLines(["  (waiting for an answer on the page; or run demo:chat with --approve or --deny)"]);
+    return;
+  }
+  const path = `/approve/${encodeURIComponent(runId)}/${encodeURIComponent(approval.approvalId)}`;
+  let response;
+  try {
+    response = await fetch(httpUrl(path), { method: "POST", body: JSON.stringify(answer) });
+  } catch (error) {
+    fail(`POST ${agentPath}${path}: ${describeError(error)}`);
+  }
+  if (!response.ok) fail(`POST ${agentPath}${path} → HTTP ${response.status}: ${truncateBody(await response.text())}`);
 }
 
 let reconnects = 0;

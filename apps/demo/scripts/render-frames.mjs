@@ -232,6 +232,8 @@ function renderChildChunk(run, body) {
       const message = nonEmptyString(data.message) ? ` — ${truncate(data.message, PREVIEW)}` : "";
       return [...drainText(run, true), bodyLine(run, `◆ ${truncate(name, PREVIEW)}${message}`)];
     }
+    case "data-agent-approval":
+      return [...drainText(run, true), bodyLine(run, approvalLine(data))];
     case "tool-input-available": {
       const name = nonEmptyString(body.toolName) ? printable(body.toolName) : "tool";
       if (nonEmptyString(body.toolCallId)) run.tools.set(body.toolCallId, name);
@@ -251,6 +253,25 @@ function renderChildChunk(run, body) {
       return [...drainText(run, true), bodyLine(run, `! ${truncate(body.errorText ?? "error", SUMMARY)}`)];
     default:
       return [];
+  }
+}
+
+/** One line for an approval's state: who asks for what while it waits, then how it was answered. */
+export function approvalLine(approval) {
+  const tool = nonEmptyString(approval.toolName) ? printable(approval.toolName) : "a tool";
+  const path = Array.isArray(approval.path) ? approval.path : [];
+  const asker =
+    path.length > 0 ? ` by ${path.map((node) => printable(String(node?.agentType ?? "?"))).join(" › ")}` : "";
+  const reason = nonEmptyString(approval.reason) ? `: ${truncate(approval.reason, SUMMARY)}` : "";
+  switch (approval.status) {
+    case "pending":
+      return `⏸ approval asked${asker}: ${tool}(${jsonPreview(approval.input, PREVIEW)})`;
+    case "approved":
+      return `✓ approved: ${tool}`;
+    case "expired":
+      return `⌛ expired: ${tool}${reason}`;
+    default:
+      return `✗ denied: ${tool}${reason}`;
   }
 }
 

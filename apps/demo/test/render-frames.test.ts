@@ -92,6 +92,23 @@ describe("renderFrame", () => {
     ).toEqual(["  │ [res1] ◆ drafted — 2 pages"]);
   });
 
+  it("renders an approval: who asks for what, then its answer", () => {
+    const state = startedState();
+    const approval = (data: Record<string, unknown>, sequence: number) =>
+      chunk(
+        { type: "data-agent-approval", id: "a1", data: { approvalId: "a1", toolName: "saveFile", ...data } },
+        sequence,
+      );
+    const path = [{ agentType: "Writer", runId: "w" }];
+    expect(renderFrame(state, approval({ status: "pending", path, input: { path: "notes.md" } }, 1))).toEqual([
+      '  │ [res1] ⏸ approval asked by Writer: saveFile({"path":"notes.md"})',
+    ]);
+    expect(renderFrame(state, approval({ status: "approved", path }, 2))).toEqual(["  │ [res1] ✓ approved: saveFile"]);
+    expect(renderFrame(state, approval({ status: "denied", path, reason: "not now" }, 3))).toEqual([
+      "  │ [res1] ✗ denied: saveFile: not now",
+    ]);
+  });
+
   it("renders the child's tool calls and results, flushing pending text first", () => {
     const state = startedState();
     renderFrame(state, chunk({ type: "text-delta", id: "t", delta: "Looking that up." }, 1));
