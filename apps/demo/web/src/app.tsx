@@ -92,9 +92,11 @@ export function App(): ReactNode {
   const liveTrayRuns = trayRuns.filter(isLive).length;
   const backgroundRunIds = useMemo(() => trayRuns.filter((run) => run.detached).map((run) => run.runId), [trayRuns]);
 
+  const { answerApproval } = agentTools;
   const actions: RunActions = useMemo(
     () => ({
       onDrillIn: setDrillInRunId,
+      onAnswerApproval: answerApproval,
       cancelling,
       cancelledHere: (runId) => cancelledHere.has(runId),
       onCancel: (runId) => {
@@ -113,7 +115,7 @@ export function App(): ReactNode {
           .finally(() => setCancelling((previous) => withoutItem(previous, runId)));
       },
     }),
-    [cancelling, cancelledHere, routes],
+    [cancelling, cancelledHere, routes, answerApproval],
   );
 
   const runsFor = useCallback(
