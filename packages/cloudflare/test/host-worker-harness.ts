@@ -42,6 +42,8 @@ export function hostWorkerPerTest(
           LOOKOUT: "Lookout",
           GAUGE: "Gauge",
           MIDDLE: "Middle",
+          RELAY: "Relay",
+          WRITER: "Writer",
           PROBE: "Probe",
         },
         persistDirectory: persist.path,

@@ -21,6 +21,11 @@ describe("parent routes", () => {
     expect(route("/runs")).toEqual({ kind: "runs" });
     expect(route("/clear", "POST")).toEqual({ kind: "clear" });
     expect(route("/cancel/agent-tool%3Acall-1", "POST")).toEqual({ kind: "cancel", runId: "agent-tool:call-1" });
+    expect(route("/approve/agent-tool%3Acall-1/approval-1", "POST")).toEqual({
+      kind: "approve",
+      runId: "agent-tool:call-1",
+      approvalId: "approval-1",
+    });
     expect(route("/sub/Researcher/r1")).toEqual({ kind: "drill-in", agentType: "Researcher", runId: "r1" });
     expect(route("/sub/Researcher/r1", "GET", true)).toEqual({
       kind: "drill-in",
@@ -46,6 +51,8 @@ describe("parent routes", () => {
     expect(route("/clear")).toEqual({ kind: "other", path: "/clear" });
     expect(route("/chat/stop/turn-1")).toEqual({ kind: "other", path: "/chat/stop/turn-1" });
     expect(route("/hooks")).toEqual({ kind: "other", path: "/hooks" });
+    expect(route("/approve/r1/a1")).toEqual({ kind: "other", path: "/approve/r1/a1" });
+    expect(route("/approve/r1", "POST")).toEqual({ kind: "other", path: "/approve/r1" });
     expect(route("/sub/Researcher")).toEqual({ kind: "other", path: "/sub/Researcher" });
     expect(route("/sub/Researcher/r1/chat")).toEqual({ kind: "other", path: "/sub/Researcher/r1/chat" });
     expect(route("/sub/Researcher/r1/messages", "POST")).toEqual({

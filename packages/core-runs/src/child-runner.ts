@@ -316,7 +316,7 @@ export class AgentToolChildRunner {
       updatedAt: now,
       error: reason,
       lastSequence: live.log.lastSequence,
-      awaitingApproval: undefined,
+      awaitingApproval: [],
       usage: live.budget.total(),
     };
     const final =
@@ -485,15 +485,7 @@ export class AgentToolChildRunner {
     // A run being recorded right now (between insert and the start of its turn) is not cut off.
     if (record?.status !== "running" || this.#live.has(runId) || this.#recording.has(runId)) return record;
     // A paused run is not cut: it is made live again (its tails can wait), still waiting for its approvals.
-    if ((record.awaitingApproval?.length ?? 0) > 0) {
-      const entries = await this.#store.readLog(runId);
-      let usage: AgentToolUsage | undefined;
-      for (const entry of entries) usage = readUsageChunk(entry.body) ?? usage;
-      const lastSequence = Math.max(record.lastSequence, entries.at(-1)?.sequence ?? 0);
-      const log = { lastSequence, milestones: record.milestones ?? [], ...(usage ? { usage } : {}) };
-      this.#beginTurn(record, log, "paused");
-      return record;
-    }
+    if ((record.awaitingApproval?.length ?? 0) > 0) return this.#wakePaused(record);
     return recoverCutOffRun(
       this.#recovery,
       record,
@@ -503,11 +495,40 @@ export class AgentToolChildRunner {
   }
 
   /** Make the run live here and start its turn in the background (a resumed one when `resume` is given). */
+  /**
+   * Make a run that waits for approvals live again, paused. Its row is written before its requests go into the log,
+   * and an answer goes into the log before the row: a stop between the two is made good here (requests not in the
+   * log are published; answered ones no longer wait, and with none left the turn goes on).
+   */
+  async #wakePaused(record: RunRecord): Promise<RunRecord> {
+    const { runId } = record;
+    const entries = await this.#store.readLog(runId);
+    let usage: AgentToolUsage | undefined;
+    const logged = new Set<string>();
+    const answered = new Set<string>();
+    for (const entry of entries) {
+      usage = readUsageChunk(entry.body) ?? usage;
+      const approval = readApprovalChunk(entry.body);
+      if (approval) logged.add(approval.approvalId);
+      const body = entry.body as { type: string; approvalId?: unknown };
+      if (body.type === "tool-approval-response" && typeof body.approvalId === "string") answered.add(body.approvalId);
+    }
+    const lastSequence = Math.max(record.lastSequence, entries.at(-1)?.sequence ?? 0);
+    const waiting = (record.awaitingApproval ?? []).filter((approval) => !answered.has(approval.approvalId));
+    const log = { lastSequence, milestones: record.milestones ?? [], ...(usage ? { usage } : {}) };
+    const live = this.#beginTurn({ ...record, awaitingApproval: waiting }, log, "paused");
+    for (const approval of waiting) {
+      if (!logged.has(approval.approvalId)) this.appendChunk(runId, approvalChunk(approval));
+    }
+    if (waiting.length === 0) await this.#continueTurn(runId, live);
+    return record;
+  }
+
   #beginTurn(
     record: RunRecord,
     log: { lastSequence: number; milestones: AgentToolMilestone[]; usage?: AgentToolUsage },
     resume: TurnResume | null | "paused",
-  ): void {
+  ): LiveRun {
     const { runId } = record;
     const live: LiveRun = {
       approvals: new Map(),
@@ -542,9 +563,10 @@ export class AgentToolChildRunner {
     if (resume === "paused") {
       live.paused = { approvals: record.awaitingApproval ?? [] };
       for (const approval of live.paused.approvals) live.approvals.set(approval.approvalId, approval);
-      return;
+      return live;
     }
     this.#execute(record, live, resume);
+    return live;
   }
 
   /** Execute a turn of `record`'s run (from `resume`, when it goes on) as `live`, in the run's scope. */
@@ -592,8 +614,9 @@ export class AgentToolChildRunner {
       status: "pending",
       at: now,
     }));
-    for (const approval of approvals) this.appendChunk(runId, approvalChunk(approval));
     live.paused = { approvals };
+    // The row first: a run the row says waits is paused again after a restart (and its requests published then, if
+    // they did not reach the log).
     await live.log.settled();
     try {
       await this.#store.updateRun(runId, {
@@ -603,8 +626,10 @@ export class AgentToolChildRunner {
         updatedAt: now,
       });
     } catch {
-      // The chunks are in the log; the row is written at the next answer or end.
+      // Published all the same: a restart before the next write resumes the turn, which asks again.
     }
+    for (const approval of approvals) this.appendChunk(runId, approvalChunk(approval));
+    await live.log.settled();
     this.#emit({
       type: "agent_tool:child:approval",
       runId,

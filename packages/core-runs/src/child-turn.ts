@@ -159,6 +159,8 @@ export async function runChildTurn(
     ...(ending.error !== undefined ? { error: ending.error } : {}),
     ...(ending.status === "completed" && ending.output !== undefined ? { output: ending.output } : {}),
     usage: live.budget.total(),
+    // A run that waited for approvals no longer does.
+    ...(record.awaitingApproval !== undefined ? { awaitingApproval: [] } : {}),
     // Cut short by its budget: the parent records it interrupted (budget-exceeded), with what it gave.
     ...(live.budget.hasWrappedUp ? { budgetExceeded: live.budget.exhaustion() ?? "tokens" } : {}),
   };

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import {
+  type AgentToolApprovalAnswer,
   type AgentToolBudgetExhaustion,
   type AgentToolChildDefinition,
   type AgentToolChildReference,
@@ -17,6 +18,7 @@ import {
   type AgentToolTurnContext,
   type AgentToolTurnStream,
   agentTool,
+  approvalChunk,
   type ChildStartOptions,
   DEFAULT_MAX_RECOVERY_ATTEMPTS,
   isTerminalStatus,
@@ -63,6 +65,9 @@ const NO_RUN_CONTEXT_WARNING =
 /** Default `agentToolWakeIntervalMs`: while a run is live, the child's alarm wakes it at least this often (5 s). */
 export const DEFAULT_CHILD_WAKE_INTERVAL_MS = 5_000;
 
+/** Default `approvalTimeoutMs`: an approval nobody answers within 24 h is denied as expired. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1_000;
+
 /**
  * A Durable Object that is one child agent: it hosts an `AgentToolChildRunner` over its own SQLite storage and offers
  * the parent the RPC surface `DurableObjectChildTransport` calls (start, inspect, tail, cancel, destroy, messages),
@@ -96,6 +101,12 @@ export abstract class AgentToolChild<TEnv = unknown>
    * ("interrupted before the child could finish"). Default 3; `0` never resumes a cut turn.
    */
   protected readonly maxRecoveryAttempts: number = DEFAULT_MAX_RECOVERY_ATTEMPTS;
+  /**
+   * How long a tool call that needs approval (the AI SDK's `needsApproval`) waits for an answer before it is denied
+   * as `expired` and the turn goes on (the model is told). While it waits, the run is paused: no turn runs, nothing is
+   * spent, and a restart loses nothing. Default 24 h.
+   */
+  protected readonly approvalTimeoutMs: number = DEFAULT_APPROVAL_TIMEOUT_MS;
   #store: DurableObjectRunStore | undefined;
   #runner: AgentToolChildRunner | undefined;
   #chats: ChildChatStore | undefined;
@@ -184,6 +195,9 @@ export abstract class AgentToolChild<TEnv = unknown>
       onCancel: (runId, reason) => this.#dispatcher()?.cancelDispatchedBy(runId, reason) ?? Promise.resolve(),
       // Its budget ran out: what it dispatched wraps up too.
       onBudgetExhausted: (runId, reason) => void this.#dispatcher()?.wrapUpDispatchedBy(runId, reason),
+      // An answer to an approval asked below the run: to what it dispatched (the run that asked takes it).
+      onApprovalAnswer: async (runId, approvalId, answer) =>
+        (await this.#dispatcher()?.registry.answerApprovalDispatchedBy({ runId }, approvalId, answer)) ?? false,
     };
   }
 
@@ -255,6 +269,14 @@ export abstract class AgentToolChild<TEnv = unknown>
               const parentRun = run.tree?.ancestors.at(-1)?.runId;
               if (parentRun !== undefined) this.runner.recordChildUsage(parentRun, run.runId, usage);
             },
+            // An approval asked below: re-published in the dispatching run's log, one level deeper, so it reaches
+            // the root.
+            onApproval: (run, approval) => {
+              const parentRun = run.tree?.ancestors.at(-1)?.runId;
+              if (parentRun === undefined) return;
+              const path = [{ agentType: run.agentType, runId: run.runId }, ...approval.path];
+              this.runner.appendChunk(parentRun, approvalChunk({ ...approval, path }));
+            },
           });
     return this.#dispatch;
   }
@@ -304,6 +326,19 @@ export abstract class AgentToolChild<TEnv = unknown>
   /** The budget of the run's tree ran out above it: the run gets one wrap-up step, then no other. */
   async agentToolWrapUp(runId: string, reason: AgentToolBudgetExhaustion): Promise<void> {
     this.runner.wrapUp(runId, reason);
+  }
+
+  /**
+   * Answer an approval asked in the run's tree (the run's own, or one below it: passed down to what it dispatched).
+   * Resolves whether it reached the run that asked; that run then goes on.
+   */
+  async agentToolAnswerApproval(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean> {
+    const answered = await this.runner.answerApproval(runId, approvalId, {
+      approved: answer.approved === true,
+      ...(typeof answer.reason === "string" ? { reason: answer.reason } : {}),
+    });
+    if (answered) await this.#armWakeup();
+    return answered;
   }
 
   agentToolCancel(runId: string, reason?: string): Promise<void> {
@@ -409,14 +444,17 @@ export abstract class AgentToolChild<TEnv = unknown>
   }
 
   /**
-   * Resume the runs whose turn was cut off (the object was evicted or the runtime restarted mid-turn), and keep the
-   * alarm armed while any run is live.
+   * Resume the runs whose turn was cut off (the object was evicted or the runtime restarted mid-turn), expire the
+   * approvals nobody answered in time, and keep the alarm armed: every `agentToolWakeIntervalMs` while a turn runs,
+   * else at the next approval's expiry while runs only wait for approvals.
    */
   override async alarm(): Promise<void> {
     const live = await this.#runStore().listRuns({ status: ["running"] });
-    // Inspecting a run wakes it: a run left `running` with no turn in this instance is resumed from its log.
+    // Inspecting a run wakes it: a run left `running` with no turn in this instance is resumed from its log, a run
+    // that waits for approvals is paused again.
     for (const record of live) await this.runner.inspect(record.runId);
-    if (this.runner.liveRunIds().length > 0) await this.#armWakeup();
+    await this.runner.expireApprovals(this.approvalTimeoutMs);
+    await this.#armWakeup();
   }
 
   /**
@@ -448,8 +486,14 @@ export abstract class AgentToolChild<TEnv = unknown>
     return this.#store;
   }
 
+  /** Arm the alarm for the next wake this child needs (none when no run is live). */
   async #armWakeup(): Promise<void> {
-    const at = systemClock.now() + this.agentToolWakeIntervalMs;
+    const runner = this.runner;
+    const executing = runner.liveRunIds().some((runId) => runner.isExecuting(runId));
+    const at = executing
+      ? systemClock.now() + this.agentToolWakeIntervalMs
+      : runner.approvalDeadline(this.approvalTimeoutMs);
+    if (at === null) return;
     const pending = await this.ctx.storage.getAlarm();
     if (pending === null || pending > at) await this.ctx.storage.setAlarm(at);
   }

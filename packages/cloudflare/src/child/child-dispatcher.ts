@@ -1,4 +1,5 @@
 import {
+  type AgentToolApproval,
   type AgentToolBudgetExhaustion,
   type AgentToolPosition,
   AgentToolRegistry,
@@ -37,6 +38,8 @@ export class ChildDispatcher {
     onDispatch: (run: AgentToolRunInfo) => void;
     /** A dispatched run reported its subtree's usage (the dispatching run's budget sums it). */
     onUsage: (run: AgentToolRunInfo, usage: AgentToolUsage) => void;
+    /** A tool call in a dispatched run's tree needs approval, or was answered (re-published by the dispatching run). */
+    onApproval: (run: AgentToolRunInfo, approval: AgentToolApproval) => void;
     sink?: RunEventSink;
   }) {
     const { ctx } = options;
@@ -48,7 +51,7 @@ export class ChildDispatcher {
       waitUntil: (work) => ctx.waitUntil(work),
       position: options.position,
       onDispatch: options.onDispatch,
-      hooks: { onUsage: options.onUsage },
+      hooks: { onUsage: options.onUsage, onApproval: options.onApproval },
       ...(options.sink ? { sink: options.sink } : {}),
     });
   }

@@ -7,6 +7,7 @@ import {
 } from "@agent-tools/core-runs";
 import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { isCurrentGeneration } from "../auth/run-read-token.js";
+import { readApprovalRequest } from "./approval-request.js";
 import { readCancelRequest } from "./cancel-request.js";
 import type { ParentEventSockets } from "./event-sockets.js";
 import type { ParentChat } from "./parent-chat.js";
@@ -101,6 +102,13 @@ async function serveRoute(
       const body = await readCancelRequest(request);
       if (!body.ok) return badBody(body);
       return Response.json({ cancelled: await registry.cancelAgentTool(route.runId, body.reason) });
+    }
+    case "approve": {
+      // Only in this parent's own runs; the answer travels down the run's tree to the run that asked.
+      if (!(await registry.getAgentToolRun(route.runId))) return noSuchRun();
+      const body = await readApprovalRequest(request);
+      if (!body.ok) return badBody(body);
+      return Response.json({ answered: await registry.answerApproval(route.runId, route.approvalId, body.answer) });
     }
     case "clear":
       return Response.json(await registry.clearAgentToolRuns());

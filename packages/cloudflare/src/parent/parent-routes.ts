@@ -2,7 +2,8 @@
  * A request to a parent agent, by what it asks for. Paths are the part after the parent's own address
  * (`/agents/<parent>/<name>`): the events socket at the root, the chat socket at `/chat`, a Stop of the conversation's
  * turn in flight at `/chat/stop/<turnId>`, the stored conversation at `/messages`, the runs at `/runs`,
- * `/cancel/<runId>` (an optional JSON body `{ "reason": "…" }`), `/clear`, drill-in at `/sub/<agentType>/<runId>` (and
+ * `/cancel/<runId>` (an optional JSON body `{ "reason": "…" }`), an answer to an approval asked in a run's tree at
+ * `POST /approve/<runId>/<approvalId>` (`{ "approved": boolean, "reason"?: "…" }`), `/clear`, drill-in at `/sub/<agentType>/<runId>` (and
  * a run read token for it at `/sub/<agentType>/<runId>/token`), talking to that run's child at
  * `POST /sub/<agentType>/<runId>/chat` and the conversation so far at `GET /sub/<agentType>/<runId>/messages`.
  * Anything else is `other`, for the host's own routes.
@@ -14,6 +15,7 @@ export type AgentToolParentRoute =
   | { kind: "messages" }
   | { kind: "runs" }
   | { kind: "cancel"; runId: string }
+  | { kind: "approve"; runId: string; approvalId: string }
   | { kind: "clear" }
   | { kind: "drill-in"; agentType: string; runId: string }
   | { kind: "token"; agentType: string; runId: string }
@@ -41,6 +43,9 @@ export function parseParentRoute(request: { method: string; url: string; isUpgra
   if (first === "clear" && rest.length === 1 && method === "POST") return { kind: "clear" };
   if (first === "cancel" && second !== undefined && rest.length === 2 && method === "POST") {
     return { kind: "cancel", runId: second };
+  }
+  if (first === "approve" && second !== undefined && third !== undefined && rest.length === 3 && method === "POST") {
+    return { kind: "approve", runId: second, approvalId: third };
   }
   if (first === "sub" && second !== undefined && third !== undefined) {
     if (rest.length === 3) return { kind: "drill-in", agentType: second, runId: third };

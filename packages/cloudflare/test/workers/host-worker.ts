@@ -81,6 +81,9 @@ import {
   type UIMessageChunk,
 } from "ai";
 import { z } from "zod";
+import { Relay } from "./approval-agents.js";
+
+export { Relay, Writer } from "./approval-agents.js";
 
 type Env = {
   PARENT: DurableObjectNamespace;
@@ -106,6 +109,8 @@ type Env = {
   /** The tool the parent's model calls: "echo" (an agent tool, the default) or "note" (a plain tool that writes). */
   PARENT_TOOL?: string;
   MIDDLE: DurableObjectNamespace;
+  RELAY: DurableObjectNamespace;
+  WRITER: DurableObjectNamespace;
   /** The parent keeps full logs for this many finished runs (`retainLogs`); unset: all. */
   PARENT_RETAIN_RUNS?: string;
 };
@@ -117,6 +122,13 @@ const configErrors: unknown[] = [];
 getDefaultRunEventHub().subscribe((event) => {
   if (event.type === "agent_tool:config:error") configErrors.push(event);
 });
+
+/** The newest tool result in the prompt after its last user message (`undefined`: none yet). */
+function resultSinceAsked(call: Parameters<ScriptedModelStep>[0]): unknown {
+  const asked = call.prompt.findLastIndex((message) => message.role === "user");
+  const since = { ...call, prompt: call.prompt.slice(asked + 1) };
+  return [...toolResultsSeen(since).values()].at(-1);
+}
 
 const textOf = (message: UIMessage | undefined) =>
   (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
@@ -346,7 +358,13 @@ export class Parent extends AgentToolParent<Env> {
   });
 
   protected children(): Record<string, ChildNamespace> {
-    return { Echo: this.env.ECHO, Lookout: this.env.LOOKOUT, Gauge: this.env.GAUGE, Middle: this.env.MIDDLE };
+    return {
+      Echo: this.env.ECHO,
+      Lookout: this.env.LOOKOUT,
+      Gauge: this.env.GAUGE,
+      Middle: this.env.MIDDLE,
+      Relay: this.env.RELAY,
+    };
   }
 
   protected override retainLogs() {
@@ -378,7 +396,11 @@ export class Parent extends AgentToolParent<Env> {
       description: "Delegate a text to the Middle child, which echoes its words through Echo grandchildren",
       inputSchema: z.object({ text: z.string() }),
     });
-    return { echo, note, delegate } as ToolSet;
+    const relay = this.agentTool(Relay, {
+      description: "Relay a text down two Relay children to a Writer, whose write needs approval",
+      inputSchema: z.object({ text: z.string() }),
+    });
+    return { echo, note, delegate, relay } as ToolSet;
   }
 
   protected override async onChatMessage({ messages, tools, abortSignal }: ChatTurnContext) {
@@ -386,13 +408,14 @@ export class Parent extends AgentToolParent<Env> {
     const isHeld = this.env.PARENT_HOLD_TURN === "1";
     const toolName = this.env.PARENT_TOOL ?? "echo";
     const callId = isHeld ? `call-${crypto.randomUUID()}` : `call-${messages.length}`;
-    const model = scriptedModel([
-      toolCallsStep(toolName, [[callId, { text: asked }]]),
-      textStep((call) => {
-        const output = toolResultsSeen(call).get(callId) as { value?: unknown } | undefined;
-        return `The ${toolName} said: ${String(output?.value ?? "nothing")}`;
-      }),
-    ]);
+    const answer = textStep((call) => {
+      const output = resultSinceAsked(call) as { value?: unknown } | undefined;
+      return `The ${toolName} said: ${String(output?.value ?? "nothing")}`;
+    });
+    // A turn that goes on after a restart (its tool call answered already) only answers.
+    const ask: ScriptedModelStep = (call) =>
+      resultSinceAsked(call) === undefined ? toolCallsStep(toolName, [[callId, { text: asked }]])(call) : answer(call);
+    const model = scriptedModel([ask, answer]);
     const result = streamText({
       model,
       messages: await convertToModelMessages(messages, { tools }),
@@ -598,6 +621,17 @@ export class Probe extends DurableObject<Env> {
     const url = new URL(request.url);
     const event = url.searchParams.get("event") ?? "";
     const key = `event:${event}`;
+    if (url.pathname === "/add") {
+      const name = `count:${url.searchParams.get("name") ?? ""}`;
+      await this.ctx.storage.put(name, ((await this.ctx.storage.get<number>(name)) ?? 0) + 1);
+      return Response.json({ added: name });
+    }
+    if (url.pathname === "/counts") {
+      const counts = await this.ctx.storage.list<number>({ prefix: "count:" });
+      return Response.json(
+        Object.fromEntries([...counts].map(([name, value]) => [name.slice("count:".length), value])),
+      );
+    }
     if (url.pathname === "/record") {
       await this.ctx.storage.put(key, true);
       for (const wake of this.#waiters.get(event) ?? []) wake();
