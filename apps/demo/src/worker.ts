@@ -2,10 +2,12 @@ import { routeAgentToolRequest } from "@agent-tools/cloudflare";
 import type { Env } from "./agents/env.js";
 
 export { Assistant } from "./agents/assistant.js";
+export { Editor } from "./agents/editor.js";
 export { Importer } from "./agents/importer.js";
 export { PlainChatAssistant } from "./agents/plain-chat-assistant.js";
 export { Researcher } from "./agents/researcher.js";
 export { Summarizer } from "./agents/summarizer.js";
+export { Writer } from "./agents/writer.js";
 
 /** What `/` answers when there is no built page in the assets directory (`pnpm demo --no-web` before any build). */
 const PAGE_NOT_BUILT =

@@ -89,7 +89,15 @@ describe("wrangler deploy --dry-run", () => {
     const bundle = await readFile(join(folder, "out", "worker.js"), "utf8");
     const config = await demoConfig();
     const classes = Object.values(config.durableObjects).map(({ className }) => className);
-    expect(classes.sort()).toEqual(["Assistant", "Importer", "PlainChatAssistant", "Researcher", "Summarizer"]);
+    expect(classes.sort()).toEqual([
+      "Assistant",
+      "Editor",
+      "Importer",
+      "PlainChatAssistant",
+      "Researcher",
+      "Summarizer",
+      "Writer",
+    ]);
     expect(exportedNames(bundle).sort()).toEqual([...classes, "default"].sort());
     expect(Object.values(config.durableObjects).every(({ useSQLite }) => useSQLite)).toBe(true);
   });
@@ -101,6 +109,8 @@ describe("wrangler deploy --dry-run", () => {
       ["RESEARCHER", "Researcher"],
       ["SUMMARIZER", "Summarizer"],
       ["IMPORTER", "Importer"],
+      ["EDITOR", "Editor"],
+      ["WRITER", "Writer"],
     ]) {
       expect(result.output).toMatch(new RegExp(`env\\.${binding} \\(${className}\\)\\s+Durable Object`));
     }

@@ -37,6 +37,8 @@ describe("the demo's settings, from wrangler.jsonc", () => {
       RESEARCHER: { className: "Researcher", useSQLite: true },
       SUMMARIZER: { className: "Summarizer", useSQLite: true },
       IMPORTER: { className: "Importer", useSQLite: true },
+      EDITOR: { className: "Editor", useSQLite: true },
+      WRITER: { className: "Writer", useSQLite: true },
     });
     expect(config.main).toMatch(/[\\/]apps[\\/]demo[\\/]src[\\/]worker\.ts$/);
     expect(config.compatibilityFlags).toContain("nodejs_compat");

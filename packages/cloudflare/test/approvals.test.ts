@@ -5,23 +5,12 @@
 import type { AgentToolApproval, AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { describe, expect, it } from "vitest";
-import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
+import { chatSend, hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
 type RunInfo = { runId: string; agentType: string; status: string };
 type Message = { role: string; parts: Array<{ type: string; text?: string }> };
 
 const startHost = hostWorkerPerTest("agent-tools-approvals-");
-
-const send = (requestId: string, text: string) => ({
-  type: "send",
-  requestId,
-  id: "chat",
-  trigger: "submit-message",
-  messageId: undefined,
-  messages: [{ id: `user-${requestId}`, role: "user", parts: [{ type: "text", text }] }],
-  headers: {},
-  body: {},
-});
 
 /** The approval states the events socket delivered, in order. */
 const approvalsIn = (messages: unknown[]): AgentToolApproval[] =>
@@ -37,7 +26,7 @@ describe("approvals at any depth", () => {
     const base = "/agents/parent/approvals";
     const events = await RecordingSocket.open(wsUrl(running, base));
     const chat = await RecordingSocket.open(wsUrl(running, `${base}/chat`));
-    chat.send(send("r1", "hello"));
+    chat.send(chatSend("r1", "hello"));
 
     await events.waitFor((messages) => approvalsIn(messages).length > 0, 30_000);
     const [asked] = approvalsIn(events.messages);

@@ -58,3 +58,15 @@ export function hostWorkerPerTest(
 /** The WebSocket URL of `path` on a running host. */
 export const wsUrl = (running: MiniflareHost, path: string) =>
   new URL(path, running.url.toString().replace(/^http/, "ws")).toString();
+
+/** The chat socket's `send` frame for one user message `text` (message id `user-<requestId>`). */
+export const chatSend = (requestId: string, text: string) => ({
+  type: "send",
+  requestId,
+  id: "chat",
+  trigger: "submit-message",
+  messageId: undefined,
+  messages: [{ id: `user-${requestId}`, role: "user", parts: [{ type: "text", text }] }],
+  headers: {},
+  body: {},
+});

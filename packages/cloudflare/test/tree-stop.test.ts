@@ -4,7 +4,7 @@
 import type { AgentChatEventFrame } from "@agent-tools/core-runs/protocol";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { describe, expect, it } from "vitest";
-import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
+import { chatSend, hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
 type RunInfo = { runId: string; agentType: string; status: string; completedAt?: number };
 type MiddleDrillIn = {
@@ -15,16 +15,6 @@ type MiddleDrillIn = {
 
 const startHost = hostWorkerPerTest("agent-tools-tree-stop-");
 
-const send = (requestId: string, text: string) => ({
-  type: "send",
-  requestId,
-  id: "chat",
-  trigger: "submit-message",
-  messageId: undefined,
-  messages: [{ id: `user-${requestId}`, role: "user", parts: [{ type: "text", text }] }],
-  headers: {},
-  body: {},
-});
 const chatEvents = (messages: unknown[]) =>
   (messages as AgentChatEventFrame[]).filter((frame) => frame.type === "agent-chat-event").map((frame) => frame.event);
 
@@ -35,7 +25,7 @@ describe("Stop with nested children", () => {
     const base = "/agents/parent/tree-stop";
     const events = await RecordingSocket.open(wsUrl(running, base));
     const chat = await RecordingSocket.open(wsUrl(running, `${base}/chat`));
-    chat.send(send("r1", "alpha beta gamma delta epsilon zeta eta theta iota kappa"));
+    chat.send(chatSend("r1", "alpha beta gamma delta epsilon zeta eta theta iota kappa"));
 
     const middleRun = async () =>
       (await running.fetchJson<RunInfo[]>(`${base}/runs`)).find((run) => run.agentType === "Middle");

@@ -22,6 +22,7 @@ import {
 import { z } from "zod";
 import { lastToolResults, lastUserText } from "../model/scripted-model.js";
 import { selectModel } from "../model/select-model.js";
+import { Editor } from "./editor.js";
 import type { Env } from "./env.js";
 import { afterTextDeltas, FaultHold, faultTextDeltas, holdStreamAfter } from "./fault-points.js";
 import { HookJournal } from "./hook-journal.js";
@@ -63,7 +64,12 @@ export class Assistant extends AgentToolParent<Env> {
   }
 
   protected children(): Record<string, ChildNamespace> {
-    return { Researcher: this.env.RESEARCHER, Summarizer: this.env.SUMMARIZER, Importer: this.env.IMPORTER };
+    return {
+      Researcher: this.env.RESEARCHER,
+      Summarizer: this.env.SUMMARIZER,
+      Importer: this.env.IMPORTER,
+      Editor: this.env.EDITOR,
+    };
   }
 
   /**
@@ -92,6 +98,11 @@ export class Assistant extends AgentToolParent<Env> {
         inputSchema: z.object({ text: z.string().min(1) }),
         outputSchema: summarySchema,
         displayName: "Summarizer",
+      }),
+      edit: childTool(Editor, {
+        description: "Ask the Editor to tidy a text and have its Writer save it as a file (the write needs approval)",
+        inputSchema: z.object({ text: z.string().min(1) }),
+        displayName: "Editor",
       }),
       importData: childTool(Importer, {
         description: "Import a data set in batches",
@@ -128,7 +139,7 @@ export class Assistant extends AgentToolParent<Env> {
     return this.#withFaultPoint(await this.#answer(context), context);
   }
 
-  async #answer({ messages, tools, abortSignal, origin }: ChatTurnContext) {
+  async #answer({ messages, tools, abortSignal, origin, model }: ChatTurnContext) {
     const failing = this.#failOnce(messages);
     if (failing) return failing;
     // Test knob (fault tests): a turn the server starts for a background completion hangs before the model answers,
@@ -138,7 +149,8 @@ export class Assistant extends AgentToolParent<Env> {
     }
     // The turn's tools: getTools(), each started only once its call is stored.
     const result = streamText({
-      model: this.#model(),
+      // Counted against the turn's budget (and shown as the turn's usage on the page).
+      model: model(this.#model()),
       system: "You are a helpful assistant. Delegate research and summaries to your tools, then answer.",
       messages: await convertToModelMessages(messages, { tools }),
       tools,
@@ -321,6 +333,13 @@ export class Assistant extends AgentToolParent<Env> {
             calls: [{ toolName: "startBackgroundImport", input: { batches: 5 } }],
           };
         }
+        if (/\b(write|save)\b/i.test(text)) {
+          return {
+            kind: "tools",
+            text: "I will have my editor write that down. ",
+            calls: [{ toolName: "edit", input: { text } }],
+          };
+        }
         if (/\bimport\b/i.test(text)) {
           return {
             kind: "tools",
@@ -360,6 +379,8 @@ export class Assistant extends AgentToolParent<Env> {
             : `Summary: ${describe(summary)}`,
         );
       }
+      const edited = results.get("edit");
+      if (edited !== undefined) lines.push(`Editor: ${describe(edited)}`);
       const imported = results.get("importData");
       if (imported !== undefined) lines.push(`Import: ${describe(imported)}`);
       return { kind: "text", text: `Here is what I found. ${lines.join(" ")}` };

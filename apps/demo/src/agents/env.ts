@@ -10,6 +10,8 @@ export type Env = ModelEnv &
     RESEARCHER: DurableObjectNamespace;
     SUMMARIZER: DurableObjectNamespace;
     IMPORTER: DurableObjectNamespace;
+    EDITOR: DurableObjectNamespace;
+    WRITER: DurableObjectNamespace;
     /** The built page (wrangler.jsonc's `assets`). */
     ASSETS: Fetcher;
     /** Signs run read tokens (a secret); read by `AgentToolParent`. */

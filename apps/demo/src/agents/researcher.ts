@@ -55,7 +55,7 @@ export class Researcher extends DemoChild<ResearcherEnv> {
     return typeof topic === "string" ? topic : JSON.stringify(input);
   }
 
-  async turn({ messages, abortSignal }: AgentToolTurnContext) {
+  async turn({ messages, abortSignal, model: spend }: AgentToolTurnContext) {
     const env = this.env;
     const modelEnv = env.RESEARCHER_PACE_MS !== undefined ? { ...env, DEMO_PACE_MS: env.RESEARCHER_PACE_MS } : env;
     const model = selectModel(modelEnv, "researcher", (prompt) => {
@@ -77,7 +77,7 @@ export class Researcher extends DemoChild<ResearcherEnv> {
     const tools = this.getTools();
     return toUIMessageStream({
       stream: streamText({
-        model,
+        model: spend(model),
         system: "You are a careful researcher. Use the lookup tool, then report your findings briefly.",
         messages: await convertToModelMessages(messages),
         tools,

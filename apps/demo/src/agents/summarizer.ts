@@ -22,7 +22,7 @@ export class Summarizer extends DemoChild<Env> {
     return typeof text === "string" ? text : JSON.stringify(input);
   }
 
-  async turn({ messages, abortSignal, setOutput }: AgentToolTurnContext) {
+  async turn({ messages, abortSignal, model: spend, setOutput }: AgentToolTurnContext) {
     const model = selectModel(this.env, "summarizer", (prompt) => {
       const text = lastUserText(prompt).replace(/\s+/g, " ").trim();
       const summary: Summary = {
@@ -36,7 +36,7 @@ export class Summarizer extends DemoChild<Env> {
       return { kind: "text", text: JSON.stringify(summary) };
     });
     const result = streamText({
-      model,
+      model: spend(model),
       system: "Summarize the request as JSON with a title and bullets.",
       messages: await convertToModelMessages(messages),
       output: Output.object({ schema: summarySchema }),

@@ -7,10 +7,18 @@ export type ScriptedStep =
   | { kind: "text"; text: string }
   | { kind: "tools"; text?: string; calls: Array<{ toolName: string; input: unknown }> };
 
-const usage = {
-  inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 0, text: 0, reasoning: 0 },
-};
+/**
+ * What a scripted step reports as its usage: tokens estimated at 4 characters each (of the prompt as JSON, and of
+ * the text and tool inputs it streams), so the budgets and the usage shown on the page have figures to work with.
+ */
+function estimatedUsage(prompt: LanguageModelV4Prompt, written: string) {
+  const input = Math.ceil(JSON.stringify(prompt).length / 4);
+  const output = Math.ceil(written.length / 4);
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+  };
+}
 
 /** The text of the last user message in a prompt. */
 export function lastUserText(prompt: LanguageModelV4Prompt): string {
@@ -77,7 +85,7 @@ export function scriptedModel(options: {
       parts.push({
         type: "finish",
         finishReason: { unified: step.kind === "tools" ? "tool-calls" : "stop", raw: undefined },
-        usage,
+        usage: estimatedUsage(prompt, text + (step.kind === "tools" ? JSON.stringify(step.calls) : "")),
       });
       return { stream: simulateReadableStream({ chunks: parts, chunkDelayInMs: options.paceMs, initialDelayInMs: 0 }) };
     },

@@ -11,9 +11,10 @@
 import { AgentToolChild, type ChildNamespace } from "@agent-tools/cloudflare";
 import type { AgentToolTurnContext } from "@agent-tools/core-runs";
 import { type ScriptedModelStep, textStep, toolCallsStep, toolResultsSeen } from "@agent-tools/core-runs/testing";
-import { convertToModelMessages, isStepCount, streamText, type ToolSet, tool, toUIMessageStream } from "ai";
+import { type ToolSet, tool } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
+import { streamTurn } from "./stream-turn.js";
 
 export type ApprovalEnv = {
   RELAY: DurableObjectNamespace;
@@ -82,14 +83,7 @@ export class Writer extends AgentToolChild<ApprovalEnv> {
       { toolName: "write", callId: "w1", input: { text } },
       (result) => `writer: ${resultText(result)}`,
     );
-    const result = streamText({
-      model,
-      messages: await convertToModelMessages(messages, { tools }),
-      tools,
-      stopWhen: isStepCount(3),
-      abortSignal,
-    });
-    return toUIMessageStream({ stream: result.stream, tools });
+    return streamTurn({ model, messages, tools, abortSignal });
   }
 }
 
@@ -120,13 +114,6 @@ export class Relay extends AgentToolChild<ApprovalEnv> {
         ? { toolName: "relay", callId: `relay-${depth}`, input: { text, depth: depth - 1 } }
         : { toolName: "write", callId: `write-${depth}`, input: { text } };
     const model = oneToolModel(this.env, "relay-model", call, (result) => `relay ${depth}: ${resultText(result)}`);
-    const result = streamText({
-      model,
-      messages: await convertToModelMessages(messages, { tools }),
-      tools,
-      stopWhen: isStepCount(3),
-      abortSignal,
-    });
-    return toUIMessageStream({ stream: result.stream, tools });
+    return streamTurn({ model, messages, tools, abortSignal });
   }
 }
