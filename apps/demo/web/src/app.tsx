@@ -20,7 +20,12 @@ import { cancelRun, clearRuns } from "./run-actions.js";
 import type { RunActions } from "./run-card.js";
 import { useConversationScroll } from "./use-conversation-scroll.js";
 
-const SUGGESTIONS = ["research cats", "import data", "import data in the background"];
+const SUGGESTIONS = [
+  "research cats",
+  "import data",
+  "import data in the background",
+  "write this: cats sleep 16 hours a day",
+];
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
