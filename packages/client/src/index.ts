@@ -5,6 +5,9 @@
 export type {
   AgentChatEvent,
   AgentChatTurnStatus,
+  AgentToolApproval,
+  AgentToolApprovalAnswer,
+  AgentToolApprovalStatus,
   AgentToolCursors,
   AgentToolDrillInFrame,
   AgentToolEventFrame,
@@ -43,6 +46,8 @@ export type { AgentToolDrillIn, AgentToolDrillInOptions, AgentToolDrillInSnapsho
 export { createAgentToolDrillIn } from "./agent-tool-drill-in.js";
 export type { AgentToolStore } from "./agent-tool-store.js";
 export { createAgentToolStore } from "./agent-tool-store.js";
+export type { AgentToolApprovalRequest } from "./answer-approval.js";
+export { answerAgentToolApproval } from "./answer-approval.js";
 export type { UIMessageAssembly, UIMessageParts } from "./apply-ui-message-chunk.js";
 export { applyUIMessageChunk, assembleUIMessageParts, createUIMessageAssembly } from "./apply-ui-message-chunk.js";
 export { isAgentChatDisconnect } from "./chat-disconnect.js";
@@ -51,7 +56,7 @@ export { resolveDrillInUrl, withAgentToolCursors } from "./connect-url.js";
 export type { AgentToolDrillInState } from "./drill-in-state.js";
 export { applyAgentToolDrillInFrame, createAgentToolDrillInState } from "./drill-in-state.js";
 export { isSameConversation, mergeStoredConversation, upsertChatMessage } from "./merge-chat-messages.js";
-export { agentChatMessagesUrl, agentChatStopUrl, agentToolCancelUrl } from "./parent-chat-urls.js";
+export { agentChatMessagesUrl, agentChatStopUrl, agentToolApproveUrl, agentToolCancelUrl } from "./parent-chat-urls.js";
 export type { Clock, TimerHandle } from "./ports/clock.js";
 export { systemClock } from "./ports/clock.js";
 export type {
@@ -65,6 +70,7 @@ export type { WebSocketConstructor, WebSocketLike, WebSocketLikeEvent } from "./
 export type { ReconnectOptions } from "./reconnect-delay.js";
 export { reconnectDelay } from "./reconnect-delay.js";
 export type { AgentToolConnectionStatus } from "./reconnecting-socket.js";
+export { selectPendingApprovals } from "./run-approvals.js";
 export type { AgentToolRunState, AgentToolTimelineOptions, AgentToolTimelineState } from "./run-timeline.js";
 export { applyAgentToolEvent, createAgentToolTimelineState, defaultDrillInUrl } from "./run-timeline.js";
 export { selectAgentToolCursors, selectRunsForToolCall, selectUnboundRuns } from "./timeline-selectors.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentChatMessagesUrl, agentChatStopUrl, agentToolCancelUrl } from "./parent-chat-urls.js";
+import { agentChatMessagesUrl, agentChatStopUrl, agentToolApproveUrl, agentToolCancelUrl } from "./parent-chat-urls.js";
 
 describe("agentChatMessagesUrl", () => {
   it("is the event socket's path over http(s), under /messages, without its query or fragment", () => {
@@ -28,6 +28,14 @@ describe("agentToolCancelUrl", () => {
   it("is the event socket's path over http(s), under /cancel/<runId>, the run id escaped", () => {
     expect(agentToolCancelUrl("wss://host/agents/assistant/default?agentToolCursors=x", "agent-tool:call-1")).toBe(
       "https://host/agents/assistant/default/cancel/agent-tool%3Acall-1",
+    );
+  });
+});
+
+describe("agentToolApproveUrl", () => {
+  it("is the event socket's path over http(s), under /approve/<runId>/<approvalId>, both escaped", () => {
+    expect(agentToolApproveUrl("wss://host/agents/assistant/default?agentToolCursors=x", "agent-tool:c1", "ap/1")).toBe(
+      "https://host/agents/assistant/default/approve/agent-tool%3Ac1/ap%2F1",
     );
   });
 });

@@ -34,6 +34,19 @@ export function agentToolCancelUrl(eventsUrl: string, runId: string): string {
   return `${parentHttpUrl(eventsUrl)}/cancel/${encodeURIComponent(runId)}`;
 }
 
+/**
+ * Where a parent agent answers an approval (`POST …/approve/<runId>/<approvalId>`, with a JSON body
+ * `{ "approved": boolean, "reason"?: string }`), from its event socket's URL. `runId` is the parent's run whose state
+ * shows the approval (for a descendant's, the top-level run above it: the answer travels down the tree).
+ *
+ * @example
+ * agentToolApproveUrl("wss://host/agents/assistant/default", "agent-tool:call-1", "approval-1")
+ * // "https://host/agents/assistant/default/approve/agent-tool%3Acall-1/approval-1"
+ */
+export function agentToolApproveUrl(eventsUrl: string, runId: string, approvalId: string): string {
+  return `${parentHttpUrl(eventsUrl)}/approve/${encodeURIComponent(runId)}/${encodeURIComponent(approvalId)}`;
+}
+
 /** The parent's own address over http(s): the event socket's path, without its query, fragment or last slash. */
 function parentHttpUrl(eventsUrl: string): string {
   const end = eventsUrl.search(/[?#]/);

@@ -1,9 +1,16 @@
 // Log retention (issue 28): a finished run whose log the parent compacted (its final message, milestones and result)
 // replays to the same run in the client as the full log did — for a client that connects fresh, one that saw part of
 // the run live (any cursor), one whose replay of the compacted log was cut at any frame, and the AI SDK's own
-// `readUIMessageStream`. A property over random chunk streams, through the real parent side (registry, store, replay).
+// `readUIMessageStream` — its approvals included. A property over random chunk streams, through the real parent side
+// (registry, store, replay).
 import { AgentToolRegistry, entryFrame, type RunRecord, startedFrame, terminalFrame } from "@agent-tools/core-runs";
-import type { AgentToolCursors, AgentToolEventFrame, AgentToolLogEntry } from "@agent-tools/core-runs/protocol";
+import {
+  type AgentToolApprovalStatus,
+  type AgentToolCursors,
+  type AgentToolEventFrame,
+  type AgentToolLogEntry,
+  approvalChunk,
+} from "@agent-tools/core-runs/protocol";
 import { InMemoryRunStore, InProcessChildTransport, ManualClock } from "@agent-tools/core-runs/testing";
 import type { UIMessageChunk } from "ai";
 import fc from "fast-check";
@@ -19,6 +26,8 @@ type PartSpec =
   | { kind: "tool"; input: Record<string, string>; pieces: number; outcome: "output" | "error" | "none" }
   | { kind: "data"; value: number }
   | { kind: "milestone"; name: string }
+  /** An approval's state (asked, or answered): the run's state, not a part of its message. */
+  | { kind: "approval"; approvalId: string; status: AgentToolApprovalStatus }
   | { kind: "error"; text: string };
 
 type StepSpec = { parts: PartSpec[]; interleaveSeed: number };
@@ -58,6 +67,14 @@ const part: fc.Arbitrary<PartSpec> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant("milestone" as const), name: fc.constantFrom("a", "b", "c") }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("approval" as const),
+      approvalId: fc.constantFrom("a", "b"),
+      status: fc.constantFrom("pending" as const, "approved" as const, "denied" as const, "expired" as const),
+    }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("error" as const), text: fc.string({ maxLength: 5 }) }) },
 );
@@ -112,6 +129,13 @@ function partChunks(spec: PartSpec, id: string, at: () => number): UIMessageChun
       return [{ type: "data-note", data: { value: spec.value } } as UIMessageChunk];
     case "milestone":
       return [{ type: "data-agent-milestone", data: { milestone: spec.name, at: at() } } as UIMessageChunk];
+    case "approval": {
+      const { approvalId, status } = spec;
+      const path = [{ agentType: "Writer", runId: "w1" }];
+      return [
+        approvalChunk({ approvalId, toolCallId: `call-${approvalId}`, toolName: "write", path, status, at: at() }),
+      ];
+    }
     case "error":
       return [{ type: "error", errorText: spec.text }];
   }

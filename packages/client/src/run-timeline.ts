@@ -1,6 +1,8 @@
 import {
+  AGENT_APPROVAL_PART,
   AGENT_MILESTONE_PART,
   AGENT_PROGRESS_PART,
+  type AgentToolApproval,
   type AgentToolDisplay,
   type AgentToolEventFrame,
   type AgentToolInterruptedReason,
@@ -11,6 +13,7 @@ import {
   isHardTerminalStatus,
   nextProgressSnapshot,
   type RunStatus,
+  readApprovalChunk,
   readMilestoneChunk,
   readProgressChunk,
   readStepResetChunk,
@@ -24,6 +27,13 @@ import {
   type UIMessageAssembly,
   type UIMessageParts,
 } from "./apply-ui-message-chunk.js";
+import {
+  type ApprovalEntry,
+  foldApprovals,
+  insertApprovalEntry,
+  NO_APPROVALS,
+  withoutVoidedApprovals,
+} from "./run-approvals.js";
 
 /**
  * What a client knows of one child run, built from `agent-tool-event` frames. Immutable: a change makes a new
@@ -58,6 +68,13 @@ export type AgentToolRunState = {
   readonly milestones: readonly AgentToolMilestone[];
   /** What the run and everything below it spent, as it last reported (`null`: it reported nothing). */
   readonly usage: AgentToolUsage | null;
+  /**
+   * The tool calls in the run's tree that needed approval (its own, `path: []`, and its descendants', `path` from its
+   * child down to the asker), one per `approvalId`, in the order they were asked, each in its latest state: `pending`
+   * until answered, then `approved`, `denied` or `expired` (never pending again). Answer a pending one with
+   * `answerAgentToolApproval`; `selectPendingApprovals(run)` lists those that wait.
+   */
+  readonly approvals: readonly AgentToolApproval[];
   /** The text of the last in-band `error` chunk of the child's stream, if any. */
   readonly streamError: string | null;
   /** Where to drill in to the child's own conversation; `null` while the agentType is unknown. */
@@ -92,6 +109,8 @@ type RunLog = {
   readonly assembly: UIMessageAssembly;
   /** What the run's step resets voided (milestones in them aside). Empty unless a child resumed a cut step. */
   readonly voided: readonly VoidedRange[];
+  /** The approval chunks held (not voided), in sequence order: `approvals` is their fold. */
+  readonly approvals: readonly ApprovalEntry[];
 };
 
 /** Everything a client knows of the runs of one parent connection. Plain, immutable data. */
@@ -120,6 +139,7 @@ const EMPTY_LOG: RunLog = {
   entries: null,
   assembly: createUIMessageAssembly(),
   voided: [],
+  approvals: [],
 };
 
 /** A timeline that knows no runs. */
@@ -155,6 +175,7 @@ function placeholderRun(runId: string, parentToolCallId: string | undefined): Ag
     childStillRunning: null,
     progress: null,
     usage: null,
+    approvals: NO_APPROVALS,
     milestones: [],
     streamError: null,
     drillInUrl: null,
@@ -229,7 +250,11 @@ function applyStepReset(log: RunLog, from: number, until: number): RunLog {
     if (isVoided(node.entry)) isChanged = true;
     else kept.push(node.entry);
   }
-  let next: RunLog = { ...log, voided: [...log.voided, { from, until }] };
+  let next: RunLog = {
+    ...log,
+    voided: [...log.voided, { from, until }],
+    approvals: withoutVoidedApprovals(log.approvals, from, until),
+  };
   if (isChanged) {
     let entries: EntryList | null = null;
     let assembly = createUIMessageAssembly();
@@ -353,12 +378,18 @@ function applyChunk(
   // Usage only grows (each report is the subtree's total so far): the largest one held is the latest, in any order.
   const usage = readUsageChunk(body);
   if (usage && (run.usage === null || usageSize(usage) >= usageSize(run.usage))) run = { ...run, usage };
+  // An approval is the run's state too: its chunks are kept (a step reset may void them) and folded.
+  const isApproval = body.type === AGENT_APPROVAL_PART;
+  const approval = isApproval ? readApprovalChunk(body) : null;
+  if (approval)
+    log = { ...log, approvals: insertApprovalEntry(log.approvals, { sequence: sequence ?? null, approval }) };
+  if (log.approvals !== previousLog.approvals) run = { ...run, approvals: foldApprovals(log.approvals) };
   if (isMilestone) {
     const milestone = readMilestoneChunk(body, sequence ?? run.lastSequence, report?.at ?? 0);
     if (milestone) run = { ...run, milestones: insertMilestone(run.milestones, milestone) };
   }
-  // Usage is the run's state, not a part of its message.
-  if (body.type !== AGENT_PROGRESS_PART && usage === null) {
+  // Usage and approvals are the run's state, not parts of its message.
+  if (body.type !== AGENT_PROGRESS_PART && usage === null && !isApproval) {
     log = insertEntry(log, { sequence: sequence ?? null, body });
     run = { ...run, parts: log.assembly.parts, streamError: log.assembly.errorText };
   }

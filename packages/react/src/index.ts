@@ -7,6 +7,9 @@ export type {
   AgentChatUnsentMessage,
   AgentChatUnsentReason,
   AgentChatUnsentStorage,
+  AgentToolApproval,
+  AgentToolApprovalAnswer,
+  AgentToolApprovalStatus,
   AgentToolConnection,
   AgentToolConnectionPool,
   AgentToolConnectionStatus,
@@ -15,10 +18,12 @@ export type {
   AgentToolTimelineState,
 } from "@agent-tools/client";
 export {
+  answerAgentToolApproval,
   FAILED_TURN_TEXT,
   isAgentChatDisconnect,
   memoryUnsentStorage,
   STOPPED_TOOL_CALL_TEXT,
+  selectPendingApprovals,
   UNFINISHED_TOOL_CALL_TEXT,
   webStorageUnsentStorage,
 } from "@agent-tools/client";
@@ -33,4 +38,5 @@ export type { UseAgentToolEventsResult } from "./use-agent-tool-events.js";
 export { useAgentToolEvents } from "./use-agent-tool-events.js";
 export type { UseAgentToolRunOptions, UseAgentToolRunResult } from "./use-agent-tool-run.js";
 export { useAgentToolRun } from "./use-agent-tool-run.js";
+export type { AgentToolApprovalOptions, AnswerAgentToolApproval } from "./use-answer-approval.js";
 export type { UseAgentToolEventsOptions } from "./use-events-source.js";

@@ -10,6 +10,7 @@ import {
   selectUnboundRuns,
 } from "@agent-tools/client";
 import { useCallback, useMemo } from "react";
+import { type AnswerAgentToolApproval, useAnswerApproval } from "./use-answer-approval.js";
 import { type EventsSnapshot, type UseAgentToolEventsOptions, useEventsSource } from "./use-events-source.js";
 import { useStoreSelector } from "./use-store-selector.js";
 
@@ -28,6 +29,13 @@ export type UseAgentToolEventsResult = {
   connectionStatus: AgentToolConnectionStatus | null;
   /** The connection in use (`url` and `connection` forms), e.g. to `reconnect()`; `null` otherwise. */
   connection: AgentToolConnection | null;
+  /**
+   * Answer an approval a run's tree waits for (one of `run.approvals`; `runId` is the run whose state shows it):
+   * resolves `true` when this answer was taken, `false` when it was already answered or is unknown; rejects saying
+   * why (a network failure, a status other than 2xx; with `agent`, there is no URL to answer at). The new state comes
+   * back to every tab through the event socket.
+   */
+  answerApproval: AnswerAgentToolApproval;
 };
 
 const wholeSnapshot = (snapshot: EventsSnapshot) => snapshot;
@@ -78,6 +86,7 @@ export function useAgentToolEvents<TSelection>(
     (toolCallId: string) => selectRunsForToolCall(source.getSnapshot().timeline, toolCallId),
     [source],
   );
+  const answerApproval = useAnswerApproval(source.url, options.fetch);
   const result = useMemo((): UseAgentToolEventsResult | null => {
     if (selector) return null;
     const snapshot = selected as EventsSnapshot;
@@ -89,7 +98,8 @@ export function useAgentToolEvents<TSelection>(
       cursors: source.cursors,
       connectionStatus: snapshot.status,
       connection: source.connection(),
+      answerApproval,
     };
-  }, [selector, selected, source, getRunsForToolCall]);
+  }, [selector, selected, source, getRunsForToolCall, answerApproval]);
   return result ?? (selected as TSelection);
 }

@@ -129,7 +129,7 @@ describe("useAgentToolRun", () => {
     const { result, rerender } = renderHook(({ runId }) => useAgentToolRun(runId, { connection }), {
       initialProps: { runId: null as string | null },
     });
-    expect(result.current).toEqual({ run: undefined, messages: [], drillIn: null });
+    expect(result.current).toMatchObject({ run: undefined, messages: [], drillIn: null, pendingApprovals: [] });
     rerender({ runId: "r1" });
     act(() => {
       sockets.sockets[0]?.open();

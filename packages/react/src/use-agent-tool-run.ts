@@ -1,16 +1,20 @@
 "use client";
 
-import type {
-  AgentToolConnection,
-  AgentToolConnectionPool,
-  AgentToolDrillIn,
-  AgentToolDrillInSnapshot,
-  AgentToolRunState,
-  AgentToolTimelineState,
+import {
+  type AgentToolApproval,
+  type AgentToolApprovalAnswer,
+  type AgentToolConnection,
+  type AgentToolConnectionPool,
+  type AgentToolDrillIn,
+  type AgentToolDrillInSnapshot,
+  type AgentToolRunState,
+  type AgentToolTimelineState,
+  selectPendingApprovals,
 } from "@agent-tools/client";
 import type { UIMessage } from "ai";
 import { useCallback, useMemo, useRef, useSyncExternalStore } from "react";
 import { useAgentToolEvents } from "./use-agent-tool-events.js";
+import { type AgentToolApprovalOptions, useAnswerApproval } from "./use-answer-approval.js";
 import { useEventsSource } from "./use-events-source.js";
 
 /** Which parent the run belongs to (as for `useAgentToolEvents`, but not `agent`: drill-in needs the parent's URL). */
@@ -20,7 +24,7 @@ export type UseAgentToolRunOptions = (
 ) & {
   /** Open the run's drill-in socket for its own messages (default `true`); `false` reads only the run's state. */
   drillIn?: boolean;
-};
+} & AgentToolApprovalOptions;
 
 export type UseAgentToolRunResult = {
   /** The run as the parent's event socket tells it; `undefined` until it is known (or once cleared). */
@@ -29,9 +33,18 @@ export type UseAgentToolRunResult = {
   messages: readonly UIMessage[];
   /** The drill-in view (status, `isLoaded`, `isComplete`, the child's inspection); `null` while none is open. */
   drillIn: AgentToolDrillInSnapshot | null;
+  /** The approvals of the run's tree that wait for an answer (`run.approvals` holds all, answered ones too). */
+  pendingApprovals: readonly AgentToolApproval[];
+  /**
+   * Answer one of the run's approvals: resolves `true` when this answer was taken, `false` when it was already
+   * answered (another tab, or it expired) or is unknown; rejects saying why it failed. The new state comes back
+   * through the event socket, to every tab.
+   */
+  answerApproval(approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean>;
 };
 
 const NO_MESSAGES: readonly UIMessage[] = Object.freeze([]);
+const NO_APPROVALS: readonly AgentToolApproval[] = Object.freeze([]);
 const nothing = () => {};
 
 /**
@@ -77,5 +90,17 @@ export function useAgentToolRun(runId: string | null, options: UseAgentToolRunOp
   }, [runId]);
   const drillIn = useSyncExternalStore(subscribe, getSnapshot, getSnapshot);
 
-  return useMemo(() => ({ run, messages: drillIn?.messages ?? NO_MESSAGES, drillIn }), [run, drillIn]);
+  const answer = useAnswerApproval(source.url, options.fetch);
+  const answerApproval = useCallback(
+    (approvalId: string, given: AgentToolApprovalAnswer) =>
+      runId === null
+        ? Promise.reject(new Error("answerApproval: no run (useAgentToolRun was given runId null)"))
+        : answer(runId, approvalId, given),
+    [answer, runId],
+  );
+  const pendingApprovals = run ? selectPendingApprovals(run) : NO_APPROVALS;
+  return useMemo(
+    () => ({ run, messages: drillIn?.messages ?? NO_MESSAGES, drillIn, pendingApprovals, answerApproval }),
+    [run, drillIn, pendingApprovals, answerApproval],
+  );
 }

@@ -16,9 +16,13 @@ import {
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { AgentToolEventSource, AgentToolMessageListener } from "./agent-tool-event-source.js";
 import { defaultConnectionPool } from "./default-connection-pool.js";
+import type { AgentToolApprovalOptions } from "./use-answer-approval.js";
 
-/** Which parent to listen to: give its URL, a connection you made, or a socket you manage (the seed's form). */
-export type UseAgentToolEventsOptions =
+/**
+ * Which parent to listen to: give its URL, a connection you made, or a socket you manage (the seed's form); and, for
+ * answering approvals, the `fetch` to send with.
+ */
+export type UseAgentToolEventsOptions = (
   | {
       /**
        * The parent agent's event socket URL. Every component given the same URL (and pool) shares one socket,
@@ -43,7 +47,9 @@ export type UseAgentToolEventsOptions =
       drillInUrl?: AgentToolTimelineOptions["drillInUrl"];
       url?: never;
       connection?: never;
-    };
+    }
+) &
+  AgentToolApprovalOptions;
 
 /** @internal What the hooks read of a parent. `status` is `null` when the hook does not own the socket (`agent`). */
 export type EventsSnapshot = {
@@ -57,6 +63,8 @@ export type EventsSource = {
   getSnapshot(): EventsSnapshot;
   /** The connection behind this source now (for `url`: while someone holds it), else `null`. */
   connection(): AgentToolConnection | null;
+  /** The parent's event socket URL (`url` and `connection` forms), else `null`. */
+  readonly url: string | null;
   resetLocalState(): void;
   cursors(): AgentToolCursors;
   /** Run `use` with a connection held for its duration (for drill-ins); `null` when this source has none. */
@@ -73,6 +81,7 @@ const noSource: EventsSource = {
   subscribe: () => nothing,
   getSnapshot: () => NO_PARENT,
   connection: () => null,
+  url: null,
   resetLocalState: nothing,
   cursors: noCursors,
   hold: () => null,
@@ -83,6 +92,7 @@ function connectionSource(connection: AgentToolConnection): EventsSource {
     subscribe: connection.subscribe,
     getSnapshot: connection.getSnapshot,
     connection: () => connection,
+    url: connection.url,
     resetLocalState: connection.resetLocalState,
     cursors: connection.store.cursors,
     hold: (use) => ({ value: use(connection), release: nothing }),
@@ -105,6 +115,7 @@ function pooledSource(pool: AgentToolConnectionPool, url: string): EventsSource 
     // Before the first subscribe (the first render) nothing is open yet: opening a socket is not a render's job.
     getSnapshot: () => pool.peek(url)?.getSnapshot() ?? NOT_YET_OPEN,
     connection: () => pool.peek(url) ?? null,
+    url,
     resetLocalState: () => pool.peek(url)?.resetLocalState(),
     cursors: () => pool.peek(url)?.store.cursors() ?? {},
     hold,
@@ -121,6 +132,7 @@ function storeSource(store: AgentToolStore): EventsSource {
       return last;
     },
     connection: () => null,
+    url: null,
     resetLocalState: store.reset,
     cursors: store.cursors,
     hold: () => null,

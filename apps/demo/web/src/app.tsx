@@ -20,7 +20,12 @@ import { cancelRun, clearRuns } from "./run-actions.js";
 import type { RunActions } from "./run-card.js";
 import { useConversationScroll } from "./use-conversation-scroll.js";
 
-const SUGGESTIONS = ["research cats", "import data", "import data in the background"];
+const SUGGESTIONS = [
+  "research cats",
+  "import data",
+  "import data in the background",
+  "write this: cats sleep 16 hours a day",
+];
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -92,9 +97,11 @@ export function App(): ReactNode {
   const liveTrayRuns = trayRuns.filter(isLive).length;
   const backgroundRunIds = useMemo(() => trayRuns.filter((run) => run.detached).map((run) => run.runId), [trayRuns]);
 
+  const { answerApproval } = agentTools;
   const actions: RunActions = useMemo(
     () => ({
       onDrillIn: setDrillInRunId,
+      onAnswerApproval: answerApproval,
       cancelling,
       cancelledHere: (runId) => cancelledHere.has(runId),
       onCancel: (runId) => {
@@ -113,7 +120,7 @@ export function App(): ReactNode {
           .finally(() => setCancelling((previous) => withoutItem(previous, runId)));
       },
     }),
-    [cancelling, cancelledHere, routes],
+    [cancelling, cancelledHere, routes, answerApproval],
   );
 
   const runsFor = useCallback(

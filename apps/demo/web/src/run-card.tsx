@@ -1,6 +1,7 @@
 import { AGENT_MILESTONE_PART } from "@agent-tools/core-runs/protocol";
-import type { AgentToolRunState } from "@agent-tools/react";
+import { type AgentToolApprovalAnswer, type AgentToolRunState, selectPendingApprovals } from "@agent-tools/react";
 import { type ReactNode, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
+import { ApprovalList } from "./approval-panel.js";
 import { type CancelCause, describeInputPreview, isLive, resultText, runName, STATUS_LABELS } from "./format.js";
 import { partKey, TimelinePart } from "./parts.js";
 import { ProgressBar } from "./progress-bar.js";
@@ -14,6 +15,8 @@ export type RunActions = {
   cancelling: ReadonlySet<string>;
   /** True for a run this page cancelled. */
   cancelledHere(runId: string): boolean;
+  /** Answer an approval of the run's tree (`runId`: the card's run); resolves whether the server took it. */
+  onAnswerApproval(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean>;
 };
 
 const STATUS_MARKS: Record<AgentToolRunState["status"], string> = {
@@ -91,6 +94,7 @@ export function RunCard({
   // A summary that is the child's last words already on show is not said twice.
   const lastText = [...run.parts].reverse().find((part) => part.type === "text");
   const repeatsText = lastText?.type === "text" && lastText.text.trim() === outcome.trim();
+  const isWaiting = live && selectPendingApprovals(run).length > 0;
 
   return (
     <article
@@ -116,7 +120,9 @@ export function RunCard({
           </button>
         </h3>
         {isOpen ? (
-          <span className="badge">{STATUS_LABELS[run.status]}</span>
+          <span className={`badge${isWaiting ? " waiting" : ""}`}>
+            {isWaiting ? "waiting for approval" : STATUS_LABELS[run.status]}
+          </span>
         ) : (
           // Folded to one line: the status as a mark (its word for screen readers), then the outcome.
           <span className={`status-mark r-${run.status}`}>
@@ -159,6 +165,12 @@ export function RunCard({
           </button>
         )}
       </header>
+      {/* Outside the body: a pending approval shows on a folded card too. */}
+      <ApprovalList
+        approvals={run.approvals}
+        runName={name}
+        onAnswer={(approvalId, answer) => actions.onAnswerApproval(run.runId, approvalId, answer)}
+      />
       <div id={bodyId} ref={body} className="run-body" hidden={!isOpen}>
         {input !== "" && (
           <p className="run-input" title={input}>

@@ -1,13 +1,17 @@
+import type { AgentToolApproval } from "@agent-tools/react";
 import { useChat } from "@ai-sdk/react";
 import { type UIMessage, WebSocketChatTransport } from "ai";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { ApprovalList } from "../approval-panel.js";
 import { readChatName } from "../routes.js";
+import { answerApprovalAt } from "../run-actions.js";
 
 /**
  * A page on stock `useChat` alone (no event socket, no package of ours): the PlainChatAssistant streams each child's
  * answer into its tool call's part as preliminary results (`agentTool({ preliminaryResults: true })`), so a tool
  * part's `output.message` is the child's message so far, and the stored conversation, loaded on start, holds the
- * whole one.
+ * whole one. A tool in the child's tree that needs approval shows in `output.approvals`: its panel answers it with a
+ * plain `POST` to the parent's approve route, and the new state arrives as the next preliminary result.
  */
 export function PlainChatPage() {
   const chatName = useMemo(() => readChatName(), []);
@@ -36,14 +40,15 @@ export function PlainChatPage() {
           <p>Loading…</p>
         ) : null
       ) : (
-        <Conversation chatName={chatName} chatUrl={`${base}/chat`} initial={stored} />
+        <Conversation chatName={chatName} base={base} initial={stored} />
       )}
     </main>
   );
 }
 
-function Conversation(props: { chatName: string; chatUrl: string; initial: UIMessage[] }) {
-  const transport = useMemo(() => new WebSocketChatTransport<UIMessage>({ url: props.chatUrl }), [props.chatUrl]);
+function Conversation(props: { chatName: string; base: string; initial: UIMessage[] }) {
+  const chatUrl = `${props.base}/chat`;
+  const transport = useMemo(() => new WebSocketChatTransport<UIMessage>({ url: chatUrl }), [chatUrl]);
   const { messages, sendMessage, status, error } = useChat({ id: props.chatName, messages: props.initial, transport });
   const [draft, setDraft] = useState("");
   const busy = status === "submitted" || status === "streaming";
@@ -64,7 +69,7 @@ function Conversation(props: { chatName: string; chatUrl: string; initial: UIMes
             <h2 className="who">{message.role === "user" ? "You" : "Assistant"}</h2>
             {message.parts.map((part, index) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: a message's parts only grow at the end (the AI SDK's order)
-              <PartView key={`${message.id}-${index}`} part={part} />
+              <PartView key={`${message.id}-${index}`} part={part} base={props.base} />
             ))}
           </li>
         ))}
@@ -83,19 +88,23 @@ function Conversation(props: { chatName: string; chatUrl: string; initial: UIMes
 
 /** What the PlainChatAssistant's agent tools put in a tool part's `output`. */
 type ChildOutput = {
+  runId?: string;
   agentType?: string;
   status?: string;
   message?: UIMessage | null;
   progress?: { fraction?: number; message?: string } | null;
   result?: unknown;
+  /** The tool calls in the child's tree that needed approval, each in its latest state. */
+  approvals?: AgentToolApproval[];
 };
 
-function PartView({ part }: { part: UIMessage["parts"][number] }) {
+function PartView({ part, base }: { part: UIMessage["parts"][number]; base: string }) {
   if (part.type === "text") return <p className="text">{part.text}</p>;
   if (!part.type.startsWith("tool-")) return null;
   const tool = part as unknown as { type: string; state: string; output?: ChildOutput; errorText?: string };
   const name = tool.type.slice("tool-".length);
   const output = tool.output;
+  const runId = output?.runId;
   const childText = (output?.message?.parts ?? [])
     .flatMap((child) => (child.type === "text" ? [child.text] : []))
     .join("");
@@ -113,6 +122,13 @@ function PartView({ part }: { part: UIMessage["parts"][number] }) {
         {output?.agentType ?? name} <span className="state">{state}</span>
       </h3>
       {output?.progress?.message ? <p className="progress">{output.progress.message}</p> : null}
+      {runId !== undefined && output?.approvals !== undefined ? (
+        <ApprovalList
+          approvals={output.approvals}
+          runName={output.agentType ?? name}
+          onAnswer={(approvalId, answer) => answerApprovalAt(base, runId, approvalId, answer)}
+        />
+      ) : null}
       {isStructured(output?.result) ? (
         <StructuredResult value={output.result} />
       ) : childText !== "" ? (

@@ -1,0 +1,172 @@
+import type { AgentToolApproval, AgentToolApprovalAnswer } from "@agent-tools/react";
+import { type FormEvent, type ReactNode, useId, useLayoutEffect, useRef, useState } from "react";
+import { approvalAsker, approvalInputText, approvalOutcome } from "./approval-format.js";
+import "./approval.css";
+
+/** Send an answer; resolves whether the server took it (`false`: it was already answered, or is unknown). */
+export type AnswerApproval = (approvalId: string, answer: AgentToolApprovalAnswer) => Promise<boolean>;
+
+/** The longest reason the approve route takes. */
+const MAX_REASON = 500;
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The approvals of one run's tree, on its card: each pending one as a panel with Approve and Deny, each answered one
+ * as its status (same box, same place: only its controls row turns into the outcome).
+ */
+export function ApprovalList({
+  approvals,
+  runName,
+  onAnswer,
+}: {
+  approvals: readonly AgentToolApproval[];
+  /** The card's run, as the start of each asker's path. */
+  runName: string;
+  onAnswer: AnswerApproval;
+}): ReactNode {
+  if (approvals.length === 0) return null;
+  return (
+    <div className="approvals">
+      {approvals.map((approval) => (
+        <ApprovalPanel
+          key={approval.approvalId}
+          approval={approval}
+          asker={approvalAsker(runName, approval)}
+          onAnswer={onAnswer}
+        />
+      ))}
+    </div>
+  );
+}
+
+/**
+ * One approval: which tool, with what input, which run asks; while pending, a reason field (for Deny, optional) and
+ * Deny and Approve, off while an answer is in flight (and after it was taken, until the new state arrives). The
+ * pending panel never changes its size: a note line is always there. Once answered, its controls turn into the
+ * outcome, and focus that was in them goes to it.
+ */
+export function ApprovalPanel({
+  approval,
+  asker,
+  onAnswer,
+}: {
+  approval: AgentToolApproval;
+  asker: string;
+  onAnswer: AnswerApproval;
+}): ReactNode {
+  const titleId = useId();
+  const reasonId = useId();
+  const [reason, setReason] = useState("");
+  const [sending, setSending] = useState<"approve" | "deny" | null>(null);
+  /** Taken by the server: the new state is on its way through the event socket. */
+  const [isTaken, setIsTaken] = useState(false);
+  const [note, setNote] = useState<{ text: string; isError: boolean } | null>(null);
+  const panel = useRef<HTMLElement>(null);
+  const outcome = useRef<HTMLParagraphElement>(null);
+  const isPending = approval.status === "pending";
+  const wasPending = useRef(isPending);
+  const hadFocus = useRef(false);
+
+  // The controls go once it is answered: focus that was in them moves to the outcome, not to the page's start.
+  useLayoutEffect(() => {
+    if (wasPending.current && !isPending && hadFocus.current) outcome.current?.focus();
+    wasPending.current = isPending;
+  }, [isPending]);
+
+  const isBusy = sending !== null || isTaken;
+  const answer = (approved: boolean) => {
+    if (isBusy) return;
+    const given = approved || reason.trim() === "" ? { approved } : { approved, reason: reason.trim() };
+    setSending(approved ? "approve" : "deny");
+    setNote(null);
+    onAnswer(approval.approvalId, given)
+      .then((taken) => {
+        setIsTaken(taken);
+        setNote(
+          taken
+            ? { text: approved ? "Approved: the run goes on…" : "Denied: the run goes on without it…", isError: false }
+            : { text: "It was already answered (in another tab, or it expired).", isError: false },
+        );
+      })
+      .catch((error: unknown) => setNote({ text: `Could not answer: ${errorText(error)}`, isError: true }))
+      .finally(() => setSending(null));
+  };
+  const deny = (event: FormEvent) => {
+    event.preventDefault();
+    answer(false);
+  };
+
+  return (
+    <section
+      ref={panel}
+      className={`approval a-${approval.status}`}
+      aria-labelledby={titleId}
+      data-approval-id={approval.approvalId}
+      data-status={approval.status}
+      onFocus={() => {
+        hadFocus.current = true;
+      }}
+      onBlur={(event) => {
+        hadFocus.current = panel.current?.contains(event.relatedTarget as Node | null) ?? false;
+      }}
+    >
+      <h4 id={titleId} className="approval-title">
+        {isPending ? "Approval needed" : "Approval"}: <code>{approval.toolName}</code>
+      </h4>
+      <p className="approval-asker">Asked by {asker}</p>
+      <section
+        className="approval-input"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region needs a tab stop, to scroll it by keyboard
+        tabIndex={0}
+        aria-label={`Input of ${approval.toolName}, asked by ${asker}`}
+      >
+        <pre>{approvalInputText(approval.input)}</pre>
+      </section>
+      {isPending ? (
+        <form className="approval-form" onSubmit={deny}>
+          <label className="approval-reason" htmlFor={reasonId}>
+            Reason for denying (optional)
+            <input
+              id={reasonId}
+              className="approval-reason-field"
+              value={reason}
+              maxLength={MAX_REASON}
+              onChange={(event) => setReason(event.target.value)}
+              readOnly={isBusy}
+            />
+          </label>
+          <div className="approval-actions">
+            <button
+              type="submit"
+              className="danger"
+              aria-disabled={isBusy}
+              aria-describedby={titleId}
+              onClick={(event) => {
+                if (isBusy) event.preventDefault();
+              }}
+            >
+              {sending === "deny" ? "Denying…" : "Deny"}
+            </button>
+            <button
+              type="button"
+              className="primary"
+              aria-disabled={isBusy}
+              aria-describedby={titleId}
+              onClick={() => answer(true)}
+            >
+              {sending === "approve" ? "Approving…" : "Approve"}
+            </button>
+          </div>
+          <p className={`approval-note${note?.isError ? " is-error" : ""}`} aria-live="polite">
+            {note?.text ?? ""}
+          </p>
+        </form>
+      ) : (
+        <p ref={outcome} className={`approval-outcome o-${approval.status}`} tabIndex={-1}>
+          {approvalOutcome(approval)}
+        </p>
+      )}
+    </section>
+  );
+}
