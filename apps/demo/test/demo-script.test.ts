@@ -215,3 +215,33 @@ describe("pnpm demo:chat with a background run", () => {
     expect(runFinished < told && told < answer, finished.stdout).toBe(true);
   }, 120_000);
 });
+
+describe("pnpm demo:chat with an approval", () => {
+  it("shows who asks for what, answers it with --approve, and exits 0 once the reply says the file was saved", async () => {
+    const port = await freePort();
+    const data = await mkdtemp(path.join(tmpdir(), "demo-data-"));
+    cleanups.push(() => rm(data, { recursive: true, force: true }));
+    const env = { ...process.env, PORT: String(port), DEMO_DATA_DIR: data, DEMO_PACE_MS: "2" };
+    const demoProcess = spawn(process.execPath, [DEMO_SCRIPT, "--no-web"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const demo = watch(demoProcess);
+    cleanups.push(async () => {
+      demoProcess.kill("SIGINT");
+      await demo.exited;
+    });
+    await demo.waitFor(/running at (http:\/\/\S+)/);
+
+    const chat = spawn(process.execPath, [CHAT_SCRIPT, "write this down: buy milk", "--approve", "--timeout", "90"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const finished = await watch(chat).exited;
+
+    expect(finished, finished.stderr).toMatchObject({ code: 0, stderr: "" });
+    const lines = finished.stdout.split("\n");
+    const asked = lines.findIndex((line) => /⏸ approval asked by Writer: saveFile\(.*buy milk/.test(line));
+    const approved = lines.findIndex((line) => /✓ approved: saveFile/.test(line));
+    const saved = lines.findIndex((line) => /Saved notes\.md \(8 bytes\)/.test(line));
+    expect([asked, approved, saved].every((index) => index >= 0), finished.stdout).toBe(true);
+    expect(asked < approved && approved < saved, finished.stdout).toBe(true);
+  }, 120_000);
+});
