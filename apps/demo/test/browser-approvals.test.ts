@@ -176,6 +176,13 @@ describe.skipIf(!hasChromium)("approvals at any depth on the demo page, in Chrom
     await chat.replyEnded(tabA);
     await chat.replyEnded(tabB);
     expect(await pending(tabA).count()).toBe(0);
+    // What the tree spent: on the Editor's card (its Writer included), and under the answer (the whole turn).
+    for (const page of [tabA, tabB]) {
+      const card = approvalIn(page, approvalId).locator("xpath=ancestor::article[1]");
+      expect(await card.locator(".usage").textContent()).toMatch(/^Spent: [\d.]+k? tokens · 1 run$/);
+      const answerUsage = page.locator('li[data-role="assistant"] .msg-usage').last();
+      expect(await answerUsage.textContent()).toMatch(/^This answer spent: [\d.]+k? tokens · 2 runs$/);
+    }
     expect(await seriousAxeViolations(tabB)).toEqual([]);
     expect(pageErrors).toEqual([]);
     await screenshot(tabB, "approved");

@@ -1,6 +1,13 @@
 import type { AgentToolRunState } from "@agent-tools/react";
 import { describe, expect, it } from "vitest";
-import { describeInput, describeInputPreview, describeValue, resultText, withoutRunIds } from "../web/src/format.js";
+import {
+  describeInput,
+  describeInputPreview,
+  describeUsage,
+  describeValue,
+  resultText,
+  withoutRunIds,
+} from "../web/src/format.js";
 
 // The demo page's wording of values: inputs and outputs as a person reads them, not as JSON; no raw run ids.
 
@@ -34,5 +41,21 @@ describe("resultText of a cancelled run", () => {
     expect(resultText(cancelled("Cancelled by the user"), "elsewhere")).toBe("Cancelled by the user");
     expect(resultText(cancelled("Cancelled by the parent"))).toBe("Cancelled by the parent");
     expect(resultText(cancelled(null), "elsewhere")).toBe("Cancelled");
+  });
+});
+
+describe("describeUsage", () => {
+  it("says what a run or a turn spent, short and in words; nothing when nothing was counted", () => {
+    expect(describeUsage({ inputTokens: 1_150, outputTokens: 84, runs: 3 })).toEqual({
+      short: "1.2k tokens · 3 runs",
+      long: "1,150 input and 84 output tokens; 3 runs dispatched",
+    });
+    expect(describeUsage({ inputTokens: 900, outputTokens: 50, runs: 0 })?.short).toBe("950 tokens");
+    expect(describeUsage({ inputTokens: 0, outputTokens: 0, runs: 1 })?.short).toBe("0 tokens · 1 run");
+    expect(describeUsage({ inputTokens: 40_000, outputTokens: 2_000, runs: 2, cost: 0.12 })?.short).toBe(
+      "42k tokens · 2 runs · cost 0.12",
+    );
+    expect(describeUsage({ inputTokens: 0, outputTokens: 0, runs: 0 })).toBeNull();
+    expect(describeUsage(null)).toBeNull();
   });
 });

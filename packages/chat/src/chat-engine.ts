@@ -175,6 +175,11 @@ export class ChatEngine<TPeer> {
     return this.#active?.stored.turnId ?? null;
   }
 
+  /** Whether the turn in flight was resumed after its host was cut off (its tree may hold runs from before). */
+  get isActiveTurnResumed(): boolean {
+    return (this.#active?.stored.resumeAttempts ?? 0) > 0;
+  }
+
   /** The budget of the turn in flight (what its tree spent, what is left), or `null`. */
   get activeBudget(): RunBudget | null {
     return this.#active?.budget ?? null;

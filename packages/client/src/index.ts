@@ -13,6 +13,7 @@ export type {
   AgentToolEventFrame,
   AgentToolProgressSnapshot,
   AgentToolRunInspection,
+  AgentToolUsage,
 } from "@agent-tools/core-runs/protocol";
 export {
   AGENT_TOOL_CURSORS_PARAM,

@@ -9,6 +9,7 @@ import type {
   AgentToolProgressSnapshot,
   AgentToolTraceContext,
   AgentToolTree,
+  AgentToolUsage,
 } from "./protocol/index.js";
 import type { RunBudget } from "./run-budget.js";
 
@@ -114,6 +115,12 @@ export type AgentToolChildDefinition = {
    * runs agent tools: its registry's `answerApprovalDispatchedBy({ runId }, …)`). Resolves whether it reached the asker.
    */
   onApprovalAnswer?(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean>;
+  /**
+   * A run resumed after a restart: what the runs it dispatched itself spent so far (by runId, as their rows last
+   * recorded it) and how many it dispatched, so its budget goes on from the whole subtree (a child that runs agent
+   * tools: from its registry's rows).
+   */
+  dispatchedUsage?(runId: string): Promise<{ children: Array<[string, AgentToolUsage]>; dispatched: number }>;
 };
 
 /** What `getAgentToolOutput` receives: the run, its input, and what the turn passed to `setOutput` (if anything). */

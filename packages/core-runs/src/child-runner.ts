@@ -27,6 +27,7 @@ import {
   type JsonValue,
   nextProgressSnapshot,
   readApprovalChunk,
+  readOwnUsage,
   readUsageChunk,
   usageChunk,
 } from "./protocol/index.js";
@@ -514,7 +515,7 @@ export class AgentToolChildRunner {
     const logged = new Set<string>();
     const answered = new Set<string>();
     for (const entry of entries) {
-      usage = readUsageChunk(entry.body) ?? usage;
+      usage = readOwnUsage(entry.body) ?? readUsageChunk(entry.body) ?? usage;
       const approval = readApprovalChunk(entry.body);
       if (approval) logged.add(approval.approvalId);
       const body = entry.body as { type: string; approvalId?: unknown };
@@ -544,7 +545,7 @@ export class AgentToolChildRunner {
         clock: this.#clock,
         ...(log.usage !== undefined ? { initial: log.usage } : {}),
         // The subtree's total goes into the run's log at each change: its parent (and every client) reads it there.
-        onChange: (total) => void this.appendChunk(runId, usageChunk(total)),
+        onChange: (total) => void this.appendChunk(runId, usageChunk(total, live.budget.own())),
         onExhausted: (reason) => {
           try {
             this.#definition.onBudgetExhausted?.(runId, reason);
@@ -567,6 +568,8 @@ export class AgentToolChildRunner {
       done: Promise.resolve(),
     };
     this.#live.set(runId, live);
+    // A resumed run: what the runs it dispatched before spent is read back from their rows.
+    if (resume !== null) this.#restoreDispatchedUsage(runId, live);
     if (resume === "paused") {
       live.paused = { approvals: record.awaitingApproval ?? [] };
       for (const approval of live.paused.approvals) live.approvals.set(approval.approvalId, approval);
@@ -574,6 +577,16 @@ export class AgentToolChildRunner {
     }
     this.#execute(record, live, resume);
     return live;
+  }
+
+  #restoreDispatchedUsage(runId: string, live: LiveRun): void {
+    const read = this.#definition.dispatchedUsage;
+    if (!read) return;
+    const restored = Promise.resolve()
+      .then(() => read(runId))
+      .then(({ children, dispatched }) => live.budget.restore(children, dispatched))
+      .catch(() => undefined);
+    this.#waitUntil?.(restored);
   }
 
   /** Execute a turn of `record`'s run (from `resume`, when it goes on) as `live`, in the run's scope. */

@@ -74,6 +74,34 @@ describe("RunBudget", () => {
     expect(budget.remaining()).toEqual({ maxTokens: 0, maxRuns: 0 });
   });
 
+  it("resumed after a restart, goes on from its own logged share and its dispatched runs' rows, counting each once", () => {
+    // Before the restart: its own calls spent 30 tokens and it dispatched 2 runs; "a" reported 20, "b" 10.
+    const before = new RunBudget({ clock: new ManualClock(0) });
+    before.recordModelCall({ inputTokens: 20, outputTokens: 10 });
+    before.recordDispatch();
+    before.recordDispatch();
+    before.recordChild("a", usage(10, 10, 0));
+    before.recordChild("b", usage(5, 5, 1));
+    expect(before.own()).toEqual(usage(20, 10, 2));
+    expect(before.total()).toEqual(usage(35, 25, 3));
+
+    const resumed = new RunBudget({ clock: new ManualClock(0), initial: before.own() });
+    // "a" reports again before the rows are read: its newer figure is kept, "b" comes from its row.
+    resumed.recordChild("a", usage(15, 10, 0));
+    resumed.restore(
+      [
+        ["a", usage(10, 10, 0)],
+        ["b", usage(5, 5, 1)],
+      ],
+      2,
+    );
+    expect(resumed.total()).toEqual(usage(40, 25, 3));
+    // A dispatch after the restart is counted once, whether or not its row was read.
+    resumed.recordDispatch();
+    resumed.restore([], 3);
+    expect(resumed.total().runs).toBe(4);
+  });
+
   it("runs out at its deadline on the clock, and when an ancestor says so", async () => {
     const clock = new ManualClock(1_000);
     const timed = new RunBudget({ budget: { deadline: 2_000 }, clock });

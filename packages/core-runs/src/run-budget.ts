@@ -55,7 +55,10 @@ export type RunBudgetOptions = {
   clock: Clock;
   /** Prices each model call for `maxCost` (usually only the root's). */
   costOf?: AgentToolCostFunction;
-  /** The subtree's usage as it was when the run was (re)started (a resumed run goes on from it). */
+  /**
+   * A resumed run's own share as its log last recorded it (`own` of its usage chunk: its model calls, and as `runs`
+   * the runs it dispatched itself); what its dispatched runs spent comes back with `restore`.
+   */
   initial?: AgentToolUsage;
   /** Told whenever the subtree's total changes. */
   onChange?: (usage: AgentToolUsage) => void;
@@ -85,6 +88,21 @@ export class RunBudget {
   /** The limits. */
   get budget(): AgentToolBudget | undefined {
     return this.#options.budget;
+  }
+
+  /** The run's own share: its model calls, and (as `runs`) the runs it dispatched itself. */
+  own(): AgentToolUsage {
+    return { ...this.#own, runs: this.#own.runs + this.#dispatched };
+  }
+
+  /**
+   * A run resumed after a restart: what the runs it dispatched before spent (their stored rows), and how many it
+   * dispatched. A child that reported since keeps its newer figure; the count never goes down.
+   */
+  restore(children: Iterable<readonly [string, AgentToolUsage]>, dispatched: number): void {
+    for (const [runId, usage] of children) if (!this.#children.has(runId)) this.#children.set(runId, usage);
+    this.#dispatched = Math.max(this.#dispatched, dispatched - this.#own.runs);
+    this.#changed();
   }
 
   /** The subtree's usage so far: its own model calls, its dispatches, and every dispatched run's reported total. */

@@ -11,6 +11,7 @@ import {
   type AgentToolEventFrame,
   type AgentToolResult,
   type AgentToolRunInfo,
+  type AgentToolUsage,
   isTerminalStatus,
   type RunStatus,
 } from "./protocol/index.js";
@@ -243,6 +244,22 @@ export class AgentToolRegistry {
       ),
     );
     return live.map((record) => record.runId);
+  }
+
+  /**
+   * What the runs dispatched from `from` spent, as their rows last recorded it (by runId), and how many were
+   * dispatched (a dispatch refused by the cap not counted): for the budget of a run, or a turn, resumed after a restart.
+   */
+  async usageDispatchedBy(
+    from: { runId: string } | { rootId: string },
+  ): Promise<{ children: Array<[string, AgentToolUsage]>; dispatched: number }> {
+    const rows = (await this.#runtime.store.listRuns()).filter(
+      (record) => isDispatchedBy(record, from) && record.endCause !== "max-concurrency",
+    );
+    const children = rows.flatMap(
+      (record): Array<[string, AgentToolUsage]> => (record.usage ? [[record.runId, record.usage]] : []),
+    );
+    return { children, dispatched: rows.length };
   }
 
   /**

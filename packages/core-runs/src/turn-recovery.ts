@@ -8,6 +8,7 @@ import {
   type AgentToolMilestone,
   type AgentToolUsage,
   readMilestoneChunk,
+  readOwnUsage,
   readStepResetChunk,
   readUsageChunk,
   stepResetChunk,
@@ -33,7 +34,7 @@ export type OpenStep = { chunks: UIMessageChunk[]; pendingToolCalls: PendingTool
 export type ResumePlan = {
   lastSequence: number;
   milestones: AgentToolMilestone[];
-  /** The run's usage as its log last recorded it (a resumed turn's budget goes on from it). */
+  /** The run's own usage as its log last recorded it (a resumed turn's budget goes on from it). */
   usage?: AgentToolUsage;
   completed: CompletedSteps;
   /** The cut step, when it is kept rather than done again. */
@@ -138,7 +139,8 @@ async function planResume(
     return milestone ? [milestone] : [];
   });
   let usage: AgentToolUsage | undefined;
-  for (const entry of entries) usage = readUsageChunk(entry.body) ?? usage;
+  // The run's own share (a log from before it was recorded: the whole total).
+  for (const entry of entries) usage = readOwnUsage(entry.body) ?? readUsageChunk(entry.body) ?? usage;
   const kept = omitVoidedEntries(entries);
   let lastFinish = -1;
   kept.forEach((entry, index) => {

@@ -16,6 +16,7 @@ export type {
   AgentToolDrillInSnapshot,
   AgentToolRunState,
   AgentToolTimelineState,
+  AgentToolUsage,
 } from "@agent-tools/client";
 export {
   answerAgentToolApproval,

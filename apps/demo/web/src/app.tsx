@@ -137,6 +137,8 @@ export function App(): ReactNode {
     stoppedHere,
     unsent: new Map(unsent.map((each) => [each.messageId, each])),
     canRetry: !isBusy && !isDisconnected,
+    usageOf: (messageId) =>
+      conversation.usageByAnswer[messageId] ?? (messageId === streamingMessageId ? conversation.activeTurnUsage : null),
     onRetryUnsent: (messageId) => {
       setNotice(null);
       focusComposer();

@@ -1,4 +1,4 @@
-import type { AgentToolRunState } from "@agent-tools/react";
+import type { AgentToolRunState, AgentToolUsage } from "@agent-tools/react";
 
 /** One line of any value, for tool inputs and outputs. */
 export function preview(value: unknown, max = 120): string {
@@ -112,4 +112,30 @@ export function withoutRunIds(text: string, runIds: readonly string[]): string {
   let result = text;
   for (const runId of runIds) result = result.split(` (${runId})`).join("").split(runId).join("the run");
   return result;
+}
+
+/** A token count as a person reads it: 950, 1.2k, 12k, 1.3M. */
+export function formatTokens(count: number): string {
+  if (count < 1_000) return String(count);
+  if (count < 10_000) return `${(count / 1_000).toFixed(1).replace(/\.0$/, "")}k`;
+  if (count < 1_000_000) return `${Math.round(count / 1_000)}k`;
+  return `${(count / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
+}
+
+/**
+ * What a run (with its subtree) or a turn spent, in one short line — "1.2k tokens · 3 runs" — and in words for its
+ * title: "1,150 input and 84 output tokens; 3 runs dispatched". `null` when nothing was counted.
+ */
+export function describeUsage(usage: AgentToolUsage | null | undefined): { short: string; long: string } | null {
+  if (!usage) return null;
+  const tokens = usage.inputTokens + usage.outputTokens;
+  if (tokens === 0 && usage.runs === 0) return null;
+  const runs = usage.runs === 1 ? "1 run" : `${usage.runs} runs`;
+  const cost = usage.cost !== undefined ? ` · cost ${usage.cost}` : "";
+  return {
+    short: `${formatTokens(tokens)} tokens${usage.runs > 0 ? ` · ${runs}` : ""}${cost}`,
+    long:
+      `${usage.inputTokens.toLocaleString("en")} input and ${usage.outputTokens.toLocaleString("en")} output tokens` +
+      `${usage.runs > 0 ? `; ${runs} dispatched` : ""}${usage.cost !== undefined ? `; cost ${usage.cost}` : ""}`,
+  };
 }

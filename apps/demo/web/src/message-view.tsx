@@ -1,7 +1,12 @@
-import type { AgentChatTurnStatus, AgentChatUnsentMessage, AgentToolRunState } from "@agent-tools/react";
+import type {
+  AgentChatTurnStatus,
+  AgentChatUnsentMessage,
+  AgentToolRunState,
+  AgentToolUsage,
+} from "@agent-tools/react";
 import type { UIMessage } from "ai";
 import type { ReactNode } from "react";
-import { withoutRunIds } from "./format.js";
+import { describeUsage, withoutRunIds } from "./format.js";
 import { isToolPart } from "./parts.js";
 import type { RunActions } from "./run-card.js";
 import { ToolCall } from "./tool-call.js";
@@ -28,6 +33,8 @@ export type MessageContext = {
   /** The last message, when it is an answer and the chat is idle: it may be regenerated (retried, if it failed). */
   lastAnswer: { id: string; outcome: "failed" | "answered" } | null;
   onRegenerate(): void;
+  /** What each answer's turn spent (its model and every run below it), by answer id; the live one's so far. */
+  usageOf(messageId: string): AgentToolUsage | null;
 };
 
 /** A message's parts: its text, and its tool calls with their runs. */
@@ -71,6 +78,7 @@ export function MessageView({ message, context }: { message: UIMessage; context:
   const unsent = context.unsent.get(message.id);
   const answer = context.lastAnswer?.id === message.id ? context.lastAnswer : null;
   const failed = answer?.outcome === "failed";
+  const usage = message.role === "assistant" ? describeUsage(context.usageOf(message.id)) : null;
   return (
     <li
       className={`msg ${message.role}${unsent ? " unsent" : ""}${failed ? " failed" : ""}`}
@@ -81,6 +89,12 @@ export function MessageView({ message, context }: { message: UIMessage; context:
         {message.role === "user" ? "You" : message.role === "assistant" ? "Assistant" : "System"}
       </div>
       <MessageParts message={message} context={context} />
+      {usage && (
+        <p className="msg-usage" title={usage.long}>
+          <span className="visually-hidden">This answer spent: </span>
+          {usage.short}
+        </p>
+      )}
       {unsent && <UnsentNote unsent={unsent} context={context} />}
       {answer && (
         <div className="msg-actions">

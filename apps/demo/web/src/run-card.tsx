@@ -2,7 +2,15 @@ import { AGENT_MILESTONE_PART } from "@agent-tools/core-runs/protocol";
 import { type AgentToolApprovalAnswer, type AgentToolRunState, selectPendingApprovals } from "@agent-tools/react";
 import { type ReactNode, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import { ApprovalList } from "./approval-panel.js";
-import { type CancelCause, describeInputPreview, isLive, resultText, runName, STATUS_LABELS } from "./format.js";
+import {
+  type CancelCause,
+  describeInputPreview,
+  describeUsage,
+  isLive,
+  resultText,
+  runName,
+  STATUS_LABELS,
+} from "./format.js";
 import { partKey, TimelinePart } from "./parts.js";
 import { ProgressBar } from "./progress-bar.js";
 import { StructuredValue } from "./structured-value.js";
@@ -95,6 +103,8 @@ export function RunCard({
   const lastText = [...run.parts].reverse().find((part) => part.type === "text");
   const repeatsText = lastText?.type === "text" && lastText.text.trim() === outcome.trim();
   const isWaiting = live && selectPendingApprovals(run).length > 0;
+  // What the run and everything below it spent (tokens counted through the child's `context.model`, runs).
+  const usage = describeUsage(run.usage);
 
   return (
     <article
@@ -136,6 +146,12 @@ export function RunCard({
           </span>
         )}
         <span className="spacer" />
+        {usage && (
+          <span className="usage" title={usage.long}>
+            <span className="visually-hidden">Spent: </span>
+            {usage.short}
+          </span>
+        )}
         <button
           type="button"
           ref={details}

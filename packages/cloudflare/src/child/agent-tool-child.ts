@@ -195,6 +195,9 @@ export abstract class AgentToolChild<TEnv = unknown>
       onCancel: (runId, reason) => this.#dispatcher()?.cancelDispatchedBy(runId, reason) ?? Promise.resolve(),
       // Its budget ran out: what it dispatched wraps up too.
       onBudgetExhausted: (runId, reason) => void this.#dispatcher()?.wrapUpDispatchedBy(runId, reason),
+      // Resumed after a restart: what the runs it dispatched before spent, from their rows.
+      dispatchedUsage: async (runId) =>
+        (await this.#dispatcher()?.registry.usageDispatchedBy({ runId })) ?? { children: [], dispatched: 0 },
       // An answer to an approval asked below the run: to what it dispatched (the run that asked takes it).
       onApprovalAnswer: async (runId, approvalId, answer) =>
         (await this.#dispatcher()?.registry.answerApprovalDispatchedBy({ runId }, approvalId, answer)) ?? false,

@@ -122,9 +122,20 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
     onBudgetExhausted: (turnId, reason) => track(registry.wrapUpDispatchedBy({ rootId: turnRootId(turnId) }, reason)),
     ...options.chatOptions,
   });
+  // A turn resumed after a restart goes on from what the runs it dispatched before spent (their rows): read once, the
+  // first time its budget is used.
+  let restoredTurn: string | null = null;
   turn = () => {
-    const { activeTurnId, activeBudget } = chat.engine;
-    return activeTurnId !== null && activeBudget !== null ? { turnId: activeTurnId, budget: activeBudget } : null;
+    const { activeTurnId, activeBudget, isActiveTurnResumed } = chat.engine;
+    if (activeTurnId === null || activeBudget === null) return null;
+    if (isActiveTurnResumed && restoredTurn !== activeTurnId) {
+      restoredTurn = activeTurnId;
+      const restored = registry
+        .usageDispatchedBy({ rootId: turnRootId(activeTurnId) })
+        .then(({ children, dispatched }) => activeBudget.restore(children, dispatched));
+      track(restored.catch(() => undefined));
+    }
+    return { turnId: activeTurnId, budget: activeBudget };
   };
   const detached = createDetachedRuns<object>({
     registry,

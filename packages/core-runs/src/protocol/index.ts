@@ -85,4 +85,12 @@ export {
   treeDepth,
 } from "./tree.js";
 export type { AgentToolBudgetExhaustion, AgentToolUsage } from "./usage.js";
-export { AGENT_USAGE_PART, addUsage, NO_USAGE, readUsageChunk, usageChunk, usageTokens } from "./usage.js";
+export {
+  AGENT_USAGE_PART,
+  addUsage,
+  NO_USAGE,
+  readOwnUsage,
+  readUsageChunk,
+  usageChunk,
+  usageTokens,
+} from "./usage.js";

@@ -48,10 +48,18 @@ export function usageTokens(usage: AgentToolUsage): number {
 
 /**
  * The chunk that records a run's usage so far. It has a fixed id, so the AI SDK's assembly keeps one usage part in the
- * run's message (the latest), not one per model call.
+ * run's message (the latest), not one per model call. `own` (optional) is the run's own share — its model calls, and
+ * as `runs` the runs it dispatched itself — from which a run resumed after a restart goes on (what its dispatched
+ * runs spent is read again from their rows).
  */
-export function usageChunk(usage: AgentToolUsage): UIMessageChunk {
-  return { type: AGENT_USAGE_PART, id: "usage", data: usage } as UIMessageChunk;
+export function usageChunk(usage: AgentToolUsage, own?: AgentToolUsage): UIMessageChunk {
+  return { type: AGENT_USAGE_PART, id: "usage", data: own ? { ...usage, own } : usage } as UIMessageChunk;
+}
+
+/** A `data-agent-usage` chunk's `own` share (see `usageChunk`), or `null` when it has none. Never throws. */
+export function readOwnUsage(body: unknown): AgentToolUsage | null {
+  if (readUsageChunk(body) === null) return null;
+  return readUsageChunk({ type: AGENT_USAGE_PART, data: (body as { data: { own?: unknown } }).data.own });
 }
 
 /** The usage a `data-agent-usage` chunk holds, or `null` for any other chunk (or a malformed one). Never throws. */
