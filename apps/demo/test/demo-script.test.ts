@@ -241,7 +241,10 @@ describe("pnpm demo:chat with an approval", () => {
     const asked = lines.findIndex((line) => /⏸ approval asked by Writer: saveFile\(.*buy milk/.test(line));
     const approved = lines.findIndex((line) => /✓ approved: saveFile/.test(line));
     const saved = lines.findIndex((line) => /Saved notes\.md \(8 bytes\)/.test(line));
-    expect([asked, approved, saved].every((index) => index >= 0), finished.stdout).toBe(true);
+    expect(
+      [asked, approved, saved].every((index) => index >= 0),
+      finished.stdout,
+    ).toBe(true);
     expect(asked < approved && approved < saved, finished.stdout).toBe(true);
   }, 120_000);
 });
