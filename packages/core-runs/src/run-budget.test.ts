@@ -76,7 +76,7 @@ describe("RunBudget", () => {
 
   it("resumed after a restart, goes on from its own logged share and its dispatched runs' rows, counting each once", () => {
     // Before the restart: its own calls spent 30 tokens and it dispatched 2 runs; "a" reported 20, "b" 10.
-    const before = new RunBudget({ clock: new ManualClock(0) });
+    const before = new RunBudget({ budget: undefined, clock: new ManualClock(0) });
     before.recordModelCall({ inputTokens: 20, outputTokens: 10 });
     before.recordDispatch();
     before.recordDispatch();
@@ -85,7 +85,7 @@ describe("RunBudget", () => {
     expect(before.own()).toEqual(usage(20, 10, 2));
     expect(before.total()).toEqual(usage(35, 25, 3));
 
-    const resumed = new RunBudget({ clock: new ManualClock(0), initial: before.own() });
+    const resumed = new RunBudget({ budget: undefined, clock: new ManualClock(0), initial: before.own() });
     // "a" reports again before the rows are read: its newer figure is kept, "b" comes from its row.
     resumed.recordChild("a", usage(15, 10, 0));
     resumed.restore(
