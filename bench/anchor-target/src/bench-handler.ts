@@ -11,7 +11,8 @@ function intParam(url: URL, name: string, fallback: number): number {
 
 /**
  * The Worker entry: the anchor harness's HTTP contract (`/bench/ping|run|fanout|storage`), `/bench/stats`,
- * `/bench/turn-cost` (the child-only micro-measure),
+ * `/bench/turn-cost` (the child-only micro-measure), `pnpm bench`'s chat turns (`chat-turns`, `chat-fanout`,
+ * `seed-conversation`),
  * `pnpm bench`'s seeding for the memory figures, and the parent's WebSocket.
  */
 export const benchHandler = {
@@ -57,11 +58,27 @@ async function dispatch(url: URL, parent: DurableObjectStub<BenchParent>): Promi
       );
     case "stats":
       return parent.benchStats();
+    case "startup":
+      return parent.benchStartup();
     case "turn-cost":
       return parent.benchTurnCost(
         text("runId", `turn-cost-${crypto.randomUUID()}`),
         intParam(url, "count", 2000),
         intParam(url, "turns", 1),
+      );
+    case "chat-turns":
+      return parent.benchChatTurns(
+        text("tool", "fixed") as "fixed" | "plain" | "bench",
+        intParam(url, "turns", 10),
+        intParam(url, "count", 10),
+      );
+    case "chat-fanout":
+      return parent.benchChatFanOut(intParam(url, "calls", 100), intParam(url, "count", 10));
+    case "seed-conversation":
+      return parent.benchSeedConversation(
+        text("prefix", "seed"),
+        intParam(url, "count", 1000),
+        intParam(url, "chars", 500),
       );
     case "seed":
       return parent.benchSeedRetained(text("prefix", "seed"), intParam(url, "runs", 1000), intParam(url, "count", 10));
