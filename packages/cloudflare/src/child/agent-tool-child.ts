@@ -18,6 +18,7 @@ import {
   agentTool,
   type ChildStartOptions,
   DEFAULT_MAX_RECOVERY_ATTEMPTS,
+  delay,
   isTerminalStatus,
   positionOf,
   type RunRecord,
@@ -254,6 +255,9 @@ export abstract class AgentToolChild<TEnv = unknown>
       store: this.#runStore(),
       clock: systemClock,
       waitUntil: (promise) => this.ctx.waitUntil(promise),
+      // A turn that makes its chunks without waiting would hold the object (and the start answer, and every tail)
+      // until it ends: it lets the event loop turn after its first chunk and every 256.
+      yieldToEventLoop: () => delay(systemClock, 0),
       maxRecoveryAttempts: this.maxRecoveryAttempts,
       ...(this.shouldKeepRecovering ? { shouldKeepRecovering: this.shouldKeepRecovering.bind(this) } : {}),
       ...(runContext
