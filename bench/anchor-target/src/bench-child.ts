@@ -61,7 +61,7 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
   get runner(): AgentToolChildRunner {
     this.#runner ??= new AgentToolChildRunner({
       definition: stubDefinition(),
-      store: new DurableObjectRunStore(this.ctx.storage),
+      store: new DurableObjectRunStore(this.ctx.storage, { indexed: false }),
       clock: systemClock,
       waitUntil: (promise) => this.ctx.waitUntil(promise),
       // As AgentToolChild's runner: the instant stub turn lets the event loop turn after its first chunk and every 256.

@@ -48,9 +48,11 @@ type LogBatchRow = {
  *
  * Layout, chosen for few row writes (Durable Objects bill and sync per row written):
  * - `agent_tool_runs`: one row per run. The columns the store queries (`run_id`, `status`, `revision`,
- *   `started_at`) are real columns; the rest of the `RunRecord` is one JSON column. No secondary index: the
- *   registry caps retained runs, so sorting a small table on `listRuns` is cheaper than an index write on
- *   every insert and update.
+ *   `started_at`) are real columns; the rest of the `RunRecord` is one JSON column. Two indexes, so that what a
+ *   parent with thousands of retained runs asks often never reads them all: `(started_at, run_id)` (a page of the
+ *   newest runs for a client's replay) and the same over live rows only (`status IN ('starting', 'running')`: what
+ *   start-up and admission list). An insert writes the row and its index entries; an update touches an index only
+ *   when it changes a column the index holds (the status of a live run ending, a moved start).
  * - `agent_tool_log`: one row per `appendLog` call (a batch: `first_sequence`, `last_sequence` and the JSON
  *   array of entries). A runner flushing 100 chunks writes one row, not 100. `readLog` reads the batches that
  *   reach past `afterSequence` and filters.
@@ -71,9 +73,11 @@ export class DurableObjectRunStore implements RunStore {
 
   /**
    * `tables` names the two tables (default `RUN_STORE_TABLES`): one object can hold two stores, as a child that runs
-   * agent tools itself does (its own run's ledger, and its registry of the runs it dispatches).
+   * agent tools itself does (its own run's ledger, and its registry of the runs it dispatches). `indexed: false`
+   * leaves the runs table without its indexes, for a store that only ever holds a few runs (a child's own ledger:
+   * one run per object), so no write pays for them.
    */
-  constructor(storage: DurableObjectRunStoreStorage, options: { tables?: RunStoreTables } = {}) {
+  constructor(storage: DurableObjectRunStoreStorage, options: { tables?: RunStoreTables; indexed?: boolean } = {}) {
     this.#storage = storage;
     this.#tables = options.tables ?? RUN_STORE_TABLES;
     // Idempotent, so a restarted object (a new instance over the same database) runs it again harmlessly.
@@ -95,6 +99,14 @@ export class DurableObjectRunStore implements RunStore {
         entries TEXT NOT NULL,
         PRIMARY KEY (run_id, first_sequence)
       ) WITHOUT ROWID`,
+    );
+    if (options.indexed === false) return;
+    storage.sql.exec(
+      `CREATE INDEX IF NOT EXISTS ${this.#tables.runs}_position ON ${this.#tables.runs} (started_at, run_id)`,
+    );
+    storage.sql.exec(
+      `CREATE INDEX IF NOT EXISTS ${this.#tables.runs}_live ON ${this.#tables.runs} (started_at, run_id)
+       WHERE status IN (${LIVE_STATUSES_SQL})`,
     );
   }
 
@@ -130,23 +142,39 @@ export class DurableObjectRunStore implements RunStore {
     if (condition.expectedRevision !== undefined && stored.revision !== condition.expectedRevision) return null;
     const merged = applyRunPatch(fromRunRow(stored), patch);
     const row = toRunRow(merged);
+    // Only the indexed columns that change are set: SQLite rewrites an index entry whenever its columns are set.
+    const moved = row.started_at !== stored.started_at;
+    const restated = row.status !== stored.status;
     sql.exec(
-      `UPDATE ${this.#tables.runs} SET status = ?, revision = ?, started_at = ?, record = ? WHERE run_id = ?`,
-      row.status,
+      `UPDATE ${this.#tables.runs} SET revision = ?, record = ?${restated ? ", status = ?" : ""}${moved ? ", started_at = ?" : ""}
+       WHERE run_id = ?`,
       row.revision,
-      row.started_at,
       row.record,
+      ...(restated ? [row.status] : []),
+      ...(moved ? [row.started_at] : []),
       runId,
     );
     return fromRunRow(row);
   }
 
   async listRuns(filter: RunStoreFilter = {}): Promise<RunRecord[]> {
-    // No filter and an empty status list both mean "every row" (the port's contract).
-    const statuses = filter.status ?? [];
-    const where = statuses.length === 0 ? "" : `WHERE status IN (${statuses.map(() => "?").join(", ")})`;
+    const { conditions, bindings } = positionConditions(filter);
+    // No filter and an empty status list both mean "every row" (the port's contract). The live statuses are
+    // written out, so SQLite answers them from the live rows' index alone.
+    const statuses = [...new Set(filter.status ?? [])];
+    if (isLiveStatusSet(statuses)) conditions.push(`status IN (${LIVE_STATUSES_SQL})`);
+    else if (statuses.length > 0) {
+      conditions.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+      bindings.push(...statuses);
+    }
+    const direction = filter.order === "desc" ? "DESC" : "ASC";
+    const where = conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`;
+    const limit = filter.limit === undefined ? "" : `LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
     return this.#storage.sql
-      .exec<RunRow>(`SELECT * FROM ${this.#tables.runs} ${where} ORDER BY started_at, run_id`, ...statuses)
+      .exec<RunRow>(
+        `SELECT * FROM ${this.#tables.runs} ${where} ORDER BY started_at ${direction}, run_id ${direction} ${limit}`,
+        ...bindings,
+      )
       .toArray()
       .map(fromRunRow);
   }
@@ -249,6 +277,29 @@ export class DurableObjectRunStore implements RunStore {
     }
     return fresh.sort(bySequence);
   }
+}
+
+/** The statuses of a live run (holding a slot, followed at start-up), as SQL literals: the live index's condition. */
+const LIVE_STATUSES = ["starting", "running"] as const;
+const LIVE_STATUSES_SQL = LIVE_STATUSES.map((status) => `'${status}'`).join(", ");
+
+function isLiveStatusSet(statuses: readonly string[]): boolean {
+  return statuses.length === LIVE_STATUSES.length && LIVE_STATUSES.every((status) => statuses.includes(status));
+}
+
+/** `before` / `from` as conditions on `(started_at, run_id)` (row values: one index range each). */
+function positionConditions(filter: RunStoreFilter): { conditions: string[]; bindings: unknown[] } {
+  const conditions: string[] = [];
+  const bindings: unknown[] = [];
+  if (filter.before) {
+    conditions.push("(started_at, run_id) < (?, ?)");
+    bindings.push(filter.before.startedAt, filter.before.runId);
+  }
+  if (filter.from) {
+    conditions.push("(started_at, run_id) >= (?, ?)");
+    bindings.push(filter.from.startedAt, filter.from.runId);
+  }
+  return { conditions, bindings };
 }
 
 type LogRowBatch = { firstSequence: number; lastSequence: number; json: string };

@@ -429,7 +429,8 @@ export abstract class AgentToolChild<TEnv = unknown>
   }
 
   #runStore(): DurableObjectRunStore {
-    this.#store ??= new DurableObjectRunStore(this.ctx.storage);
+    // The child's own ledger: one run per object, so its table needs no index.
+    this.#store ??= new DurableObjectRunStore(this.ctx.storage, { indexed: false });
     return this.#store;
   }
 
