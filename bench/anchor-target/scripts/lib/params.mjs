@@ -36,5 +36,6 @@ export function benchParams() {
     historyMessages: knob("BENCH_HISTORY_MESSAGES", 1000),
     historyChars: knob("BENCH_HISTORY_CHARS", 500),
     historyRuns: knob("BENCH_HISTORY_RUNS", 10_000),
+    historyPage: knob("BENCH_HISTORY_PAGE", 50),
   };
 }

@@ -294,21 +294,23 @@ export function renderTable(results, P) {
   }
   const clients = get(ours, "historyClients");
   if (clients) {
-    const fresh = clients.newClient;
-    const again = clients.reconnectAfterOneNewRun;
+    const shape = (rep) =>
+      rep.refused
+        ? `refused: ${rep.refused}`
+        : `${rep.frames} (${rep.runs}), ${rep.bytes} B, ${cell(rep.connectToFirstMs)} / ${cell(rep.connectToDoneMs)}`;
     row(
-      `history: a new client of a parent with ${clients.retainedRuns} retained runs: frames (runs), bytes, connect→first / →done ms`,
-      `${fresh.frames} (${fresh.runs}), ${fresh.bytes}, ${cell(fresh.connectToFirstMs)} / ${cell(fresh.connectToDoneMs)}`,
+      `history: a new client of a parent with ${clients.retainedRuns} retained runs, paging (${clients.page} a page): frames (runs), bytes, connect→first / →done ms`,
+      shape(clients.newClient),
       "",
       "",
       "",
       "the runs it shows, paged",
     );
+    row("history: … a client that does not page (every run at once)", shape(clients.newClientWithoutPaging));
+    const again = clients.reconnectAfterOneNewRun;
     row(
-      "history: that client reconnecting with its cursors after 1 new run: frames (runs), connect→first ms, cursor query bytes",
-      again.refused
-        ? `refused: ${again.refused} (query ${again.cursorQueryBytes} B)`
-        : `${again.frames} (${again.runs}), ${cell(again.connectToFirstMs)}, ${again.cursorQueryBytes} B`,
+      "history: the paging client reconnecting with its cursors after 1 new run: frames (runs), connect→first / →done ms; only the missed frames",
+      `${shape(again)}; ${again.onlyMissed ? `only the missed run's ${again.missedRunFrames} frames` : "NOT only the missed frames"} (cursors ${again.cursorQueryBytes} B)`,
       "",
       "",
       "",

@@ -638,31 +638,38 @@ export async function history(host, P) {
 
 /**
  * Item 4 of issue 27, clients of a parent holding `P.historyRuns` retained runs (`hist-runs`, seeded by `history`): a
- * new client (what it receives, and how long until the replay is done), and a client reconnecting with cursors after
- * it saw that replay and missed one new run (its first frame and what it receives).
+ * new client that pages (`agentToolPage=50`, as `@agent-tools/client` connects) and one that does not (every run at
+ * once); then the paging client reconnecting with its cursors after one new run finished: its first frame, and
+ * what it receives (only the missed frames).
  */
 export async function historyClients(host, P) {
   const parent = "hist-runs";
-  const fresh = await replayOnce(host, parent, "", { deflate: false });
+  const paged = `?agentToolPage=${P.historyPage}`;
+  const fresh = await replayOnce(host, parent, paged, { deflate: false });
+  const whole = await replayOnce(host, parent, "", { deflate: false });
   const cursors = cursorsFrom(fresh.framesSeen);
-  await host.call("run", { parent, runId: `hist-missed-${Date.now()}`, count: P.w1Chunks });
-  const again = await replayOnce(host, parent, cursors, { deflate: false });
+  const runId = `hist-missed-${Date.now()}`;
+  await host.call("run", { parent, runId, count: P.w1Chunks });
+  const again = await replayOnce(host, parent, `${paged}&${cursors.slice(1)}`, { deflate: false });
+  const shape = (rep) => ({
+    frames: rep.frames,
+    runs: new Set(rep.framesSeen.map((frame) => frame.runId)).size,
+    bytes: rep.bytes,
+    connectToFirstMs: rep.connectToFirstMs,
+    connectToDoneMs: rep.connectToDoneMs,
+    ...(rep.error ? { refused: rep.error } : {}),
+  });
   return {
     retainedRuns: P.historyRuns,
-    newClient: {
-      frames: fresh.frames,
-      runs: new Set(fresh.framesSeen.map((frame) => frame.runId)).size,
-      bytes: fresh.bytes,
-      connectToFirstMs: fresh.connectToFirstMs,
-      connectToDoneMs: fresh.connectToDoneMs,
-    },
+    page: P.historyPage,
+    newClient: shape(fresh),
+    newClientWithoutPaging: shape(whole),
     reconnectAfterOneNewRun: {
       cursorQueryBytes: cursors.length,
-      ...(again.error ? { refused: again.error } : {}),
-      frames: again.frames,
-      runs: new Set(again.framesSeen.map((frame) => frame.runId)).size,
-      connectToFirstMs: again.connectToFirstMs,
-      connectToDoneMs: again.connectToDoneMs,
+      ...shape(again),
+      // Only the missed run's frames (started, its chunks, its terminal), nothing of the runs it held.
+      onlyMissed: again.framesSeen.every((frame) => frame.runId === runId),
+      missedRunFrames: again.framesSeen.filter((frame) => frame.runId === runId).length,
     },
   };
 }

@@ -1,12 +1,18 @@
-import type { AgentToolRegistry } from "@agent-tools/core-runs";
+import type { AgentToolRegistry, ReplayOptions } from "@agent-tools/core-runs";
 import {
   AGENT_CHAT_EVENT_TYPE,
   AGENT_TOOL_CURSORS_PARAM,
+  AGENT_TOOL_PAGE_PARAM,
+  AGENT_TOOL_PAGE_TYPE,
   type AgentChatEvent,
   type AgentToolEventFrame,
+  type AgentToolPageFrame,
   encodeAgentChatEventFrame,
   encodeAgentToolFrame,
+  encodeAgentToolPosition,
   parseAgentToolCursors,
+  parseAgentToolPageLimit,
+  parseAgentToolPageRequest,
 } from "@agent-tools/core-runs/protocol";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
 
@@ -24,13 +30,30 @@ export class ParentEventSockets {
     this.#ctx = ctx;
   }
 
-  /** Accept an event socket and replay the runs to it from the request's cursors. */
+  /**
+   * Accept an event socket and replay the runs to it from the request's cursors; with `agentToolPage=<limit>` a page
+   * of them (SPEC §6, paged replay), then a page frame.
+   */
   async connect(request: Request, registry: AgentToolRegistry): Promise<Response> {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.#ctx.acceptWebSocket(server, [EVENTS_TAG]);
-    const cursors = parseAgentToolCursors(new URL(request.url).searchParams.get(AGENT_TOOL_CURSORS_PARAM));
-    await registry.replayAgentToolRuns((frame) => send(server, encodeAgentToolFrame(frame)), { cursors });
+    const params = new URL(request.url).searchParams;
+    const cursors = parseAgentToolCursors(params.get(AGENT_TOOL_CURSORS_PARAM));
+    const limit = parseAgentToolPageLimit(params.get(AGENT_TOOL_PAGE_PARAM));
+    await replayTo(server, registry, { cursors, ...(limit !== null ? { page: { limit } } : {}) });
     return webSocketUpgrade(client);
+  }
+
+  /** True for an event socket (not a chat socket). */
+  isEventSocket(ws: WebSocket): boolean {
+    return this.#ctx.getTags(ws).includes(EVENTS_TAG);
+  }
+
+  /** A message on an event socket: a request for the page of older runs is answered; anything else is ignored. */
+  async receive(ws: WebSocket, message: string | ArrayBuffer, registry: AgentToolRegistry): Promise<void> {
+    const request = typeof message === "string" ? parseAgentToolPageRequest(message) : null;
+    if (!request) return;
+    await replayTo(ws, registry, { page: { limit: request.limit, before: request.position } });
   }
 
   /** Send a run's frame to every client. */
@@ -46,6 +69,19 @@ export class ParentEventSockets {
   #broadcast(text: string): void {
     for (const ws of this.#ctx.getWebSockets(EVENTS_TAG)) send(ws, text);
   }
+}
+
+/** Replay to one socket; a paged replay ends with its page frame. */
+async function replayTo(ws: WebSocket, registry: AgentToolRegistry, options: ReplayOptions): Promise<void> {
+  const { runs, page } = await registry.replayAgentToolRuns((frame) => send(ws, encodeAgentToolFrame(frame)), options);
+  if (!page) return;
+  const frame: AgentToolPageFrame = {
+    type: AGENT_TOOL_PAGE_TYPE,
+    runs,
+    hasOlder: page.hasOlder,
+    ...(page.before ? { before: encodeAgentToolPosition(page.before) } : {}),
+  };
+  send(ws, JSON.stringify(frame));
 }
 
 function send(ws: WebSocket, text: string): void {
