@@ -85,7 +85,7 @@ export {
   startAcknowledgedPatch,
 } from "./run-machine.js";
 export type { RunRecord, RunRecordPatch } from "./run-record.js";
-export { applyRunPatch, toRunInfo } from "./run-record.js";
+export { applyRunPatch, hasAttention, toRunInfo } from "./run-record.js";
 export { AgentToolRegistry } from "./run-registry.js";
 export { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
 export type { TailRetryDecision, TailRetryPolicy, TailRetryState } from "./tail-retry-policy.js";

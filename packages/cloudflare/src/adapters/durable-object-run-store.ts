@@ -1,6 +1,7 @@
 import {
   type AgentToolLogEntry,
   applyRunPatch,
+  hasAttention,
   type RunRecord,
   type RunRecordPatch,
   type RunStore,
@@ -36,6 +37,8 @@ type RunRow = {
   revision: number;
   started_at: number;
   record: string;
+  /** 1 when the record has `attention` (an owner has work left on the row), else null. */
+  attention: number | null;
 };
 
 type LogBatchRow = {
@@ -88,9 +91,11 @@ export class DurableObjectRunStore implements RunStore {
         status TEXT NOT NULL,
         revision INTEGER NOT NULL,
         started_at INTEGER NOT NULL,
-        record TEXT NOT NULL
+        record TEXT NOT NULL,
+        attention INTEGER
       ) WITHOUT ROWID`,
     );
+    addAttentionColumn(storage, this.#tables.runs);
     storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#tables.log} (
         run_id TEXT NOT NULL,
@@ -108,6 +113,10 @@ export class DurableObjectRunStore implements RunStore {
       `CREATE INDEX IF NOT EXISTS ${this.#tables.runs}_live ON ${this.#tables.runs} (started_at, run_id)
        WHERE status IN (${LIVE_STATUSES_SQL})`,
     );
+    storage.sql.exec(
+      `CREATE INDEX IF NOT EXISTS ${this.#tables.runs}_attention ON ${this.#tables.runs} (started_at, run_id)
+       WHERE attention = 1`,
+    );
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
@@ -121,13 +130,14 @@ export class DurableObjectRunStore implements RunStore {
     const row = toRunRow(record);
     const inserted = this.#storage.sql
       .exec(
-        `INSERT INTO ${this.#tables.runs} (run_id, status, revision, started_at, record) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+        `INSERT INTO ${this.#tables.runs} (run_id, status, revision, started_at, record, attention)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
         row.run_id,
         row.status,
         row.revision,
         row.started_at,
         row.record,
+        row.attention,
       )
       .toArray();
     return inserted.length === 1;
@@ -143,15 +153,16 @@ export class DurableObjectRunStore implements RunStore {
     const merged = applyRunPatch(fromRunRow(stored), patch);
     const row = toRunRow(merged);
     // Only the indexed columns that change are set: SQLite rewrites an index entry whenever its columns are set.
-    const moved = row.started_at !== stored.started_at;
-    const restated = row.status !== stored.status;
+    const changed: Array<[column: string, value: unknown]> = [];
+    if (row.status !== stored.status) changed.push(["status", row.status]);
+    if (row.started_at !== stored.started_at) changed.push(["started_at", row.started_at]);
+    if (row.attention !== stored.attention) changed.push(["attention", row.attention]);
     sql.exec(
-      `UPDATE ${this.#tables.runs} SET revision = ?, record = ?${restated ? ", status = ?" : ""}${moved ? ", started_at = ?" : ""}
+      `UPDATE ${this.#tables.runs} SET revision = ?, record = ?${changed.map(([column]) => `, ${column} = ?`).join("")}
        WHERE run_id = ?`,
       row.revision,
       row.record,
-      ...(restated ? [row.status] : []),
-      ...(moved ? [row.started_at] : []),
+      ...changed.map(([, value]) => value),
       runId,
     );
     return fromRunRow(row);
@@ -167,6 +178,7 @@ export class DurableObjectRunStore implements RunStore {
       conditions.push(`status IN (${statuses.map(() => "?").join(", ")})`);
       bindings.push(...statuses);
     }
+    if (filter.attention === true) conditions.push("attention = 1");
     const direction = filter.order === "desc" ? "DESC" : "ASC";
     const where = conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`;
     const limit = filter.limit === undefined ? "" : `LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
@@ -333,7 +345,32 @@ function splitIntoRows(sorted: readonly AgentToolLogEntry[]): LogRowBatch[] {
 
 function toRunRow(record: RunRecord): RunRow {
   const { runId, status, revision, startedAt, ...rest } = record;
-  return { run_id: runId, status, revision, started_at: startedAt, record: JSON.stringify(rest) };
+  const attention = hasAttention(record) ? 1 : null;
+  return { run_id: runId, status, revision, started_at: startedAt, record: JSON.stringify(rest), attention };
+}
+
+/**
+ * A runs table created by an earlier version has no `attention` column: add it, and mark the finished rows an owner
+ * may still have work on, as the owners would have (a pending `onAgentToolFinish` ledger: `finish`; a detached run,
+ * whose delivery `@agent-tools/detached` keeps under its `detached` key: `detached`). Their owners look at them at the
+ * next start-up and clear what is settled; once, since the column then exists.
+ */
+function addAttentionColumn(storage: DurableObjectRunStoreStorage, table: string): void {
+  const sql = storage.sql;
+  const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray();
+  if (columns.some((column) => column.name === "attention")) return;
+  const finishPending = "coalesce(json_extract(record, '$.finishNotifiedRevision'), 0) < revision";
+  const detached = "json_extract(record, '$.detached') = 1";
+  storage.transactionSync(() => {
+    sql.exec(`ALTER TABLE ${table} ADD COLUMN attention INTEGER`);
+    sql.exec(
+      `UPDATE ${table} SET attention = 1, record = json_set(record, '$.attention', json(CASE
+         WHEN ${detached} AND ${finishPending} THEN '{"finish":true,"detached":true}'
+         WHEN ${detached} THEN '{"detached":true}'
+         ELSE '{"finish":true}' END))
+       WHERE status NOT IN (${LIVE_STATUSES_SQL}) AND (${detached} OR ${finishPending})`,
+    );
+  });
 }
 
 function fromRunRow(row: RunRow): RunRecord {

@@ -15,6 +15,8 @@ export type RunStoreFilter = {
   from?: RunPosition;
   /** At most this many runs, the first in `order` (a whole number ≥ 0). */
   limit?: number;
+  /** `true`: only the runs with `attention` (an owner has work left on them; see `RunRecord.attention`). */
+  attention?: boolean;
 };
 
 /** A conditional update: applied only when the stored row still has this revision. */
@@ -38,8 +40,9 @@ export type RunUpdateCondition = {
  *   only when the stored revision matches; it returns the stored row after the update, or `null` when the row
  *   is missing or the condition failed.
  * - `listRuns` orders by `startedAt`, then `runId`, ascending (descending with `order: "desc"`), keeps the runs
- *   within `before` / `from` and of `status`, and returns the first `limit` of them. A host with many retained runs
- *   answers a bounded filter (`limit`, the live statuses `starting`/`running`) without reading every row.
+ *   within `before` / `from`, of `status` and with `attention`, and returns the first `limit` of them. A host with
+ *   many retained runs answers a bounded filter (`limit`, the live statuses `starting`/`running`, `attention`)
+ *   without reading every row.
  * - `appendLog` keeps entries by sequence: an entry whose sequence is already stored is ignored (dedupe), so
  *   appending the same entries twice is harmless. `readLog` returns entries with `sequence > afterSequence`, in
  *   ascending order, at most `limit` of them.

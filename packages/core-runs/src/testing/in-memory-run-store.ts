@@ -1,6 +1,6 @@
 import type { RunPosition, RunStore, RunStoreFilter, RunUpdateCondition } from "../ports/run-store.js";
 import type { AgentToolLogEntry } from "../protocol/index.js";
-import { applyRunPatch, type RunRecord, type RunRecordPatch } from "../run-record.js";
+import { applyRunPatch, hasAttention, type RunRecord, type RunRecordPatch } from "../run-record.js";
 
 /** Call counters of an `InMemoryRunStore`, for tests and benchmarks. */
 export type InMemoryRunStoreStats = {
@@ -97,6 +97,7 @@ export class InMemoryRunStore implements RunStore {
     const rows: RunRecord[] = [];
     for (const row of this.#rows.values()) {
       if (wanted !== null && !wanted.has(row.status)) continue;
+      if (filter?.attention === true && !hasAttention(row)) continue;
       if (before !== undefined && compareRuns(row, before) >= 0) continue;
       if (from !== undefined && compareRuns(row, from) < 0) continue;
       rows.push(row);

@@ -262,6 +262,27 @@ export const runStoreContractCases: ReadonlyArray<RunStoreContractCase> = [
     },
   },
   {
+    name: "attention is merged per owner; listRuns({ attention: true }) keeps the rows an owner has work on",
+    async run(store) {
+      await store.insertRun(makeRunRecord({ runId: "a", startedAt: 1, status: "completed" }));
+      await store.insertRun(
+        makeRunRecord({ runId: "b", startedAt: 2, status: "completed", attention: { finish: true } }),
+      );
+      await store.insertRun(makeRunRecord({ runId: "c", startedAt: 3, status: "completed" }));
+      assertEqual(runIdsOf(await store.listRuns({ attention: true })), ["b"], "inserted with attention");
+      await store.updateRun("c", { attention: { detached: true } });
+      await store.updateRun("b", { attention: { detached: true } });
+      assertEqual((await store.getRun("b"))?.attention, { finish: true, detached: true }, "merged per owner");
+      assertEqual(runIdsOf(await store.listRuns({ attention: true })), ["b", "c"], "two rows");
+      await store.updateRun("b", { attention: { finish: undefined } });
+      await store.updateRun("c", { attention: { detached: undefined } });
+      assertEqual((await store.getRun("b"))?.attention, { detached: true }, "one owner cleared its key");
+      assertEqual((await store.getRun("c"))?.attention, undefined, "no key left: no attention");
+      assertEqual(runIdsOf(await store.listRuns({ attention: true, order: "desc" })), ["b"], "with other filters");
+      assertEqual(runIdsOf(await store.listRuns({ attention: false })), ["a", "b", "c"], "false: every row");
+    },
+  },
+  {
     name: "deleteRuns removes the rows and their logs; unknown ids are ignored",
     async run(store) {
       for (const runId of ["r1", "r2", "r3"]) {
