@@ -25,6 +25,12 @@ const EVENTS_TAG = "agent-tools:events";
  */
 export class ParentEventSockets {
   readonly #ctx: DurableObjectState;
+  /**
+   * The event sockets, looked up once per synchronous stretch of broadcasts (a batch of a run's entries is forwarded
+   * in one loop; looking them up per frame cost more than sending it: bench/README.md, W2) and forgotten at the next
+   * microtask, or when a socket is accepted. A socket closed meanwhile only makes its `send` throw, which is caught.
+   */
+  #sockets: WebSocket[] | null = null;
 
   constructor(ctx: DurableObjectState) {
     this.#ctx = ctx;
@@ -37,6 +43,7 @@ export class ParentEventSockets {
   async connect(request: Request, registry: AgentToolRegistry): Promise<Response> {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.#ctx.acceptWebSocket(server, [EVENTS_TAG]);
+    this.#sockets = null;
     const params = new URL(request.url).searchParams;
     const cursors = parseAgentToolCursors(params.get(AGENT_TOOL_CURSORS_PARAM));
     const limit = parseAgentToolPageLimit(params.get(AGENT_TOOL_PAGE_PARAM));
@@ -67,7 +74,13 @@ export class ParentEventSockets {
   }
 
   #broadcast(text: string): void {
-    for (const ws of this.#ctx.getWebSockets(EVENTS_TAG)) send(ws, text);
+    if (this.#sockets === null) {
+      this.#sockets = this.#ctx.getWebSockets(EVENTS_TAG);
+      queueMicrotask(() => {
+        this.#sockets = null;
+      });
+    }
+    for (const ws of this.#sockets) send(ws, text);
   }
 }
 
