@@ -73,7 +73,11 @@ async function dispatch(url: URL, parent: DurableObjectStub<BenchParent>): Promi
         intParam(url, "count", 10),
       );
     case "chat-fanout":
-      return parent.benchChatFanOut(intParam(url, "calls", 100), intParam(url, "count", 10));
+      return parent.benchChatFanOut(
+        intParam(url, "calls", 100),
+        intParam(url, "count", 10),
+        text("tool", "bench") as "bench" | "plain",
+      );
     case "seed-conversation":
       return parent.benchSeedConversation(
         text("prefix", "seed"),

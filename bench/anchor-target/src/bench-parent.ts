@@ -355,10 +355,15 @@ export class BenchParent extends AgentToolParent<BenchEnv> {
 
   /**
    * One chat turn whose model calls the stub child `calls` times at once (`count` chunks each): every run awaited,
-   * the answer stored. Resolves the turn's in-object time and how its runs ended.
+   * the answer stored. Resolves the turn's in-object time and how its runs ended. `tool: "plain"`: the same turn
+   * calling an ordinary tool instead (what the turn costs without children: the model's stream, the engine).
    */
-  async benchChatFanOut(calls: number, count: number): Promise<Record<string, unknown>> {
-    this.#scenario = { kind: "tool", tool: "bench", calls, count };
+  async benchChatFanOut(
+    calls: number,
+    count: number,
+    tool: "bench" | "plain" = "bench",
+  ): Promise<Record<string, unknown>> {
+    this.#scenario = { kind: "tool", tool, calls, count };
     const before = new Set((await this.store.listRuns()).map((record) => record.runId));
     const started = Date.now();
     const answer = await this.sendChatMessage(`fan out ${calls} ${crypto.randomUUID()}`);
@@ -366,7 +371,7 @@ export class BenchParent extends AgentToolParent<BenchEnv> {
     const runs = (await this.store.listRuns()).filter((record) => !before.has(record.runId));
     const statuses: Record<string, number> = {};
     for (const record of runs) statuses[record.status] = (statuses[record.status] ?? 0) + 1;
-    const toolParts = answer?.parts.filter((part) => part.type === "tool-bench") ?? [];
+    const toolParts = answer?.parts.filter((part) => part.type === `tool-${tool}`) ?? [];
     return {
       ms,
       runs: runs.length,

@@ -242,9 +242,9 @@ export function renderTable(results, P) {
   for (const size of get(ours, "fanout.sizes") ?? []) {
     row(
       `fan-out: one chat turn of ${size.calls} awaited stub children (C=${get(ours, "fanout.chunksPerRun")}), in-DO ms; all terminal; V8 heap peak growth MiB`,
-      `${size.turnMs} (registry alone ${size.registryMs}); ${size.allTerminal ? "all terminal" : `NOT all terminal: ${JSON.stringify(size.statuses)}`}; heap +${size.heapPeakGrowthMiB}`,
+      `${size.turnMs} (the same turn with a plain tool ${size.plainTurnMs}: children ${size.childrenPartMs}; registry alone ${size.registryMs}); ${size.allTerminal ? "all terminal" : `NOT all terminal: ${JSON.stringify(size.statuses)}`}; heap +${size.heapPeakGrowthMiB}`,
       `${size.rawChildrenMs}; heap +${size.rawHeapPeakGrowthMiB}`,
-      `${size.turnVersusRaw}× (registry ${size.registryVersusRaw}×)`,
+      `${size.turnVersusRaw}× (children ${size.childrenPartVersusRaw}×, registry ${size.registryVersusRaw}×)`,
       "",
       "≤ 2× raw",
     );

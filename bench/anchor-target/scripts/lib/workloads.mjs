@@ -509,6 +509,13 @@ export async function fanOut(host, raw, P, heap) {
     const turn = turnCall.body;
     const heapAfter = await heap.ours.used();
     const rssAfter = residentKiB(host.workerdPid());
+    // The same turn calling an ordinary tool: what the turn costs without children (the model's stream, the engine).
+    const { body: plain } = await host.call("chat-fanout", {
+      parent: `plain-${calls}`,
+      calls,
+      count: P.fanoutChunks,
+      tool: "plain",
+    });
     const { body: registry } = await host.call("fanout", {
       parent: `reg-${calls}`,
       prefix: `r${calls}`,
@@ -530,6 +537,10 @@ export async function fanOut(host, raw, P, heap) {
     sizes.push({
       calls,
       turnMs: turn.ms,
+      plainTurnMs: plain.ms,
+      // The children's part of the turn: the turn minus the same turn with an ordinary tool.
+      childrenPartMs: turn.ms - plain.ms,
+      childrenPartVersusRaw: round((turn.ms - plain.ms) / Math.max(1, floor.ms)),
       allTerminal: turn.runs === calls && turn.outputs === calls,
       statuses: turn.statuses,
       registryMs: registry.ms,
