@@ -208,7 +208,8 @@ function timeline(cpuProfile, bundle) {
     buckets.set(bucket, entry);
   });
   const lines = ["## timeline of the first repetition (per ms: busy %, top two module/function by self time)"];
-  for (const [bucket, entry] of [...buckets].sort((a, b) => a[0] - b[0])) {
+  // The first 300 ms at most: enough to see what comes before a first chunk; the summary above covers the rest.
+  for (const [bucket, entry] of [...buckets].sort((a, b) => a[0] - b[0]).slice(0, 300)) {
     const top = [...entry.labels]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 2)
