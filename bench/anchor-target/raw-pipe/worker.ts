@@ -8,10 +8,26 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { webSocketUpgrade } from "@agent-tools/cloudflare";
+import { convertToModelMessages, streamText, toUIMessageStream, type UIMessageChunk } from "ai";
+import { scriptedModel, scriptedPrompt } from "../src/scripted-model.js";
 import { installSqlMeter, probeStorage, type SqlMeter } from "../src/sql-meter.js";
 import { stubChunks, stubSummary } from "../src/stub-chunks.js";
 
-type RawEnv = { RawPipe: DurableObjectNamespace<RawPipe> };
+type RawEnv = { RawPipe: DurableObjectNamespace<RawPipe>; RawChild: DurableObjectNamespace<RawChild> };
+
+/**
+ * The raw pipe's child, for the fan-out floor: one Durable Object per run (SQLite-backed, as ours), one RPC that
+ * records the run in one row and answers its chunks. No runner, no log, no tail.
+ */
+export class RawChild extends DurableObject<RawEnv> {
+  run(runId: string, count: number): unknown[] {
+    this.ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS raw_child (run_id TEXT PRIMARY KEY, count INTEGER) WITHOUT ROWID",
+    );
+    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO raw_child (run_id, count) VALUES (?, ?)", runId, count);
+    return stubChunks(count);
+  }
+}
 
 const FRAME_TYPE = "agent-tool-event";
 const AGENT_TYPE = "BenchChild";
@@ -72,17 +88,37 @@ export class RawPipe extends DurableObject<RawEnv> {
   }
 
   /** One run: generate and send its frames, then keep it (one row) for replay. */
-  #run(runId: string, count: number, displayOrder: number, input: Record<string, number>): void {
-    const run: StoredRun = {
-      run_id: runId,
-      started_at: Date.now(),
-      completed_at: Date.now(),
-      display_order: displayOrder,
-      input_preview: JSON.stringify(input),
-      bodies: "",
-    };
-    const bodies = stubChunks(count, input["deltaChars"] ?? 8);
+  #run(runId: string, count: number, displayOrder: number, input: Record<string, number>, given?: unknown[]): void {
+    const run = newRun(runId, displayOrder, input);
+    const bodies = given ?? stubChunks(count, input["deltaChars"] ?? 8);
     for (const text of runFrames(run, bodies, false)) this.#send(text);
+    this.#keep(run, bodies);
+  }
+
+  /**
+   * The floor of a real child (issue 27): the AI SDK's `streamText` + `toUIMessageStream` over the scripted model
+   * (the real child's turn) run right here, each chunk sent as a frame as it comes, then the run kept in one row.
+   */
+  async #streamTextRun(runId: string, count: number, displayOrder: number): Promise<void> {
+    const run = newRun(runId, displayOrder, { count });
+    const [started] = runFrames(run, [], false);
+    if (started) this.#send(started);
+    const result = streamText({
+      model: scriptedModel(),
+      messages: await convertToModelMessages([
+        { role: "user", parts: [{ type: "text", text: scriptedPrompt(count) }] },
+      ]),
+    });
+    const bodies: UIMessageChunk[] = [];
+    for await (const chunk of toUIMessageStream({ stream: result.stream }) as AsyncIterable<UIMessageChunk>) {
+      bodies.push(chunk);
+      this.#send(chunkFrame(runId, bodies.length, chunk, false));
+    }
+    this.#send(finishedFrame(run, bodies.length, false));
+    this.#keep(run, bodies);
+  }
+
+  #keep(run: StoredRun, bodies: unknown[]): void {
     run.bodies = JSON.stringify(bodies);
     this.ctx.storage.sql.exec(
       "INSERT OR REPLACE INTO raw_runs (run_id, started_at, completed_at, display_order, input_preview, bodies) VALUES (?, ?, ?, ?, ?, ?)",
@@ -99,19 +135,45 @@ export class RawPipe extends DurableObject<RawEnv> {
     return { now: Date.now() };
   }
 
-  benchRun(runId: string, count: number, deltaChars: number): { ms: number; status: string } {
+  /** `mode`: `stub` (the stub's chunks, made here) or `streamText` (the real child's turn, run here). */
+  async benchRun(
+    runId: string,
+    count: number,
+    deltaChars: number,
+    mode: RunMode = "stub",
+  ): Promise<{ ms: number; status: string }> {
     const started = Date.now();
-    this.#run(runId, count, 0, { count, deltaChars });
+    if (mode === "streamText") await this.#streamTextRun(runId, count, 0);
+    else this.#run(runId, count, 0, { count, deltaChars });
     return { ms: Date.now() - started, status: "completed" };
   }
 
-  benchFanOut(
+  /**
+   * `runs` runs at once. `mode`: `stub` (made here, one after another), `streamText` (concurrent `streamText`
+   * turns, as concurrent real children), or `children` (the fan-out floor: each run's chunks come from its own new
+   * `RawChild` object, one RPC each, all at once; then its frames go out and its row is kept).
+   */
+  async benchFanOut(
     prefix: string,
     runs: number,
     count: number,
-  ): { ms: number; statuses: Record<string, number>; errors: string[] } {
+    mode: RunMode = "stub",
+  ): Promise<{ ms: number; statuses: Record<string, number>; errors: string[] }> {
     const started = Date.now();
-    for (let index = 0; index < runs; index += 1) this.#run(`${prefix}-${index}`, count, index, { count });
+    const ids = Array.from({ length: runs }, (_, index) => `${prefix}-${index}`);
+    if (mode === "streamText") {
+      await Promise.all(ids.map((runId, index) => this.#streamTextRun(runId, count, index)));
+    } else if (mode === "children") {
+      await Promise.all(
+        ids.map(async (runId, index) => {
+          const child = this.env.RawChild.get(this.env.RawChild.idFromName(`${this.ctx.id}/${runId}`));
+          const bodies = await child.run(runId, count);
+          this.#run(runId, count, index, { count }, bodies);
+        }),
+      );
+    } else {
+      for (const [index, runId] of ids.entries()) this.#run(runId, count, index, { count });
+    }
     return { ms: Date.now() - started, statuses: { completed: runs }, errors: [] };
   }
 
@@ -154,6 +216,35 @@ export class RawPipe extends DurableObject<RawEnv> {
   }
 }
 
+type RunMode = "stub" | "streamText" | "children";
+
+function newRun(runId: string, displayOrder: number, input: Record<string, number>): StoredRun {
+  const now = Date.now();
+  return {
+    run_id: runId,
+    started_at: now,
+    completed_at: now,
+    display_order: displayOrder,
+    input_preview: JSON.stringify(input),
+    bodies: "",
+  };
+}
+
+function chunkFrame(runId: string, sequence: number, body: unknown, replay: boolean): string {
+  const flag = replay ? { replay: true } : {};
+  return JSON.stringify({ type: FRAME_TYPE, sequence, ...flag, event: { kind: "chunk", runId, body } });
+}
+
+function finishedFrame(run: StoredRun, count: number, replay: boolean): string {
+  const flag = replay ? { replay: true } : {};
+  return JSON.stringify({
+    type: FRAME_TYPE,
+    revision: 3,
+    ...flag,
+    event: { kind: "finished", runId: run.run_id, summary: stubSummary(count), completedAt: run.completed_at },
+  });
+}
+
 /** The frames of one run, encoded: the same shapes agent-tools sends (`started`, `chunk` with a sequence, `finished`). */
 function runFrames(run: StoredRun, bodies: unknown[], replay: boolean): string[] {
   const flag = replay ? { replay: true } : {};
@@ -174,18 +265,9 @@ function runFrames(run: StoredRun, bodies: unknown[], replay: boolean): string[]
     }),
   ];
   bodies.forEach((body, index) => {
-    texts.push(
-      JSON.stringify({ type: FRAME_TYPE, sequence: index + 1, ...flag, event: { kind: "chunk", runId, body } }),
-    );
+    texts.push(chunkFrame(runId, index + 1, body, replay));
   });
-  texts.push(
-    JSON.stringify({
-      type: FRAME_TYPE,
-      revision: 3,
-      ...flag,
-      event: { kind: "finished", runId, summary: stubSummary(bodies.length), completedAt: run.completed_at },
-    }),
-  );
+  texts.push(finishedFrame(run, bodies.length, replay));
   return texts;
 }
 
@@ -213,11 +295,17 @@ export default {
             text("runId", crypto.randomUUID()),
             intParam(url, "count", 10),
             intParam(url, "deltaChars", 8),
+            text("mode", "stub") as RunMode,
           ),
         );
       case "/bench/fanout":
         return Response.json(
-          await parent.benchFanOut(text("prefix", "fan"), intParam(url, "runs", 20), intParam(url, "count", 50)),
+          await parent.benchFanOut(
+            text("prefix", "fan"),
+            intParam(url, "runs", 20),
+            intParam(url, "count", 50),
+            text("mode", "stub") as RunMode,
+          ),
         );
       case "/bench/storage":
         return Response.json(

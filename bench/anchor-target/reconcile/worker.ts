@@ -82,6 +82,8 @@ export class ReconcileParent extends DurableObject<ReconcileEnv> {
         lastSequence: 10,
         summary: "stub emitted 10 chunks",
         detached: true,
+        // As the terminal write leaves a run whose delivery is still to come: marked for @agent-tools/detached.
+        ...(isDue ? { attention: { [DETACHED_META_KEY]: true as const } } : {}),
         meta: {
           [DETACHED_META_KEY]: {
             version: 1,

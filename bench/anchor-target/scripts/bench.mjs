@@ -11,6 +11,8 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { bundleWorker } from "./lib/build.mjs";
 import { WorkerHost } from "./lib/host.mjs";
+import { connectToWorker, heapUsed, withPeakHeap } from "./lib/inspector.mjs";
+import { benchParams } from "./lib/params.mjs";
 import { describe, round } from "./lib/stats.mjs";
 import { renderTable } from "./lib/table.mjs";
 import { TARGETS } from "./lib/targets.mjs";
@@ -20,38 +22,11 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const OUT = here("../.bench-build/");
 const PERSIST = here("../.mf-persist");
 
-const knob = (name, fallback) => {
-  const value = Number(process.env[name]);
-  return process.env[name] !== undefined && Number.isFinite(value) ? value : fallback;
-};
-const P = {
-  w1Runs: knob("BENCH_R", 50),
-  w1Chunks: knob("BENCH_W1_C", 10),
-  w1Warmup: 3,
-  w2Chunks: knob("BENCH_W2_C", 2000),
-  w3Runs: knob("BENCH_W3_RUNS", 20),
-  w3Chunks: knob("BENCH_W3_C", 50),
-  w4Runs: knob("BENCH_W4_K", 50),
-  w4Chunks: knob("BENCH_W4_C", 50),
-  w5Chunks: knob("BENCH_W5_C", 100),
-  w5GrowthRuns: knob("BENCH_W5_GROWTH", 100),
-  reps: knob("BENCH_REPS", 5),
-  coldReps: knob("BENCH_COLD_REPS", 2),
-  reconcileLargeRuns: knob("BENCH_RECONCILE_LARGE", 10_000),
-  reconcileDueInMs: knob("BENCH_RECONCILE_DUE_IN_MS", 4000),
-  memoryRuns: knob("BENCH_MEMORY_RUNS", 10_000),
-  memoryChunks: knob("BENCH_MEMORY_C", 10),
-  memoryReps: knob("BENCH_MEMORY_REPS", 2),
-  stopReps: knob("BENCH_STOP_REPS", 5),
-  stopTop: knob("BENCH_STOP_TOP", 2),
-  stopBranches: knob("BENCH_STOP_BRANCHES", 4),
-  stopLeaves: knob("BENCH_STOP_LEAVES", 5),
-  retentionRuns: knob("BENCH_RETENTION_RUNS", 10_000),
-  retentionMaxRuns: knob("BENCH_RETENTION_MAX_RUNS", 100),
-};
+const P = benchParams();
 const verbose = process.env["BENCH_VERBOSE"] === "1";
 const only = new Set((process.env["BENCH_ONLY"] ?? "").split(",").filter(Boolean));
-const wanted = (name) => only.size === 0 || only.has(name);
+// A section named after another (w1StreamText, historyClients) runs with it.
+const wanted = (name) => only.size === 0 || only.has(name) || only.has(name.replace(/(StreamText|Clients)$/, ""));
 const log = (...args) => console.error(...args);
 
 const results = { ours: {}, raw: {}, realChild: {} };
@@ -75,8 +50,8 @@ await rm(PERSIST, { recursive: true, force: true });
 for (const target of Object.values(TARGETS)) {
   target.scriptPath = await bundleWorker(target.entry, `${OUT}${target.name}/worker.js`);
 }
-const start = (key, persist) =>
-  WorkerHost.start({ ...TARGETS[key], scriptPath: TARGETS[key].scriptPath, persist, verbose });
+const start = (key, persist, inspectorPort) =>
+  WorkerHost.start({ ...TARGETS[key], scriptPath: TARGETS[key].scriptPath, persist, verbose, inspectorPort });
 
 // ── warm workloads: the targets up at once, repetitions of W2 and W4 interleaved ──────────────────────────
 const ours = await start("ours");
@@ -88,6 +63,8 @@ try {
   await section("raw", "baseline", () => workloads.baseline(raw));
   await section("ours", "w1", () => workloads.w1(ours, P));
   await section("realChild", "w1", () => workloads.w1(realChild, P));
+  // The real child's floor: streamText + toUIMessageStream over the same script, run in the raw pipe's object.
+  await section("raw", "w1StreamText", () => workloads.w1(raw, P, "w1-streamText", "streamText"));
   // W2 with the client offering permessage-deflate (as the harness's does), then without: what the servers can
   // send, not zlib's cost (our servers decline it, so both should match).
   for (const [name, deflate] of /** @type {const} */ ([
@@ -95,21 +72,25 @@ try {
     ["w2NoDeflate", false],
   ])) {
     if (!wanted("w2")) break;
-    /** @type {{ ours: any[], raw: any[], realChild: any[] }} */
-    const reps = { ours: [], raw: [], realChild: [] };
+    /** @type {{ ours: any[], raw: any[], realChild: any[], rawStreamText: any[] }} */
+    const reps = { ours: [], raw: [], realChild: [], rawStreamText: [] };
     await section("ours", name, async () => {
       for (let rep = 0; rep < P.reps; rep += 1) {
         reps.ours.push(await workloads.w2Once(ours, P, `${name}-${rep}`, { deflate }));
         reps.raw.push(await workloads.w2Once(raw, P, `${name}-${rep}`, { deflate }));
         reps.realChild.push(await workloads.w2Once(realChild, P, `${name}-${rep}`, { deflate }));
+        reps.rawStreamText.push(await workloads.w2Once(raw, P, `${name}-st-${rep}`, { deflate, mode: "streamText" }));
       }
       results.raw[name] = workloads.w2Summary(P, reps.raw);
+      results.raw[`${name}StreamText`] = workloads.w2Summary(P, reps.rawStreamText);
       results.realChild[name] = workloads.w2Summary(P, reps.realChild);
       return workloads.w2Summary(P, reps.ours);
     });
   }
   await section("ours", "w3", () => workloads.w3(ours, P));
   await section("realChild", "w3", () => workloads.w3(realChild, P));
+  await section("raw", "w3StreamText", () => workloads.w3(raw, P, "streamText"));
+  await section("ours", "chat", () => workloads.chatTurns(ours, raw, P));
   if (wanted("w4")) {
     await section("ours", "w4", async () => {
       const seedMs = {
@@ -149,6 +130,35 @@ try {
   await ours.dispose();
   await raw.dispose();
   await realChild.dispose();
+}
+
+// ── fan-out: one turn of up to 1 000 awaited children, fresh processes (their heap is measured) ──────────────────
+if (wanted("fanout")) {
+  const port = 9400 + Math.floor(Math.random() * 500);
+  const fanOurs = await start("ours", undefined, port);
+  const fanRaw = await start("raw", undefined, port + 1);
+  const sessions = { ours: await connectToWorker(port), raw: await connectToWorker(port + 1) };
+  try {
+    const probe = (cdp) => ({ used: () => heapUsed(cdp), peakDuring: (work) => withPeakHeap(cdp, work) });
+    const heap = { ours: probe(sessions.ours), raw: probe(sessions.raw) };
+    await section("ours", "fanout", () => workloads.fanOut(fanOurs, fanRaw, P, heap));
+  } finally {
+    sessions.ours.close();
+    sessions.raw.close();
+    await fanOurs.dispose();
+    await fanRaw.dispose();
+  }
+}
+
+// ── history: a long conversation, many retained runs (issue 27, item 4) ─────────────────────────────────────────
+if (wanted("history")) {
+  const histHost = await start("ours");
+  try {
+    await section("ours", "history", () => workloads.history(histHost, P));
+    await section("ours", "historyClients", () => workloads.historyClients(histHost, P));
+  } finally {
+    await histHost.dispose();
+  }
 }
 
 // ── W4-cold: replay right after a restart on persisted storage (parent starts cold) ─────────────────────────

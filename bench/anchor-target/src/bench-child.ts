@@ -4,6 +4,7 @@ import {
   type AgentToolChildDefinition,
   AgentToolChildRunner,
   type AgentToolRunInspection,
+  delay,
   systemClock,
 } from "@agent-tools/core-runs";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
@@ -60,9 +61,11 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
   get runner(): AgentToolChildRunner {
     this.#runner ??= new AgentToolChildRunner({
       definition: stubDefinition(),
-      store: new DurableObjectRunStore(this.ctx.storage),
+      store: new DurableObjectRunStore(this.ctx.storage, { indexed: false }),
       clock: systemClock,
       waitUntil: (promise) => this.ctx.waitUntil(promise),
+      // As AgentToolChild's runner: the instant stub turn lets the event loop turn after its first chunk and every 256.
+      yieldToEventLoop: () => delay(systemClock, 0),
     });
     return this.#runner;
   }

@@ -11,9 +11,9 @@ function intParam(url: URL, name: string, fallback: number): number {
 
 /**
  * The Worker entry: the anchor harness's HTTP contract (`/bench/ping|run|fanout|storage`), `/bench/stats`,
- * `/bench/turn-cost` (the child-only micro-measure),
- * `pnpm bench`'s seeding for the memory figures, `/bench/retention-size` (the database after many runs, with and
- * without log retention), and the parent's WebSocket.
+ * `/bench/turn-cost` (the child-only micro-measure), `pnpm bench`'s chat turns (`chat-turns`, `chat-fanout`,
+ * `seed-conversation`), `pnpm bench`'s seeding for the memory figures, `/bench/retention-size` (the database after
+ * many runs, with and without log retention), and the parent's WebSocket.
  */
 export const benchHandler = {
   async fetch(request: Request, env: BenchEnv): Promise<Response> {
@@ -58,6 +58,8 @@ async function dispatch(url: URL, parent: DurableObjectStub<BenchParent>): Promi
       );
     case "stats":
       return parent.benchStats();
+    case "startup":
+      return parent.benchStartup();
     case "turn-cost":
       return parent.benchTurnCost(
         text("runId", `turn-cost-${crypto.randomUUID()}`),
@@ -72,6 +74,24 @@ async function dispatch(url: URL, parent: DurableObjectStub<BenchParent>): Promi
         text("shape", "stub") === "tokens" ? "tokens" : "stub",
         intParam(url, "maxRuns", -1),
         intParam(url, "step", 100),
+      );
+    case "chat-turns":
+      return parent.benchChatTurns(
+        text("tool", "fixed") as "fixed" | "plain" | "bench",
+        intParam(url, "turns", 10),
+        intParam(url, "count", 10),
+      );
+    case "chat-fanout":
+      return parent.benchChatFanOut(
+        intParam(url, "calls", 100),
+        intParam(url, "count", 10),
+        text("tool", "bench") as "bench" | "plain",
+      );
+    case "seed-conversation":
+      return parent.benchSeedConversation(
+        text("prefix", "seed"),
+        intParam(url, "count", 1000),
+        intParam(url, "chars", 500),
       );
     case "seed":
       return parent.benchSeedRetained(text("prefix", "seed"), intParam(url, "runs", 1000), intParam(url, "count", 10));

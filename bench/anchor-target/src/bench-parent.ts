@@ -4,6 +4,7 @@ import {
   type ChatTurnContext,
   type ChildNamespace,
   childObjectName,
+  DurableObjectChatStore,
   DurableObjectChildTransport,
   DurableObjectRunStore,
 } from "@agent-tools/cloudflare";
@@ -14,7 +15,22 @@ import {
   type RunEventSink,
   type RunRecord,
 } from "@agent-tools/core-runs";
-import type { UIMessageChunk } from "ai";
+import {
+  convertToModelMessages,
+  isStepCount,
+  streamText,
+  type ToolSet,
+  toUIMessageStream,
+  type UIMessageChunk,
+} from "ai";
+import {
+  type ChatScenario,
+  countSchema,
+  fixedAnswer,
+  plainTool,
+  scriptedToolModel,
+  seededMessage,
+} from "./bench-chat.js";
 import { BENCH_CHILD_TYPE } from "./bench-child.js";
 import type { REAL_CHILD_TYPE } from "./real-child.js";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
@@ -99,26 +115,42 @@ export class BenchParent extends AgentToolParent<BenchEnv> {
     return { [this.childType]: this.#children };
   }
 
-  /** The conversation is not a bench workload yet: a turn answers at once, with no model. */
-  protected override onChatMessage(_context: ChatTurnContext): ReadableStream<UIMessageChunk> {
-    return new ReadableStream<UIMessageChunk>({
-      start(controller) {
-        for (const chunk of [
-          { type: "start" },
-          { type: "text-start", id: "t" },
-          { type: "text-delta", id: "t", delta: "ok" },
-          { type: "text-end", id: "t" },
-          { type: "finish" },
-        ] satisfies UIMessageChunk[]) {
-          controller.enqueue(chunk);
-        }
-        controller.close();
-      },
+  /** What the next chat turns do (`benchChatTurns`, `benchChatFanOut`): by default five fixed chunks, no model. */
+  #scenario: ChatScenario = { kind: "fixed" };
+
+  /** `bench`: the child as an agent tool (as the README wires one); `plain`: the same turn without a child. */
+  protected override getTools(): ToolSet {
+    return {
+      bench: this.agentTool(this.childType, { description: "Run the stub child", inputSchema: countSchema }),
+      plain: plainTool(),
+    };
+  }
+
+  /** A turn as the scenario says: fixed chunks, or `streamText` over a scripted model calling a tool (bench-chat.ts). */
+  protected override async onChatMessage({
+    messages,
+    tools,
+    abortSignal,
+  }: ChatTurnContext): Promise<ReadableStream<UIMessageChunk>> {
+    const scenario = this.#scenario;
+    if (scenario.kind === "fixed") return fixedAnswer();
+    const result = streamText({
+      model: scriptedToolModel(scenario),
+      messages: await convertToModelMessages(messages, { tools }),
+      tools,
+      stopWhen: isStepCount(2),
+      abortSignal,
     });
+    return toUIMessageStream({ stream: result.stream, tools });
+  }
+
+  /** The cap on live runs, raised for the fan-out workload (a turn of 1 000 agent tool calls). */
+  protected override registryOptions(): { sink: RunEventSink; maxConcurrentAgentTools: number } {
+    return { ...this.#registryOptions(), maxConcurrentAgentTools: 100_000 };
   }
 
   /** The registry's events go to the process-wide hub as usual; replays are counted on the way. */
-  protected override registryOptions(): { sink: RunEventSink } {
+  #registryOptions(): { sink: RunEventSink } {
     const hub = getDefaultRunEventHub();
     return {
       sink: {
@@ -280,12 +312,93 @@ export class BenchParent extends AgentToolParent<BenchEnv> {
     };
   }
 
+  /**
+   * What this parent's start-up read (it starts up as it is constructed over stored state): SQL rows read from
+   * construction until start-up is done (recovery, detached runs' first look, the conversation's cut turn), by
+   * statement. Call first after the object woke.
+   */
+  async benchStartup(): Promise<{ rowsRead: number; statements: number; readers: Record<string, number> }> {
+    await this.whenAgentToolsReady();
+    const { rowsRead, statements, readers } = this.meter.read();
+    return { rowsRead, statements, readers };
+  }
+
   /** `scripts/turn-cost.mjs`: the child-only micro-measure (turn-cost.ts), in a fresh child object of this parent's. */
   benchTurnCost(runId: string, count: number, turns: number): Promise<TurnCostSample> {
     return this.#child(runId).benchTurnCost(count, turns);
   }
 
   // ── pnpm bench only ───────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Chat turns sent from code (`sendChatMessage`: the engine's durable turn, as a client's send gets it), one after
+   * another, each timed inside the object: `tool` is `fixed` (no model), `plain` (a scripted model calling an
+   * ordinary tool) or `bench` (the same calling the stub child as an agent tool, `count` chunks).
+   */
+  async benchChatTurns(
+    tool: "fixed" | "plain" | "bench",
+    turns: number,
+    count: number,
+  ): Promise<{ ms: number[]; rowsRead: number[]; readers: Record<string, number>; answers: number }> {
+    this.#scenario = tool === "fixed" ? { kind: "fixed" } : { kind: "tool", tool, calls: 1, count };
+    const ms: number[] = [];
+    const rowsRead: number[] = [];
+    let readers: Record<string, number> = {};
+    let answers = 0;
+    for (let index = 0; index < turns; index += 1) {
+      this.meter.reset();
+      const started = Date.now();
+      const answer = await this.sendChatMessage(`turn ${index} ${crypto.randomUUID()}`);
+      ms.push(Date.now() - started);
+      // What the parent's SQLite read for the turn (the stub child's reads are its own object's).
+      const reading = this.meter.read();
+      rowsRead.push(reading.rowsRead);
+      readers = reading.readers;
+      if (answer) answers += 1;
+    }
+    return { ms, rowsRead, readers, answers };
+  }
+
+  /**
+   * One chat turn whose model calls the stub child `calls` times at once (`count` chunks each): every run awaited,
+   * the answer stored. Resolves the turn's in-object time and how its runs ended. `tool: "plain"`: the same turn
+   * calling an ordinary tool instead (what the turn costs without children: the model's stream, the engine).
+   */
+  async benchChatFanOut(
+    calls: number,
+    count: number,
+    tool: "bench" | "plain" = "bench",
+  ): Promise<Record<string, unknown>> {
+    this.#scenario = { kind: "tool", tool, calls, count };
+    const before = new Set((await this.store.listRuns()).map((record) => record.runId));
+    const started = Date.now();
+    const answer = await this.sendChatMessage(`fan out ${calls} ${crypto.randomUUID()}`);
+    const ms = Date.now() - started;
+    const runs = (await this.store.listRuns()).filter((record) => !before.has(record.runId));
+    const statuses: Record<string, number> = {};
+    for (const record of runs) statuses[record.status] = (statuses[record.status] ?? 0) + 1;
+    const toolParts = answer?.parts.filter((part) => part.type === `tool-${tool}`) ?? [];
+    return {
+      ms,
+      runs: runs.length,
+      statuses,
+      toolParts: toolParts.length,
+      outputs: toolParts.filter((part) => (part as { state?: string }).state === "output-available").length,
+    };
+  }
+
+  /**
+   * A conversation of `count` stored messages written straight through the conversation's store (before the engine
+   * has read it: call on a parent whose conversation was never used), each of about `chars` characters.
+   */
+  async benchSeedConversation(prefix: string, count: number, chars: number): Promise<{ ms: number }> {
+    const started = Date.now();
+    const store = new DurableObjectChatStore(this.ctx.storage);
+    for (let index = 0; index < count; index += 1) await store.upsertMessage(seededMessage(prefix, index, chars));
+    return { ms: Date.now() - started };
+  }
+
+  // ── pnpm bench only: retained runs ───────────────────────────────────────────────────────────────────────
 
   /**
    * Retained finished runs written straight through the store (no child objects): each a completed row and a

@@ -9,6 +9,8 @@ export type SqlMeterReading = {
   statements: number;
   /** Rows written per statement (whitespace collapsed, first 72 characters), largest first. */
   writers: Record<string, number>;
+  /** Rows read per statement (the same keys), largest first. */
+  readers: Record<string, number>;
 };
 
 export type SqlMeter = {
@@ -44,16 +46,27 @@ export function installSqlMeter(storage: DurableObjectStorage): SqlMeter {
     read() {
       let rowsWritten = 0;
       let rowsRead = 0;
-      const perStatement = new Map<string, number>();
+      const written = new Map<string, number>();
+      const read = new Map<string, number>();
+      const add = (map: Map<string, number>, query: string, rows: number) => {
+        if (rows === 0) return;
+        const key = query.replace(/\s+/g, " ").trim().slice(0, 72);
+        map.set(key, (map.get(key) ?? 0) + rows);
+      };
       for (const { query, cursor } of seen) {
         rowsWritten += cursor.rowsWritten;
         rowsRead += cursor.rowsRead;
-        if (cursor.rowsWritten === 0) continue;
-        const key = query.replace(/\s+/g, " ").trim().slice(0, 72);
-        perStatement.set(key, (perStatement.get(key) ?? 0) + cursor.rowsWritten);
+        add(written, query, cursor.rowsWritten);
+        add(read, query, cursor.rowsRead);
       }
-      const writers = Object.fromEntries([...perStatement].sort((a, b) => b[1] - a[1]));
-      return { rowsWritten, rowsRead, statements: seen.length, writers };
+      const largestFirst = (map: Map<string, number>) => Object.fromEntries([...map].sort((a, b) => b[1] - a[1]));
+      return {
+        rowsWritten,
+        rowsRead,
+        statements: seen.length,
+        writers: largestFirst(written),
+        readers: largestFirst(read),
+      };
     },
   };
 }

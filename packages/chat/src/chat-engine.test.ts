@@ -517,3 +517,98 @@ describe("following a turn", () => {
     expect(await store.messages()).toEqual([]);
   });
 });
+
+describe("a long conversation", () => {
+  /** A store holding `count` messages, counting how often the whole conversation is read. */
+  async function longConversation(count: number) {
+    const store = new InMemoryChatStore();
+    for (let index = 0; index < count; index += 1) {
+      const id = `old-${index}`;
+      await store.upsertMessage(
+        index % 2 === 0
+          ? userMessage(id, `question ${index}`)
+          : { id, role: "assistant", parts: [{ type: "text", text: `answer ${index}` }] },
+      );
+    }
+    const reads = { count: 0 };
+    const messages = store.messages.bind(store);
+    store.messages = () => {
+      reads.count += 1;
+      return messages();
+    };
+    return { store, reads };
+  }
+
+  it("reads the stored conversation once, not on every turn or send, and gives each turn all of it", async () => {
+    const { store, reads } = await longConversation(200);
+    const { engine, script, turns } = setUpEngine({ store });
+    script([textStep(() => "one")], [textStep(() => "two")], [textStep(() => "three")]);
+    await engine.sendMessage("first");
+    await engine.sendMessage("second");
+    const to = peer("tab");
+    const conversation = await engine.messages();
+    await handleChatRequest(
+      { engine, send: (target, frame) => target.frames.push(frame) },
+      to,
+      sendFrame("r3", [...conversation, userMessage("u3", "third")]),
+    );
+    expect(frameTypes(to, "r3").at(-1)).toBe("end");
+    expect(reads.count).toBe(1);
+    expect(turns.map((turn) => turn.messages.length)).toEqual([201, 203, 205]);
+    expect(textOf(turns[2]?.messages.at(-2))).toBe("two");
+    expect((await store.messages()).length).toBe(206);
+  });
+
+  it("keeps what it holds in step with what it stores: an edit, a message appended, and a failed write read again", async () => {
+    const { store, reads } = await longConversation(4);
+    const { engine, script, turns } = setUpEngine({ store });
+    script(
+      [textStep(() => "one")],
+      [textStep(() => "edited")],
+      [textStep(() => "after the append")],
+      [textStep(() => "after the failure")],
+    );
+    await engine.sendMessage("first");
+    const to = peer("tab");
+    const stored = await engine.messages();
+    // An edit of the last user message drops its answer: the next turn sees the conversation as stored.
+    await handleChatRequest(
+      { engine, send: (target, frame) => target.frames.push(frame) },
+      to,
+      JSON.stringify({
+        ...JSON.parse(sendFrame("edit", [...stored.slice(0, -2), userMessage("x", "first, edited")])),
+        messageId: stored.at(-2)?.id,
+      }),
+    );
+    expect(turns[1]?.messages.map((message) => message.id)).toEqual(
+      (await store.messages()).slice(0, -1).map((m) => m.id),
+    );
+    await engine.appendMessage({ id: "note", role: "assistant", parts: [{ type: "text", text: "a note" }] });
+    await engine.sendMessage("after the note");
+    expect(turns[2]?.messages.some((message) => message.id === "note")).toBe(true);
+    // A failed write: the engine reads the conversation again rather than trust what it holds.
+    store.failNext("finishTurn", new Error("disk full"), 2);
+    await engine.sendMessage("fails to store");
+    const readsBefore = reads.count;
+    script([textStep(() => "next")]);
+    await engine.sendMessage("next");
+    expect(reads.count).toBe(readsBefore + 1);
+    expect(turns.at(-1)?.messages.map((message) => message.id)).toEqual(
+      (await store.messages()).slice(0, -1).map((message) => message.id),
+    );
+  });
+
+  it("gives turns and callers messages they cannot change by accident: the conversation held stays as stored", async () => {
+    const { store } = await longConversation(2);
+    const { engine, script, turns } = setUpEngine({ store });
+    script([textStep(() => "one")], [textStep(() => "two")]);
+    await engine.sendMessage("first");
+    const held = turns[0]?.messages[0] as UIMessage;
+    expect(() => (held.parts as unknown[]).push({ type: "text", text: "changed" })).toThrow(TypeError);
+    const listed = await engine.messages();
+    listed.pop();
+    await engine.sendMessage("second");
+    expect(turns[1]?.messages.length).toBe(5);
+    expect(turns[1]?.messages).toEqual((await store.messages()).slice(0, -1));
+  });
+});

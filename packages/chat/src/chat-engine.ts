@@ -21,6 +21,7 @@ import type { ToolSet, UIMessage, UIMessageChunk, WebSocketChatTransportResponse
 import { ActiveTurn } from "./active-turn.js";
 import { ChatLimitError, type ChatLimits, checkSize, resolveChatLimits } from "./chat-limits.js";
 import { planChatRecovery } from "./chat-recovery-plan.js";
+import { ConversationCache } from "./conversation-cache.js";
 import { guardTools } from "./guarded-tools.js";
 import type { ChatSendDecision } from "./merge-chat-send.js";
 import type { ChatStore, ChatTurnOrigin, StoredChatTurn } from "./ports/chat-store.js";
@@ -154,6 +155,8 @@ export class ChatEngine<TPeer> {
   readonly #options: ChatEngineOptions<TPeer>;
   readonly #limits: ChatLimits;
   readonly #sink: RunEventSink;
+  /** The stored conversation, read once and kept in step with the engine's writes. */
+  readonly #conversationHeld: ConversationCache;
   #active: ActiveTurn<TPeer> | null = null;
   readonly #queued = new Set<QueuedSend<TPeer>>();
   #queue: Promise<unknown> = Promise.resolve();
@@ -163,6 +166,7 @@ export class ChatEngine<TPeer> {
     this.#options = options;
     this.#limits = resolveChatLimits(options.limits);
     this.#sink = options.sink ?? getDefaultRunEventHub();
+    this.#conversationHeld = new ConversationCache(options.store);
   }
 
   /** The limits in force. */
@@ -194,8 +198,8 @@ export class ChatEngine<TPeer> {
    * The stored conversation. A turn in flight is there with its user message (stored at once); its reply is not (a
    * client gets it by resuming the turn, which replays it from its start and then follows it live).
    */
-  messages(): Promise<UIMessage[]> {
-    return this.#options.store.messages();
+  async messages(): Promise<UIMessage[]> {
+    return [...(await this.#conversationHeld.load())];
   }
 
   /** The error for a user message over `maxMessageBytes`, or `null` when it fits. */
@@ -214,7 +218,7 @@ export class ChatEngine<TPeer> {
    */
   send(
     follower: ChatFollower<TPeer> | null,
-    decide: (stored: UIMessage[]) => ChatSendDecision,
+    decide: (stored: readonly UIMessage[]) => ChatSendDecision,
   ): Promise<UIMessage | null> {
     const admission = decideQueueAdmission({
       queuedSends: this.#queued.size,
@@ -237,7 +241,7 @@ export class ChatEngine<TPeer> {
         this.#emit({ type: "agent_tool:chat:send:dropped", requestId: follower?.requestId ?? null });
         return null;
       }
-      const stored = await this.#options.store.messages();
+      const stored = await this.#conversationHeld.load();
       let decision: ChatSendDecision;
       try {
         decision = decide(stored);
@@ -353,7 +357,8 @@ export class ChatEngine<TPeer> {
   /** Store a message the server adds (idempotent by id); tells every client. Resolves whether it was new. */
   async appendMessage(message: UIMessage): Promise<boolean> {
     if (await this.#options.store.hasMessage(message.id)) return false;
-    await this.#options.store.upsertMessage(message);
+    await this.#write(() => this.#options.store.upsertMessage(message));
+    this.#conversationHeld.stored(message);
     this.#options.announce({ kind: "message", message });
     return true;
   }
@@ -500,12 +505,15 @@ export class ChatEngine<TPeer> {
       resumeAttempts: 0,
       ...(spec.userMessage ? { userMessageId: spec.userMessage.id } : {}),
     };
+    const { keepUntil, userMessage } = spec;
     try {
-      if (spec.keepUntil !== undefined) {
-        await store.truncateFrom(spec.keepUntil);
+      if (keepUntil !== undefined) {
+        await this.#write(() => store.truncateFrom(keepUntil));
+        this.#conversationHeld.truncatedFrom(keepUntil);
         announce({ kind: "history" });
       }
-      await store.beginTurn(stored, spec.userMessage ?? undefined);
+      await this.#write(() => store.beginTurn(stored, userMessage ?? undefined));
+      if (userMessage) this.#conversationHeld.stored(userMessage);
     } catch (error) {
       this.#storeFailed(stored.turnId, "begin", error);
       this.#endFollower(spec.follower ?? null, `The message could not be saved: ${errorMessage(error)}`);
@@ -577,7 +585,7 @@ export class ChatEngine<TPeer> {
 
   /** The stored conversation with the turn's reply so far last, made valid for a model turn. */
   async #conversation(active: ActiveTurn<TPeer>): Promise<UIMessage[]> {
-    const stored = repairUnfinishedToolParts(await this.#options.store.messages());
+    const stored = repairUnfinishedToolParts(await this.#conversationHeld.load());
     const partial = await assembleMessage(active.chunks, active.stored.assistantMessageId);
     return partial && partial.parts.length > 0 ? [...stored, partial] : stored;
   }
@@ -601,7 +609,9 @@ export class ChatEngine<TPeer> {
     // error frame.
     if (end === "error") answer = withNotice(answer, assistantMessageId, failedTurnText(active.state.errorText));
     try {
-      await this.#options.store.finishTurn(turnId, answer);
+      const stored = answer;
+      await this.#write(() => this.#options.store.finishTurn(turnId, stored));
+      if (stored) this.#conversationHeld.stored(stored);
       active.apply({ type: "stored" });
     } catch (error) {
       this.#storeFailed(turnId, "finish", error);
@@ -661,13 +671,24 @@ export class ChatEngine<TPeer> {
     const bare = withNotice(null, stored.assistantMessageId, notice);
     for (const answer of [whole, bare]) {
       try {
-        await this.#options.store.finishTurn(stored.turnId, answer);
+        await this.#write(() => this.#options.store.finishTurn(stored.turnId, answer));
+        this.#conversationHeld.stored(answer);
         return answer;
       } catch (error) {
         this.#storeFailed(stored.turnId, "finish", error);
       }
     }
     return null;
+  }
+
+  /** A write that changes the conversation; when it fails, what the engine holds is read from the store again. */
+  async #write<TResult>(write: () => Promise<TResult>): Promise<TResult> {
+    try {
+      return await write();
+    } catch (error) {
+      this.#conversationHeld.forget();
+      throw error;
+    }
   }
 
   #storeFailed(turnId: string, operation: "begin" | "finish" | "read", error: unknown): void {

@@ -1,8 +1,13 @@
 import { ManualClock } from "@agent-tools/core-runs/testing";
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it, vi } from "vitest";
-import { type AgentToolConnectionOptions, createAgentToolConnection } from "./agent-tool-connection.js";
+import {
+  type AgentToolConnectionOptions,
+  createAgentToolConnection,
+  DEFAULT_AGENT_TOOL_PAGE,
+} from "./agent-tool-connection.js";
 import { assembleUIMessageParts } from "./apply-ui-message-chunk.js";
+import { withAgentToolPage } from "./connect-url.js";
 import {
   chunk,
   cursorsOf,
@@ -16,6 +21,8 @@ import {
 } from "./test-support.test-utils.js";
 
 const URL_ = "wss://example.com/agents/assistant/default";
+/** The connect URL as the connection opens it: asking for paged replay (the default page). */
+const paged = (url: string) => withAgentToolPage(url, DEFAULT_AGENT_TOOL_PAGE);
 const answer: UIMessageChunk[] = [{ type: "start-step" }, ...textChunks("t1", "Cats sleep sixteen hours a day.")];
 
 /** A connection on fake sockets and a manual clock; `random` 0 takes no jitter off (delays 500, 1000, 2000, …). */
@@ -45,7 +52,7 @@ describe("createAgentToolConnection", () => {
   it("connects without cursors, feeds the store, and shows its status", () => {
     const { connection, sockets, statuses, textOf } = setup();
     expect(connection.getSnapshot().status).toBe("connecting");
-    expect(sockets.sockets.map((socket) => socket.url)).toEqual([URL_]);
+    expect(sockets.sockets.map((socket) => socket.url)).toEqual([paged(URL_)]);
     sockets.last().open();
     for (const frame of [started("r1"), ...sequenced("r1", answer), finished("r1", 2)]) sockets.last().send(frame);
     expect(statuses).toEqual(["open"]);
@@ -167,7 +174,7 @@ describe("createAgentToolConnection", () => {
     for (const frame of [started("r1"), ...sequenced("r1", answer)]) sockets.last().send(frame);
     connection.resetLocalState();
     expect(connection.getSnapshot().timeline.runsById).toEqual({});
-    expect(sockets.last().url).toBe(URL_);
+    expect(sockets.last().url).toBe(paged(URL_));
     expect(cursorsOf(sockets.last().url)).toBeNull();
   });
 
@@ -183,7 +190,9 @@ describe("createAgentToolConnection", () => {
     }
     sockets.last().drop();
     await clock.advanceBy(500);
-    expect(sockets.last().url).toBe(`${URL_}?room=a&agentToolCursors=${encodeURIComponent('[["r1",1,1]]')}#x`);
+    expect(sockets.last().url).toBe(
+      `${URL_}?room=a&agentToolPage=50&agentToolCursors=${encodeURIComponent('[["r1",1,1]]')}#x`,
+    );
     expect(connection.getSnapshot().timeline.runsById["r1"]).toMatchObject({
       progress: { fraction: 0.6, at: 11 },
       milestones: [{ sequence: 1, name: "fetched" }],
@@ -197,6 +206,45 @@ describe("createAgentToolConnection", () => {
     sockets.last().drop();
     await clock.advanceBy(500);
     expect(cursorsOf(sockets.last().url)).toBeNull();
+  });
+
+  it("pages the parent's runs: the newest on connect, older ones on request, one page at a time (SPEC §6)", async () => {
+    const { connection, sockets, clock } = setup({ page: 2 });
+    expect(sockets.last().url).toBe(`${URL_}?agentToolPage=2`);
+    const first = sockets.last();
+    first.open();
+    expect(connection.loadOlderRuns()).toBe(false); // nothing known of older runs yet
+    for (const frame of [started("r5"), finished("r5", 2), started("r4"), finished("r4", 2)]) first.send(frame);
+    first.send({ type: "agent-tool-page", runs: 2, hasOlder: true, before: "4:r4" });
+    expect(connection.getSnapshot().olderRuns).toEqual({ hasOlder: true, loading: false });
+    expect(connection.loadOlderRuns()).toBe(true);
+    expect(connection.getSnapshot().olderRuns).toEqual({ hasOlder: true, loading: true });
+    expect(connection.loadOlderRuns()).toBe(false); // one page at a time
+    expect(first.fromClient).toEqual([{ type: "agent-tool-page-request", before: "4:r4", limit: 2 }]);
+    // The socket drops before the page comes: no page is on its way any more; the reconnect's page frame says more.
+    first.drop();
+    expect(connection.getSnapshot().olderRuns).toEqual({ hasOlder: true, loading: false });
+    await clock.advanceBy(500);
+    const second = sockets.last();
+    expect(cursorsOf(second.url)).toEqual({ r4: { sequence: 0, revision: 2 }, r5: { sequence: 0, revision: 2 } });
+    second.open();
+    second.send({ type: "agent-tool-page", runs: 0, hasOlder: true, before: "4:r4" });
+    expect(connection.loadOlderRuns(10)).toBe(true);
+    expect(second.fromClient).toEqual([{ type: "agent-tool-page-request", before: "4:r4", limit: 10 }]);
+    for (const frame of [started("r1"), finished("r1", 2)]) second.send(frame);
+    second.send({ type: "agent-tool-page", runs: 1, hasOlder: false });
+    expect(connection.getSnapshot().olderRuns).toEqual({ hasOlder: false, loading: false });
+    expect(Object.keys(connection.getSnapshot().timeline.runsById).sort()).toEqual(["r1", "r4", "r5"]);
+    expect(connection.loadOlderRuns()).toBe(false);
+  });
+
+  it("asks for every run at once with page: false, and never for older ones", () => {
+    const { connection, sockets } = setup({ page: false });
+    expect(sockets.last().url).toBe(URL_);
+    sockets.last().open();
+    sockets.last().send({ type: "agent-tool-page", runs: 1, hasOlder: true, before: "4:r4" });
+    expect(connection.loadOlderRuns()).toBe(false);
+    expect(sockets.last().fromClient).toEqual([]);
   });
 
   it("refuses to start without a WebSocket", () => {

@@ -1,7 +1,12 @@
+import {
+  AGENT_TOOL_PAGE_REQUEST_TYPE,
+  type AgentToolPageRequest,
+  parseAgentToolPageFrame,
+} from "@agent-tools/core-runs/protocol";
 import { type AgentToolDrillIn, type AgentToolDrillInOptions, createAgentToolDrillIn } from "./agent-tool-drill-in.js";
 import { type AgentToolStore, createAgentToolStore } from "./agent-tool-store.js";
 import { type AgentChatEventListener, createChatEventChannel } from "./chat-event-channel.js";
-import { resolveDrillInUrl, withAgentToolCursors } from "./connect-url.js";
+import { resolveDrillInUrl, withAgentToolCursors, withAgentToolPage } from "./connect-url.js";
 import { createListeners } from "./listeners.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import { globalWebSocket, type WebSocketConstructor } from "./ports/web-socket.js";
@@ -33,13 +38,30 @@ export type AgentToolConnectionOptions = {
   reconnect?: ReconnectOptions;
   /** How long a drill-in socket stays open after its last view closed (default 1 s): a remount reuses it. */
   drillInGraceMs?: number;
+  /**
+   * Receive the parent's retained runs a page at a time (SPEC §6, paged replay): on connect the `page` newest runs
+   * and every live one, older ones on {@link AgentToolConnection.loadOlderRuns}; a reconnect brings what the client
+   * shows up to date. Default 50; `false` asks for every retained run at once (as before).
+   */
+  page?: number | false;
 };
+
+/** Whether the parent retains runs older than those the connection holds, and whether a page of them is on its way. */
+export type AgentToolOlderRuns = {
+  readonly hasOlder: boolean;
+  readonly loading: boolean;
+};
+
+/** Default `page`: the newest 50 runs (and every live one) on connect. */
+export const DEFAULT_AGENT_TOOL_PAGE = 50;
 
 /** What a connection shows at a point in time. A new object whenever the status or the timeline changes. */
 export type AgentToolConnectionSnapshot = {
   readonly status: AgentToolConnectionStatus;
   /** Everything known of the parent's runs (see `applyAgentToolEvent`). */
   readonly timeline: AgentToolTimelineState;
+  /** Older runs not loaded yet (paged replay; always `hasOlder: false` with `page: false`). */
+  readonly olderRuns: AgentToolOlderRuns;
 };
 
 /**
@@ -58,8 +80,13 @@ export type AgentToolConnection = {
   getSnapshot(): AgentToolConnectionSnapshot;
   /** Drop the socket and connect again now (with the cursors held now and the back-off reset); also after `close()`. */
   reconnect(): void;
-  /** Forget every run and reconnect without cursors: a full replay. */
+  /** Forget every run and reconnect without cursors: a full replay (of the newest page, when paged). */
   resetLocalState(): void;
+  /**
+   * Ask the parent for the page of runs older than those held (`limit`, default the `page` option). Returns false
+   * (and asks nothing) when there are none, a page is already on its way, the socket is not open, or paging is off.
+   */
+  loadOlderRuns(limit?: number): boolean;
   /** Close the socket and every drill-in socket; nothing reopens until `reconnect()`. */
   close(): void;
   /**
@@ -107,7 +134,15 @@ export function createAgentToolConnection(options: AgentToolConnectionOptions): 
   const store = createAgentToolStore(options.drillInUrl ? { drillInUrl: options.drillInUrl } : {});
   const listeners = createListeners();
   const chatEvents = createChatEventChannel();
-  let snapshot: AgentToolConnectionSnapshot = { status: "connecting", timeline: store.getSnapshot() };
+  const pageSize = options.page === false ? null : Math.max(1, Math.floor(options.page ?? DEFAULT_AGENT_TOOL_PAGE));
+  const noOlderRuns: AgentToolOlderRuns = { hasOlder: false, loading: false };
+  /** Where the older runs start (the last page frame's `before`). */
+  let olderBefore: string | null = null;
+  let snapshot: AgentToolConnectionSnapshot = {
+    status: "connecting",
+    timeline: store.getSnapshot(),
+    olderRuns: noOlderRuns,
+  };
 
   const publish = (next: AgentToolConnectionSnapshot) => {
     snapshot = next;
@@ -163,16 +198,32 @@ export function createAgentToolConnection(options: AgentToolConnectionOptions): 
     }
   });
 
+  /** A page frame: where older runs start now (the page asked for, if any, has come). */
+  const takePage = (data: unknown): boolean => {
+    const page = parseAgentToolPageFrame(data);
+    if (!page) return false;
+    olderBefore = page.before ?? null;
+    publish({ ...snapshot, olderRuns: { hasOlder: page.hasOlder, loading: false } });
+    return true;
+  };
+
   const socket: ReconnectingSocket = openReconnectingSocket({
-    url: () => withAgentToolCursors(options.url, store.cursors()),
+    url: () => withAgentToolCursors(withAgentToolPage(options.url, pageSize), store.cursors()),
     WebSocket,
     clock,
     random,
     reconnect,
     onMessage: (data) => {
+      if (takePage(data)) return;
       if (!chatEvents.dispatch(data)) store.dispatch(data);
     },
-    onStatus: (status) => publish({ ...snapshot, status }),
+    // A page asked on a socket that dropped never comes: the reconnect's own page frame says what is older.
+    onStatus: (status) =>
+      publish({
+        ...snapshot,
+        status,
+        ...(status === "open" ? {} : { olderRuns: { ...snapshot.olderRuns, loading: false } }),
+      }),
   });
 
   return {
@@ -183,7 +234,21 @@ export function createAgentToolConnection(options: AgentToolConnectionOptions): 
     reconnect: () => socket.reconnect(),
     resetLocalState() {
       store.reset();
+      olderBefore = null;
+      publish({ ...snapshot, olderRuns: noOlderRuns });
       socket.reconnect();
+    },
+    loadOlderRuns(limit) {
+      const { hasOlder, loading } = snapshot.olderRuns;
+      if (pageSize === null || !hasOlder || loading || olderBefore === null) return false;
+      const request: AgentToolPageRequest = {
+        type: AGENT_TOOL_PAGE_REQUEST_TYPE,
+        before: olderBefore,
+        limit: Math.max(1, Math.floor(limit ?? pageSize)),
+      };
+      if (!socket.send(JSON.stringify(request))) return false;
+      publish({ ...snapshot, olderRuns: { hasOlder, loading: true } });
+      return true;
     },
     close() {
       socket.close();

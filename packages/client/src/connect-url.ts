@@ -1,5 +1,6 @@
 import {
   AGENT_TOOL_CURSORS_PARAM,
+  AGENT_TOOL_PAGE_PARAM,
   type AgentToolCursors,
   encodeAgentToolCursors,
 } from "@agent-tools/core-runs/protocol";
@@ -21,11 +22,26 @@ function splitUrl(url: string): { path: string; query: string; fragment: string 
  * the URL is kept as written, so relative URLs work too.
  */
 export function withAgentToolCursors(url: string, cursors: AgentToolCursors): string {
+  return withParam(
+    url,
+    AGENT_TOOL_CURSORS_PARAM,
+    Object.keys(cursors).length > 0 ? encodeURIComponent(encodeAgentToolCursors(cursors)) : null,
+  );
+}
+
+/**
+ * The parent's connect URL asking for paged replay (SPEC §6): the newest `limit` runs (and every live one) rather
+ * than every retained run; `null` leaves the parameter out. Any page parameter already on `url` is replaced.
+ */
+export function withAgentToolPage(url: string, limit: number | null): string {
+  return withParam(url, AGENT_TOOL_PAGE_PARAM, limit === null ? null : String(limit));
+}
+
+/** `url` with the query parameter `name` set to `value` (already encoded), or removed when `value` is `null`. */
+function withParam(url: string, name: string, value: string | null): string {
   const { path, query, fragment } = splitUrl(url);
-  const kept = query === "" ? [] : query.split("&").filter((pair) => pair.split("=")[0] !== AGENT_TOOL_CURSORS_PARAM);
-  if (Object.keys(cursors).length > 0) {
-    kept.push(`${AGENT_TOOL_CURSORS_PARAM}=${encodeURIComponent(encodeAgentToolCursors(cursors))}`);
-  }
+  const kept = query === "" ? [] : query.split("&").filter((pair) => pair.split("=")[0] !== name);
+  if (value !== null) kept.push(`${name}=${value}`);
   return `${path}${kept.length > 0 ? `?${kept.join("&")}` : ""}${fragment}`;
 }
 

@@ -35,8 +35,9 @@ export type {
   AgentToolConnection,
   AgentToolConnectionOptions,
   AgentToolConnectionSnapshot,
+  AgentToolOlderRuns,
 } from "./agent-tool-connection.js";
-export { createAgentToolConnection } from "./agent-tool-connection.js";
+export { createAgentToolConnection, DEFAULT_AGENT_TOOL_PAGE } from "./agent-tool-connection.js";
 export type {
   AgentToolConnectionLease,
   AgentToolConnectionPool,
@@ -53,7 +54,7 @@ export type { UIMessageAssembly, UIMessageParts } from "./apply-ui-message-chunk
 export { applyUIMessageChunk, assembleUIMessageParts, createUIMessageAssembly } from "./apply-ui-message-chunk.js";
 export { isAgentChatDisconnect } from "./chat-disconnect.js";
 export type { AgentChatEventListener } from "./chat-event-channel.js";
-export { resolveDrillInUrl, withAgentToolCursors } from "./connect-url.js";
+export { resolveDrillInUrl, withAgentToolCursors, withAgentToolPage } from "./connect-url.js";
 export type { AgentToolDrillInState } from "./drill-in-state.js";
 export { applyAgentToolDrillInFrame, createAgentToolDrillInState } from "./drill-in-state.js";
 export { isSameConversation, mergeStoredConversation, upsertChatMessage } from "./merge-chat-messages.js";

@@ -29,6 +29,8 @@ export type ReconnectingSocket = {
   reconnect(): void;
   /** Close for good (until `reconnect()`): no reopen. */
   close(): void;
+  /** Send `data` on the open socket; false (nothing sent) while it is not open, or when it cannot send. */
+  send(data: string): boolean;
 };
 
 const readData = (event: WebSocketLikeEvent): unknown => ("data" in event ? event.data : undefined);
@@ -52,6 +54,8 @@ export function openReconnectingSocket(options: ReconnectingSocketOptions): Reco
   let timer: TimerHandle | null = null;
   let attempt = 0;
   let hasOpened = false;
+  /** The current socket has opened (and not dropped since). */
+  let isOpen = false;
   let status: AgentToolConnectionStatus = "connecting";
 
   const setStatus = (next: AgentToolConnectionStatus) => {
@@ -63,6 +67,7 @@ export function openReconnectingSocket(options: ReconnectingSocketOptions): Reco
   const drop = () => {
     const current = socket;
     socket = null;
+    isOpen = false;
     if (current) closeQuietly(current);
     if (timer !== null) options.clock.clearTimeout(timer);
     timer = null;
@@ -104,6 +109,7 @@ export function openReconnectingSocket(options: ReconnectingSocketOptions): Reco
       if (!isCurrent()) return;
       attempt = 0;
       hasOpened = true;
+      isOpen = true;
       setStatus("open");
     });
     opened.addEventListener("message", (event) => {
@@ -128,6 +134,15 @@ export function openReconnectingSocket(options: ReconnectingSocketOptions): Reco
     close() {
       drop();
       setStatus("closed");
+    },
+    send(data) {
+      if (!socket || !isOpen || typeof socket.send !== "function") return false;
+      try {
+        socket.send(data);
+        return true;
+      } catch {
+        return false;
+      }
     },
   };
 }

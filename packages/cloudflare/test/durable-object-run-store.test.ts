@@ -220,3 +220,25 @@ describe("DurableObjectWakeupScheduler", () => {
     expect(current.alarm).toBeNull();
   });
 });
+
+describe("DurableObjectRunStore over a table of an earlier version", () => {
+  it("adds the attention column and marks the finished rows an owner may still have work on, once", async () => {
+    const records: RunRecord[] = [
+      makeRunRecord({ runId: "live", status: "running", revision: 1 }),
+      makeRunRecord({ runId: "done", status: "completed", revision: 3, finishNotifiedRevision: 3 }),
+      makeRunRecord({ runId: "hook-pending", status: "completed", revision: 3, finishNotifiedRevision: 2 }),
+      makeRunRecord({ runId: "detached", status: "completed", revision: 3, finishNotifiedRevision: 3, detached: true }),
+      makeRunRecord({ runId: "both", status: "error", revision: 3, detached: true }),
+    ];
+    const marked = await host.fetchJson<Array<{ runId: string; attention: unknown }>>(
+      `/store/legacy-upgrade?object=${encodeURIComponent(freshObject("legacy"))}`,
+      { body: { records } },
+    );
+    // One start time: by runId.
+    expect(marked).toEqual([
+      { runId: "both", attention: { finish: true, detached: true } },
+      { runId: "detached", attention: { detached: true } },
+      { runId: "hook-pending", attention: { finish: true } },
+    ]);
+  });
+});

@@ -203,6 +203,34 @@ describe("AgentToolChildRunner", () => {
     expect(appends.length).toBeLessThan(10);
   });
 
+  it("lets the host's event loop turn after a turn's first entry and every 256 (yieldToEventLoop): what is written by then is out", async () => {
+    const store = new InMemoryRunStore();
+    const words = Array.from({ length: 600 }, (_, index) => `w${index} `);
+    const clock = new ManualClock(1_000);
+    // At each yield: how many entries are stored, and what a tail opened then gets before the turn goes on.
+    const yields: Array<{ stored: number; tailed: number }> = [];
+    let runner: AgentToolChildRunner | null = null;
+    runner = new AgentToolChildRunner({
+      definition: echoChild("Echo", { chunks: () => textChunks(words) }),
+      store,
+      clock,
+      yieldToEventLoop: async () => {
+        const stored = (await store.readLog("r1")).length;
+        const tail = runner?.tail("r1", { afterSequence: 0 }).getReader();
+        const first = await tail?.read();
+        await tail?.cancel();
+        yields.push({ stored, tailed: first?.value?.type === "entries" ? first.value.entries.length : 0 });
+      },
+    });
+    await runner.start("r1", "x");
+    const items = await collect(runner.tail("r1", { afterSequence: 0 }));
+    expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
+    // The first entry is written at once and out before the turn reads on; then every 256 entries (written when
+    // that many wait), never more than one macrotask per 256.
+    expect(yields[0]).toEqual({ stored: 1, tailed: 1 });
+    expect(yields.map((at) => at.stored)).toEqual([1, 257, 513]);
+  });
+
   it("loses and doubles nothing between draining the stored log and attaching to live output", async () => {
     // A store whose reads wait for the test: chunks arrive while the tail is draining.
     const inner = new InMemoryRunStore();

@@ -67,6 +67,14 @@ export type AgentToolChildRunnerOptions = {
    * records its own end. Default 10 s.
    */
   descendantsTimeoutMs?: number;
+  /**
+   * Let the host's event loop turn (resolve after a macrotask, e.g. a 0 ms timer). Awaited after a turn's first log
+   * entry and after every `MAX_BURST_ENTRIES` entries: a stream that makes its chunks without ever waiting (a mock or
+   * cached model, a fast transform) would otherwise hold the host until the turn ends — in a Durable Object, the
+   * `start` answer and every tail with it, so the first chunk would leave together with the last. A model paced by
+   * the network yields by itself; this adds at most one macrotask per 256 entries. Default: none.
+   */
+  yieldToEventLoop?: () => Promise<void>;
 };
 
 /** A run's conversation as the child holds it at one point: what `getConversation` gives a drill-in. */
@@ -104,6 +112,7 @@ export class AgentToolChildRunner {
   readonly #recovery: TurnRecoveryOptions;
   readonly #runScope: NonNullable<AgentToolChildRunnerOptions["runScope"]>;
   readonly #descendantsTimeoutMs: number;
+  readonly #yieldToEventLoop: (() => Promise<void>) | undefined;
 
   constructor(options: AgentToolChildRunnerOptions) {
     this.#definition = options.definition;
@@ -114,6 +123,7 @@ export class AgentToolChildRunner {
     this.#waitUntil = options.waitUntil;
     this.#runScope = options.runScope ?? ((_runId, run) => run());
     this.#descendantsTimeoutMs = options.descendantsTimeoutMs ?? DEFAULT_DESCENDANTS_TIMEOUT_MS;
+    this.#yieldToEventLoop = options.yieldToEventLoop;
     const maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
     if (!Number.isSafeInteger(maxRecoveryAttempts) || maxRecoveryAttempts < 0) {
       throw new AgentToolsError(
@@ -614,6 +624,7 @@ export class AgentToolChildRunner {
       inspection: (final) => this.#inspection(final),
       ended: () => this.#live.delete(runId),
       pause: (record, waiting) => this.#pause(record, waiting),
+      ...(this.#yieldToEventLoop ? { yieldToEventLoop: this.#yieldToEventLoop } : {}),
     };
   }
 

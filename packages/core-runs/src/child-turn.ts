@@ -7,6 +7,7 @@ import { readChildTurnResult } from "./child-result-hooks.js";
 import { closeCutStep } from "./close-cut-step.js";
 import { errorMessage } from "./errors.js";
 import type { LiveRun } from "./live-run.js";
+import { MAX_BURST_ENTRIES } from "./live-run-log.js";
 import type { Clock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
@@ -35,6 +36,8 @@ export type ChildTurnHost = {
     record: RunRecord,
     waiting: Array<{ approvalId: string; toolCallId: string; toolName: string; input: unknown }>,
   ): Promise<void>;
+  /** The runner's `yieldToEventLoop` (none: the turn reads its stream without letting the host's loop turn). */
+  yieldToEventLoop?: () => Promise<void>;
 };
 
 /**
@@ -122,6 +125,11 @@ export async function runChildTurn(
         observer.observe(value);
         log.append(value);
         entries += 1;
+        // Let the start answer and what is written so far leave the host before reading on (see the option): after
+        // the first entry (written at once) and after each entry that made a full burst's write start.
+        if (host.yieldToEventLoop && (entries - 1) % MAX_BURST_ENTRIES === 0) {
+          await host.yieldToEventLoop();
+        }
       }
     } finally {
       log.finish();

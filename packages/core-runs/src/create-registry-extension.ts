@@ -6,7 +6,7 @@ import type { RegistryRuntime } from "./registry-runtime.js";
 import type { RunAdmission } from "./run-admission.js";
 import type { ActivityListener, RunDriver, StopDecision } from "./run-driver.js";
 import type { RunDrivers } from "./run-drivers.js";
-import type { RunRecord } from "./run-record.js";
+import { applyRunPatch, type RunRecord } from "./run-record.js";
 import type { RunTransitions } from "./run-transitions.js";
 
 /** How many times a state write is tried when the row's revision keeps moving under it. */
@@ -27,10 +27,19 @@ export function createRegistryExtension<TState>(
   options: RegistryExtensionOptions<TState>,
   internals: RegistryInternals,
 ): RegistryExtension<TState> {
-  const { key, read } = options;
+  const { key, read, settled } = options;
   const { runtime, transitions, drivers, admission, cancelHandlers } = internals;
   const { store } = runtime;
   const stateOf = (record: RunRecord): TState | null => read(record.meta?.[key]);
+  if (settled) {
+    runtime.attention.register(key, (record) => {
+      const state = stateOf(record);
+      return state !== null && !settled(state, record);
+    });
+  }
+  /** This extension's attention key for `record` as it will be (none when it does not say when rows are settled). */
+  const attentionOf = (record: RunRecord) =>
+    settled ? { attention: { [key]: runtime.attention.needs(key, record) || undefined } } : {};
 
   return {
     key,
@@ -50,10 +59,19 @@ export function createRegistryExtension<TState>(
         if (!record || state === null) return null;
         const next = change(state, record);
         if (next === null) return { record, state };
-        const updated = await store.updateRun(runId, { meta: { [key]: next } }, { expectedRevision: record.revision });
+        const meta = { [key]: next };
+        const patch = { meta, ...attentionOf(applyRunPatch(record, { meta })) };
+        const updated = await store.updateRun(runId, patch, { expectedRevision: record.revision });
         if (updated) return { record: updated, state: next };
       }
       return null;
+    },
+
+    async refreshAttention(record) {
+      if (!settled) return;
+      const needs = runtime.attention.needs(key, record);
+      if (needs === (record.attention?.[key] === true)) return;
+      await store.updateRun(record.runId, { attention: { [key]: needs || undefined } });
     },
 
     admit(child, { state, detached, ...request }) {

@@ -41,7 +41,7 @@ export type { ChildRef, ChildStartOptions, ChildTransport, TailOptions } from ".
 export type { Clock, TimerHandle } from "./ports/clock.js";
 export { delay, systemClock } from "./ports/clock.js";
 export type { RunEventSink } from "./ports/run-event-sink.js";
-export type { RunStore, RunStoreFilter, RunUpdateCondition } from "./ports/run-store.js";
+export type { RunPosition, RunStore, RunStoreFilter, RunUpdateCondition } from "./ports/run-store.js";
 export type { WakeupScheduler } from "./ports/wakeup-scheduler.js";
 export { DEFAULT_FOLLOW_WRITE_INTERVAL_MS } from "./position-writer.js";
 // protocol (also at "@agent-tools/core-runs/protocol")
@@ -104,7 +104,7 @@ export {
   startAcknowledgedPatch,
 } from "./run-machine.js";
 export type { RunRecord, RunRecordPatch } from "./run-record.js";
-export { applyRunPatch, toRunInfo } from "./run-record.js";
+export { applyRunPatch, hasAttention, toRunInfo } from "./run-record.js";
 export { AgentToolRegistry } from "./run-registry.js";
 export { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
 export type { TailRetryDecision, TailRetryPolicy, TailRetryState } from "./tail-retry-policy.js";

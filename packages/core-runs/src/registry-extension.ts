@@ -20,6 +20,13 @@ export type RegistryExtensionOptions<TState> = {
   key: string;
   /** The stored value, checked: `null` when absent or not of this extension's shape (not its row). */
   read: (value: unknown) => TState | null;
+  /**
+   * Whether a finished row of this extension's needs nothing more from it (its delivery done, say). Given, the
+   * registry keeps the row's `attention` under this extension's key in step with it (on every `updateState` and
+   * terminal write), so that `listRuns({ attention: true })` finds the rows it still has work on after a restart,
+   * without reading every retained run. Not given: the extension lists rows itself.
+   */
+  settled?: (state: TState, record: RunRecord) => boolean;
 };
 
 /** An extension's follow of one run. */
@@ -74,6 +81,11 @@ export interface RegistryExtension<TState> {
     change: (state: TState, record: RunRecord) => TState | null,
     current?: RunRecord,
   ): Promise<{ record: RunRecord; state: TState } | null>;
+  /**
+   * Make the row's attention under this extension's key say what `settled` says now (one write when it does not):
+   * for a row found with attention that needs nothing any more.
+   */
+  refreshAttention(record: RunRecord): Promise<void>;
   /** Admit a dispatch (the registry's idempotency, limits and cap), storing `state` under this extension's key. */
   admit(
     child: AgentToolChildReference,

@@ -2,7 +2,7 @@
 import type { ChildTransport } from "./ports/child-transport.js";
 import type { Clock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
-import type { RunStore } from "./ports/run-store.js";
+import type { RunPosition, RunStore } from "./ports/run-store.js";
 import type {
   AgentToolApproval,
   AgentToolBudget,
@@ -156,6 +156,12 @@ export type ClearAgentToolRunsOptions = {
 export type ReplayOptions = {
   /** What the client already holds; `null`/absent → full replay. */
   cursors?: AgentToolCursors | null;
+  /**
+   * Paged replay (SPEC §6): newest first, the page of `limit` runs before `before`; or, without `before`, every run from
+   * the oldest one `cursors` name on (the newest `limit` when they name none) and every live run. Absent: every
+   * retained run.
+   */
+  page?: { limit: number; before?: RunPosition };
 };
 
 /** The outcome of admitting a dispatch: the run's row, and whether this call created it. */

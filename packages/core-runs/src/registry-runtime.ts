@@ -4,6 +4,7 @@ import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
 import type { AgentToolEventFrame } from "./protocol/index.js";
 import type { AgentToolHooks } from "./registry-options.js";
+import { RunAttention } from "./run-attention.js";
 import type { RunEvent } from "./run-events.js";
 import type { RunRecord } from "./run-record.js";
 
@@ -17,6 +18,8 @@ export type RegistryRuntime = {
   readonly transport: ChildTransport;
   readonly clock: Clock;
   readonly hooks: AgentToolHooks;
+  /** Who has work left on finished rows (the registry's finish ledger, extensions). */
+  readonly attention: RunAttention;
   /** Send a frame to the parent's clients, and to the watchers of its run. */
   send(frame: AgentToolEventFrame): void;
   /** Also hand `listener` every frame sent for `runId` from now on, until the returned function is called. */
@@ -67,6 +70,7 @@ export function createRegistryRuntime(options: RegistryRuntimeOptions): Registry
     transport: options.transport,
     clock,
     hooks: options.hooks,
+    attention: new RunAttention(),
     send(frame) {
       try {
         broadcast(frame);

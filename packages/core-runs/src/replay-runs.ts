@@ -1,5 +1,5 @@
 import { entriesForReader } from "./log-compaction.js";
-import type { RunStore } from "./ports/run-store.js";
+import type { RunPosition, RunStore } from "./ports/run-store.js";
 import {
   AGENT_PROGRESS_PART,
   type AgentToolCursor,
@@ -40,19 +40,36 @@ export function planReplay(
   };
 }
 
+/** What a paged replay covers: a first page of `limit` runs, or the page of older runs `before` a position. */
+export type ReplayPage = { limit: number; before?: RunPosition };
+
+/** Where a paged replay ended: whether older runs are retained, and where they start. */
+export type ReplayPageEnd = { hasOlder: boolean; before?: RunPosition };
+
+const LIVE = ["starting", "running"] as const;
+
 /**
  * Send every retained run to one connection (`replay: true`), or with `cursors` only what is newer than the client
  * holds, plus one `cleared` frame for runs it names that no longer exist. Entries come from the parent's stored
  * copy of each log, then from what a live driver holds beyond it: no child is woken.
+ *
+ * With `page` (SPEC §6, paged replay), not every retained run, newest first: the page `before` a position; or, on
+ * connect, every run from the oldest one the cursors name on (what the client shows, and what started since) — the
+ * newest `limit` when it names none — and every live run. Reads the runs it sends (and those the cursors name), not
+ * every retained one.
  */
 export async function replayRuns(options: {
   store: RunStore;
   liveOf: (runId: string) => LiveRunView | undefined;
   send: (frame: AgentToolEventFrame) => void;
   cursors: AgentToolCursors | null;
-}): Promise<{ runs: number; frames: number; cleared: number }> {
-  const { store, liveOf, send, cursors } = options;
-  const records = await store.listRuns();
+  page?: ReplayPage;
+}): Promise<{ runs: number; frames: number; cleared: number; page?: ReplayPageEnd }> {
+  const { store, liveOf, send, cursors, page } = options;
+  const selected: { records: RunRecord[]; gone: string[] | null; oldest?: RunPosition | undefined } = page
+    ? await pagedRuns(store, cursors, page)
+    : { records: await store.listRuns(), gone: null };
+  const records = selected.records;
   let frames = 0;
   let runs = 0;
   const emit = (frame: AgentToolEventFrame) => {
@@ -71,9 +88,53 @@ export async function replayRuns(options: {
     });
     if (sent > 0) runs += 1;
   }
-  const gone = cursors ? Object.keys(cursors).filter((runId) => !known.has(runId)) : [];
+  const gone = selected.gone ?? (cursors ? Object.keys(cursors).filter((runId) => !known.has(runId)) : []);
   if (gone.length > 0) emit(clearedFrame(gone, true));
-  return { runs, frames, cleared: gone.length };
+  if (!page) return { runs, frames, cleared: gone.length };
+  // Older runs than the page's oldest (a live run older than that is sent anyway, and does not count).
+  const oldest = selected.oldest;
+  const older = oldest ? await store.listRuns({ order: "desc", before: oldest, limit: 1 }) : [];
+  const end: ReplayPageEnd = oldest && older.length > 0 ? { hasOlder: true, before: oldest } : { hasOlder: false };
+  return { runs, frames, cleared: gone.length, page: end };
+}
+
+/**
+ * The runs of a paged replay, newest first: the page before `page.before`; or the client's window (from the oldest
+ * run its cursors name that still exists; the newest `page.limit` when none does) and every live run. `gone`: the
+ * named runs that no longer exist; `oldest`: the window's oldest run (where the next page starts).
+ */
+async function pagedRuns(
+  store: RunStore,
+  cursors: AgentToolCursors | null,
+  page: ReplayPage,
+): Promise<{ records: RunRecord[]; gone: string[]; oldest: RunPosition | undefined }> {
+  if (page.before) {
+    const records = await store.listRuns({ order: "desc", before: page.before, limit: page.limit });
+    return { records, gone: [], oldest: positionOf(records.at(-1)) };
+  }
+  const named = Object.keys(cursors ?? {});
+  const found = await Promise.all(named.map((runId) => store.getRun(runId)));
+  const gone = named.filter((_, index) => found[index] === null);
+  let from: RunPosition | undefined;
+  for (const record of found) {
+    if (record && (!from || comparePositions(record, from) < 0)) from = positionOf(record);
+  }
+  const window = from
+    ? await store.listRuns({ order: "desc", from })
+    : await store.listRuns({ order: "desc", limit: page.limit });
+  const inWindow = new Set(window.map((record) => record.runId));
+  const live = (await store.listRuns({ status: LIVE, order: "desc" })).filter((record) => !inWindow.has(record.runId));
+  const records = [...window, ...live].sort((left, right) => comparePositions(right, left));
+  return { records, gone, oldest: positionOf(window.at(-1)) };
+}
+
+function positionOf(record: RunRecord | undefined): RunPosition | undefined {
+  return record ? { startedAt: record.startedAt, runId: record.runId } : undefined;
+}
+
+function comparePositions(left: RunPosition, right: RunPosition): number {
+  if (left.startedAt !== right.startedAt) return left.startedAt - right.startedAt;
+  return left.runId < right.runId ? -1 : left.runId > right.runId ? 1 : 0;
 }
 
 /**

@@ -51,7 +51,16 @@ export type CoreRunEvent =
       at: number;
     }
   | { type: "agent_tool:hook:error"; hook: string; runId: string; agentType: string; errorName: string; at: number }
-  | { type: "agent_tool:replay"; runs: number; frames: number; cleared: number; withCursors: boolean; at: number }
+  | {
+      type: "agent_tool:replay";
+      runs: number;
+      frames: number;
+      cleared: number;
+      withCursors: boolean;
+      /** A paged replay (a page of the retained runs, SPEC §6). */
+      paged?: true;
+      at: number;
+    }
   | { type: "agent_tool:clear"; runIds: string[]; at: number }
   | {
       type: "agent_tool:run:progress";

@@ -75,27 +75,41 @@ export type RunRecord = {
   awaitingApproval?: AgentToolApproval[];
   /** Extension packages' own fields, each under its package name. Must be JSON-serializable. */
   meta?: Record<string, unknown>;
+  /**
+   * Who still has work on this finished row, by owner: `finish` (the registry's `onAgentToolFinish` ledger) or an
+   * extension's key (a detached run's delivery). A start-up lists the live rows and the rows with attention, never
+   * every retained one (`listRuns({ attention: true })`); each owner sets and clears its own key.
+   */
+  attention?: Record<string, true>;
 };
 
-/** A partial update of a row: a field set to `undefined` is removed. */
-export type RunRecordPatch = { [K in keyof RunRecord]?: RunRecord[K] | undefined };
+/** A partial update of a row: a field set to `undefined` is removed (`meta` and `attention`: per key). */
+export type RunRecordPatch = { [K in Exclude<keyof RunRecord, "attention">]?: RunRecord[K] | undefined } & {
+  attention?: Record<string, true | undefined> | undefined;
+};
+
+/** Whether the row has attention (an owner has work left on it). */
+export function hasAttention(record: Pick<RunRecord, "attention">): boolean {
+  return record.attention !== undefined && Object.keys(record.attention).length > 0;
+}
 
 /**
  * `RunStore.updateRun`'s merge rule, shared by every store: the patch's fields replace the row's, a field set to
- * `undefined` is removed, `meta` is merged per key (each extension package owns its key; a key set to `undefined`
- * is removed), and `runId` never changes. Pure: returns a new row.
+ * `undefined` is removed, `meta` and `attention` are merged per key (each owner has its key; a key set to `undefined`
+ * is removed, and an `attention` left with no key is removed), and `runId` never changes. Pure: returns a new row.
  */
 export function applyRunPatch(record: RunRecord, patch: RunRecordPatch): RunRecord {
   const next: Record<string, unknown> = { ...record };
   for (const [key, value] of Object.entries(patch)) {
     if (key === "runId") continue;
-    if (key === "meta" && value !== undefined) {
-      const meta: Record<string, unknown> = { ...record.meta };
-      for (const [metaKey, metaValue] of Object.entries(value as Record<string, unknown>)) {
-        if (metaValue === undefined) delete meta[metaKey];
-        else meta[metaKey] = metaValue;
+    if ((key === "meta" || key === "attention") && value !== undefined) {
+      const merged: Record<string, unknown> = { ...(record[key] as Record<string, unknown> | undefined) };
+      for (const [ownKey, ownValue] of Object.entries(value as Record<string, unknown>)) {
+        if (ownValue === undefined) delete merged[ownKey];
+        else merged[ownKey] = ownValue;
       }
-      next["meta"] = meta;
+      if (key === "attention" && Object.keys(merged).length === 0) delete next[key];
+      else next[key] = merged;
     } else if (value === undefined) {
       delete next[key];
     } else {

@@ -341,7 +341,10 @@ describe("AgentToolRegistry: awaited runs", () => {
     const finished: string[] = [];
     const { registry, store } = setup({ hooks: { onAgentToolFinish: (run) => void finished.push(run.runId) } });
     await registry.runAgentTool("Echo", { input: "x", runId: "r1" });
-    await store.updateRun("r1", { finishNotifiedRevision: undefined });
+    await registry.whenIdle();
+    expect((await store.getRun("r1"))?.attention).toBeUndefined(); // the ledger was written: nothing left to do
+    // The row as a crash between recording the terminal and calling the hook leaves it: ledger behind, marked.
+    await store.updateRun("r1", { finishNotifiedRevision: undefined, attention: { finish: true } });
     const restarted = new AgentToolRegistry({
       store,
       transport: new InProcessChildTransport({ children: [] }),
@@ -350,6 +353,30 @@ describe("AgentToolRegistry: awaited runs", () => {
     expect(await restarted.deliverPendingFinishHooks()).toBe(1);
     expect(await restarted.deliverPendingFinishHooks()).toBe(0);
     expect(finished).toEqual(["r1", "again:r1"]);
+    expect((await store.getRun("r1"))?.attention).toBeUndefined();
+  });
+
+  it("marks a finished run for start-up until its finish hook was called, and start-up reads only marked rows", async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { registry, store } = setup({ hooks: { onAgentToolFinish: () => held } });
+    for (const runId of ["a", "b", "c"]) await registry.runAgentTool("Echo", { input: "x", runId });
+    // Every hook still runs: each row says the registry has work on it.
+    expect((await store.listRuns({ attention: true })).map((record) => record.runId)).toEqual(["a", "b", "c"]);
+    release();
+    await registry.whenIdle();
+    expect(await store.listRuns({ attention: true })).toEqual([]);
+    // A start-up over these rows reads none of them.
+    store.resetStats();
+    const restarted = new AgentToolRegistry({
+      store,
+      transport: new InProcessChildTransport({ children: [] }),
+      hooks: { onAgentToolFinish: () => undefined },
+    });
+    expect(await restarted.deliverPendingFinishHooks()).toBe(0);
+    expect(store.stats).toEqual({ reads: 1, writes: 0 });
   });
 
   it("scopes runIds to their parent: two parents with one runId get two children", async () => {

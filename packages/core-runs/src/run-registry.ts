@@ -24,7 +24,7 @@ import {
   type RunAgentToolOptions,
 } from "./registry-options.js";
 import { createRegistryRuntime, type RegistryRuntime } from "./registry-runtime.js";
-import { replayRun, replayRuns } from "./replay-runs.js";
+import { type ReplayPageEnd, replayRun, replayRuns } from "./replay-runs.js";
 import { RunAdmission } from "./run-admission.js";
 import { RunDrivers } from "./run-drivers.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
@@ -299,18 +299,20 @@ export class AgentToolRegistry {
   /**
    * Send retained runs to one connection (`replay: true`). With cursors, only what is newer than the client holds,
    * plus `cleared` for runs it names that no longer exist. Finished runs are replayed from the parent's own copy of
-   * their log: their children are not woken.
+   * their log: their children are not woken. With `page`, a page of them, newest first (see `ReplayOptions.page`),
+   * and where the older ones start.
    */
   async replayAgentToolRuns(
     send: (frame: AgentToolEventFrame) => void,
     options: ReplayOptions = {},
-  ): Promise<{ runs: number; frames: number }> {
+  ): Promise<{ runs: number; frames: number; page?: ReplayPageEnd }> {
     const cursors = options.cursors ?? null;
-    const { runs, frames, cleared } = await replayRuns({
+    const { runs, frames, cleared, page } = await replayRuns({
       store: this.#runtime.store,
       liveOf: (runId) => this.#drivers.viewOf(runId),
       send,
       cursors,
+      ...(options.page ? { page: options.page } : {}),
     });
     this.#runtime.emit({
       type: "agent_tool:replay",
@@ -318,9 +320,10 @@ export class AgentToolRegistry {
       frames,
       cleared,
       withCursors: cursors !== null,
+      ...(page ? { paged: true } : {}),
       at: this.#runtime.clock.now(),
     });
-    return { runs, frames };
+    return page ? { runs, frames, page } : { runs, frames };
   }
 
   /**

@@ -2,6 +2,7 @@ import type { ConcurrencySlots } from "./concurrency-slots.js";
 import type { RunStatus } from "./protocol/index.js";
 import type { AgentToolRunOutcome, RunFinishedListener } from "./registry-options.js";
 import type { RegistryRuntime } from "./registry-runtime.js";
+import { FINISH_ATTENTION } from "./run-attention.js";
 import { terminalFrame } from "./run-frames.js";
 import {
   decideTerminal,
@@ -10,7 +11,7 @@ import {
   isFinishHookPending,
   type TerminalRunRecord,
 } from "./run-machine.js";
-import { type RunRecord, toRunInfo } from "./run-record.js";
+import { applyRunPatch, type RunRecord, toRunInfo } from "./run-record.js";
 import { toLifecycleResult } from "./run-result.js";
 
 /** How many times a terminal write is tried when the row's revision keeps moving under it. */
@@ -56,7 +57,10 @@ export class RunTransitions {
         followed,
       });
       if (decision.kind === "keep") return current;
-      const updated = await store.updateRun(runId, decision.patch, { expectedRevision: current.revision });
+      // The owners with work left on the finished row say so with it (start-up lists those rows, not every one).
+      const attention = this.#runtime.attention.ofTerminal(applyRunPatch(current, decision.patch));
+      const patch = { ...decision.patch, attention };
+      const updated = await store.updateRun(runId, patch, { expectedRevision: current.revision });
       if (!updated) continue;
       if (decision.kind === "quiet") return updated;
       this.#slots.release(runId);
@@ -91,15 +95,20 @@ export class RunTransitions {
     this.#runtime.background(this.#callFinishHook(cleared));
   }
 
-  /** Fire `onAgentToolFinish` for terminal rows whose ledger says it was not. Returns how many were delivered. */
+  /**
+   * Fire `onAgentToolFinish` for terminal rows whose ledger says it was not. Reads the rows with attention only (a
+   * pending ledger marks its row); a row marked without a pending ledger is cleared. Returns how many were delivered.
+   */
   async deliverPendingFinishHooks(): Promise<number> {
     const runtime = this.#runtime;
-    if (!runtime.hooks.onAgentToolFinish) return 0;
     let delivered = 0;
-    for (const record of await runtime.store.listRuns()) {
-      if (!isFinishHookPending(record)) continue;
-      await this.#notifyFinish(record);
-      delivered += 1;
+    for (const record of await runtime.store.listRuns({ attention: true })) {
+      if (runtime.hooks.onAgentToolFinish && isFinishHookPending(record)) {
+        await this.#notifyFinish(record);
+        delivered += 1;
+      } else if (record.attention?.[FINISH_ATTENTION]) {
+        await runtime.store.updateRun(record.runId, { attention: { [FINISH_ATTENTION]: undefined } }).catch(() => null);
+      }
     }
     return delivered;
   }
@@ -108,7 +117,10 @@ export class RunTransitions {
   async #notifyFinish(record: TerminalRunRecord): Promise<void> {
     await this.#callFinishHook(record);
     try {
-      await this.#runtime.store.updateRun(record.runId, finishHookSettledPatch(record));
+      await this.#runtime.store.updateRun(record.runId, {
+        ...finishHookSettledPatch(record),
+        attention: { [FINISH_ATTENTION]: undefined },
+      });
     } catch {
       // Left pending: `deliverPendingFinishHooks` calls it again at the next start-up (at least once).
     }

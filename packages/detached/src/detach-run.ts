@@ -16,9 +16,20 @@ import {
   type WakeupScheduler,
 } from "@agent-tools/core-runs";
 import { DEFAULT_DETACHED_MAX_BUDGET_MS, DEFAULT_DETACHED_NO_PROGRESS_BUDGET_MS, resolveBudgets } from "./budget.js";
-import { DETACHED_META_KEY, type DetachedRunState, parseDetachedState, readDetachedState } from "./detached-state.js";
+import {
+  DETACHED_META_KEY,
+  type DetachedRunState,
+  isWatchedAfterGiveUp,
+  parseDetachedState,
+  readDetachedState,
+} from "./detached-state.js";
 import type { DetachedRunEvent } from "./events.js";
-import { DEFAULT_DELIVERY_LEASE_MS, DEFAULT_MAX_DELIVERY_ATTEMPTS, deliveryTarget } from "./finish-delivery.js";
+import {
+  DEFAULT_DELIVERY_LEASE_MS,
+  DEFAULT_MAX_DELIVERY_ATTEMPTS,
+  deliveryTarget,
+  nextDeliveryStep,
+} from "./finish-delivery.js";
 import {
   type DetachedMilestonesOption,
   defaultFormatDetachedMilestone,
@@ -154,7 +165,14 @@ export type DetachedRuns<THost> = {
  */
 export function createDetachedRuns<THost extends object>(options: DetachedRunsOptions<THost>): DetachedRuns<THost> {
   const { registry, host, chatHost } = options;
-  const extension = registry.extension({ key: DETACHED_META_KEY, read: parseDetachedState });
+  const extension = registry.extension({
+    key: DETACHED_META_KEY,
+    read: parseDetachedState,
+    // A finished run needs this package until its result is delivered (or skipped) and it is no longer watched: its
+    // row keeps attention until then, so a start-up finds it without reading every retained run.
+    settled: (state, record) =>
+      nextDeliveryStep(record, state, 0).kind === "none" && !isWatchedAfterGiveUp(record, state),
+  });
   const emit = (event: DetachedRunEvent) => extension.emit(event);
   const formatCompletion = options.formatDetachedCompletion ?? defaultFormatDetachedCompletion;
   const defaults = {

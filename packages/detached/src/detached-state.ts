@@ -76,5 +76,18 @@ export function readDetachedState(record: RunRecord): DetachedRunState | null {
   return parseDetachedState(record.meta?.[DETACHED_META_KEY]);
 }
 
+/**
+ * A run the parent gave up on is still watched for a late result while it is `interrupted`, its child may still run,
+ * and the parent neither tore it down nor stopped watching.
+ */
+export function isWatchedAfterGiveUp(record: RunRecord, state: DetachedRunState): boolean {
+  return (
+    record.status === "interrupted" &&
+    record.childStillRunning !== false &&
+    state.tornDown !== true &&
+    state.watchEnded !== true
+  );
+}
+
 /** This package's seam into the registry: its state lives under `meta.detached`. */
 export type DetachedExtension = RegistryExtension<DetachedRunState>;

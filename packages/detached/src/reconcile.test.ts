@@ -45,6 +45,8 @@ function finishedRow(runId: string, now: number, delivered: boolean): RunRecord 
     detached: true,
     startAcknowledged: true,
     meta: { detached: state },
+    // As the terminal write leaves it: marked for this package until its result is delivered.
+    ...(delivered ? {} : { attention: { detached: true } }),
   });
 }
 
@@ -82,6 +84,34 @@ describe("the reconcile tick", () => {
     const large = await measure(1_000);
     expect(large).toEqual(small);
     expect(large.reads + large.writes).toBeLessThanOrEqual(6 * 10);
+  });
+
+  it("starts up from the live runs and the ones it still has work on, not from every retained run", async () => {
+    const rowsRead = async (retained: number) => {
+      const world = await retainedWorld(retained, 10);
+      const listRuns = world.store.listRuns.bind(world.store);
+      let rows = 0;
+      world.store.listRuns = async (filter) => {
+        const found = await listRuns(filter);
+        rows += found.length;
+        return found;
+      };
+      await world.parent.detached.start();
+      // The due runs are found; delivering them clears their mark.
+      expect(await world.parent.detached.tick()).toMatchObject({ due: 10, claimed: 10 });
+      await world.settle();
+      expect(await listRuns({ attention: true })).toEqual([]);
+      return rows;
+    };
+    expect(await rowsRead(100)).toBe(10);
+    expect(await rowsRead(1_000)).toBe(10);
+  });
+
+  it("clears a mark it finds on a row it has nothing more to do for (a mark an earlier version's rows get)", async () => {
+    const world = await retainedWorld(3, 0);
+    await world.store.updateRun("old-1", { attention: { detached: true, finish: true } });
+    await world.parent.detached.start();
+    expect((await world.store.getRun("old-1"))?.attention).toEqual({ finish: true });
   });
 
   it("goes quiet when nothing is outstanding", async () => {

@@ -10,7 +10,13 @@ import {
   type WakeupScheduler,
 } from "@agent-tools/core-runs";
 import { type BudgetSnapshot, evaluateBudget, watchDeadline } from "./budget.js";
-import { type DetachedExtension, type DetachedRunState, readDetachedState } from "./detached-state.js";
+import {
+  DETACHED_META_KEY,
+  type DetachedExtension,
+  type DetachedRunState,
+  isWatchedAfterGiveUp,
+  readDetachedState,
+} from "./detached-state.js";
 import { DueIndex } from "./due-index.js";
 import type { DetachedEventEmitter } from "./events.js";
 import { FinishDelivery } from "./finish-delivery.js";
@@ -163,8 +169,10 @@ export class Reconciler {
   }
 
   /**
-   * Resume after a restart (once per instance): rebuild the due index from one `listRuns`, follow live detached
-   * runs (and interrupted ones still watched) again, and arm the scheduler for what is outstanding.
+   * Resume after a restart (once per instance): rebuild the due index from the live runs and the finished ones this
+   * package still has work on (their `attention`: never every retained run), follow live detached runs (and
+   * interrupted ones still watched) again, and arm the scheduler for what is outstanding. A row marked for it that
+   * needs nothing any more (a mark from an earlier version) is cleared.
    */
   start(): Promise<void> {
     if (!this.#started) {
@@ -180,9 +188,13 @@ export class Reconciler {
 
   async #start(): Promise<void> {
     const { extension } = this.#options;
-    const records = await extension.listRuns();
+    const live = await extension.listRuns({ status: ["starting", "running"] });
+    const marked = await extension.listRuns({ attention: true });
+    const seen = new Set(live.map((record) => record.runId));
+    const records = [...live, ...marked.filter((record) => !seen.has(record.runId))];
     const now = extension.clock.now();
     for (const record of records) {
+      if (record.attention?.[DETACHED_META_KEY]) await extension.refreshAttention(record).catch(() => undefined);
       if (record.detached !== true) continue;
       const state = readDetachedState(record);
       if (!state) continue;
@@ -375,12 +387,7 @@ export class Reconciler {
 
   /** An interrupted run whose child may still run, and that the parent still watches for a late real result. */
   #isWatchable(record: RunRecord, state: DetachedRunState): boolean {
-    return (
-      record.status === "interrupted" &&
-      record.childStillRunning !== false &&
-      state.tornDown !== true &&
-      state.watchEnded !== true
-    );
+    return isWatchedAfterGiveUp(record, state);
   }
 
   #budgetOf(runId: string, state: DetachedRunState): BudgetSnapshot {

@@ -16,6 +16,8 @@ import { useAgentToolEvents } from "./use-agent-tool-events.js";
 afterEach(cleanup);
 
 const PARENT = "wss://example.com/agents/assistant/default";
+/** What a connection opens for `url`: it asks for paged replay (the default page of 50). */
+const opened = (url: string) => `${url}?agentToolPage=50`;
 const TYPE = "agent-tool-event" as const;
 
 const started = (runId: string, parentToolCallId: string, displayOrder = 0): AgentToolEventFrame => ({
@@ -102,7 +104,7 @@ describe("useAgentToolEvents({ url })", () => {
         <RunList url={PARENT} pool={pool} toolCallId="c1" />
       </>,
     );
-    expect(sockets.sockets.map((socket) => socket.url)).toEqual([PARENT]);
+    expect(sockets.sockets.map((socket) => socket.url)).toEqual([opened(PARENT)]);
     server.open();
     server.send(started("a", "c1"), started("b", "c2"), ...textFrames("a", "Shared by all."));
     expect(screen.getAllByTestId("a").map((item) => item.textContent)).toEqual(["Shared by all.", "Shared by all."]);
@@ -155,8 +157,8 @@ describe("useAgentToolEvents({ url })", () => {
     rerender(<RunList url={`${PARENT}-2`} pool={pool} toolCallId="c1" />);
     await advance(100);
     expect(sockets.sockets.map((socket) => [socket.url, socket.closedByClient])).toEqual([
-      [PARENT, true],
-      [`${PARENT}-2`, false],
+      [opened(PARENT), true],
+      [opened(`${PARENT}-2`), false],
     ]);
   });
 
@@ -168,7 +170,7 @@ describe("useAgentToolEvents({ url })", () => {
     expect(result.current.cursors()).toEqual({ a: { sequence: 4, revision: 1 } });
     act(() => result.current.resetLocalState());
     expect(result.current.runsById).toEqual({});
-    expect(sockets.last().url).toBe(PARENT);
+    expect(sockets.last().url).toBe(opened(PARENT));
     expect(result.current.connection).toBe(pool.peek(PARENT));
   });
 });

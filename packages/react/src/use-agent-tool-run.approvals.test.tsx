@@ -50,7 +50,8 @@ function setup() {
     requests.push({ url, body: JSON.parse(String(init.body)) });
     return new Response(JSON.stringify({ answered: true }), { status: 200 });
   };
-  const parent = () => sockets.sockets.find((socket) => socket.url === PARENT);
+  // The client asks for paged replay (`?agentToolPage=`): the parent socket is the one at its address.
+  const parent = () => sockets.sockets.find((socket) => socket.url.split("?")[0] === PARENT);
   let isOpen = false;
   const receive = (...frames: AgentToolEventFrame[]) =>
     act(() => {

@@ -43,7 +43,9 @@ function setup() {
     graceMs: 100,
     drillInGraceMs: 100,
   });
-  const socketsTo = (url: string) => sockets.sockets.filter((socket) => socket.url === url);
+  // A parent's socket asks for paged replay (`?agentToolPage=50`); a drill-in's does not.
+  const socketsTo = (url: string) =>
+    sockets.sockets.filter((socket) => socket.url.replace(/\?agentToolPage=\d+$/, "") === url);
   const send = (socket: FakeWebSocket | undefined, ...frames: unknown[]) =>
     act(() => {
       socket?.open();
@@ -136,7 +138,7 @@ describe("useAgentToolRun", () => {
       sockets.sockets[0]?.send(started);
     });
     expect(result.current.run?.agentType).toBe("Researcher");
-    expect(sockets.sockets.map((socket) => socket.url)).toEqual([PARENT, RUN_URL]);
+    expect(sockets.sockets.map((socket) => socket.url)).toEqual([`${PARENT}?agentToolPage=50`, RUN_URL]);
     connection.close();
   });
 });

@@ -10,17 +10,22 @@ const COMPATIBILITY_DATE = "2026-04-20";
 const COMPATIBILITY_FLAGS = ["nodejs_compat"];
 
 export class WorkerHost {
+  /** workerd processes already taken by a host of this process. */
+  static #claimed = new Set();
+
   /** @param {Miniflare} miniflare @param {URL} url @param {number} bootMs @param {{ wsPath: string }} options */
   constructor(miniflare, url, bootMs, options) {
     this.miniflare = miniflare;
     this.origin = url.href.replace(/\/$/, "");
     this.bootMs = bootMs;
     this.wsPath = options.wsPath;
+    /** @type {number | null} */
+    this.pid = null;
   }
 
   /**
    * @param {{ scriptPath: string, durableObjects: Record<string, { className: string, useSQLite: boolean }>,
-   *   wsPath: string, persist?: string, verbose?: boolean }} options
+   *   wsPath: string, persist?: string, verbose?: boolean, inspectorPort?: number }} options
    */
   static async start(options) {
     const miniflare = new Miniflare({
@@ -32,12 +37,18 @@ export class WorkerHost {
       durableObjects: options.durableObjects,
       cf: false,
       ...(options.persist ? { durableObjectsPersist: options.persist } : {}),
+      // workerd's V8 inspector (scripts/profile.mjs): CPU profiles of the Worker's isolate.
+      ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
       log: new Log(options.verbose ? LogLevel.DEBUG : LogLevel.WARN),
     });
     const started = performance.now();
     try {
       const url = await miniflare.ready;
-      return new WorkerHost(miniflare, url, performance.now() - started, options);
+      const host = new WorkerHost(miniflare, url, performance.now() - started, options);
+      // Several hosts may run at once: this one's workerd is the one that was not there before.
+      host.pid = findChildProcess(process.pid, (command) => command.includes("workerd"), WorkerHost.#claimed);
+      if (host.pid !== null) WorkerHost.#claimed.add(host.pid);
+      return host;
     } catch (error) {
       await miniflare.dispose().catch(() => undefined);
       throw error;
@@ -45,6 +56,7 @@ export class WorkerHost {
   }
 
   dispose() {
+    if (this.pid !== null) WorkerHost.#claimed.delete(this.pid);
     return this.miniflare.dispose();
   }
 
@@ -72,7 +84,12 @@ export class WorkerHost {
 
   /** The workerd process Miniflare started (a child of this Node process). */
   workerdPid() {
-    return findChildProcess(process.pid, (command) => command.includes("workerd"));
+    return this.pid;
+  }
+
+  /** workerd's CPU time so far, ms (see `cpuMs`). */
+  cpuMs() {
+    return cpuMs(this.workerdPid());
   }
 }
 
@@ -96,14 +113,22 @@ export class FrameClient {
     this.waiters = new Set();
     this.socket = new WebSocket(url, deflate ? {} : { perMessageDeflate: false });
     this.socket.on("message", (data, isBinary) => this.#receive(data, isBinary));
+    /** Why the socket failed (e.g. the server refused the upgrade: `Unexpected server response: 431`), or null. */
+    this.error = null;
     /** @type {Promise<void>} */
     this.opened = new Promise((resolve, reject) => {
       this.socket.once("open", () => {
         this.openedAt = performance.now();
         resolve(undefined);
       });
-      this.socket.once("error", reject);
+      this.socket.on("error", (error) => {
+        this.error ??= error instanceof Error ? error.message : String(error);
+        reject(error);
+        for (const waiter of [...this.waiters]) waiter();
+      });
     });
+    // A refused connection is reported through `error` (and `waitFor` ends): nobody has to await `opened`.
+    this.opened.catch(() => undefined);
   }
 
   #receive(data, isBinary) {
@@ -136,8 +161,14 @@ export class FrameClient {
   /** Resolves true once `predicate()` holds, false after `timeoutMs`. */
   waitFor(predicate, timeoutMs = 30_000) {
     if (predicate()) return Promise.resolve(true);
+    if (this.error !== null) return Promise.resolve(false);
     return new Promise((resolve) => {
       const check = () => {
+        if (this.error !== null) {
+          done();
+          resolve(false);
+          return;
+        }
         if (!predicate()) return;
         done();
         resolve(true);
@@ -164,10 +195,10 @@ export class FrameClient {
   }
 }
 
-/** The first child of `parentPid` whose command line matches. */
-function findChildProcess(parentPid, matches) {
+/** The first child of `parentPid` whose command line matches (and is not in `except`). */
+function findChildProcess(parentPid, matches, except = new Set()) {
   for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry) || except.has(Number(entry))) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       // pid (comm) state ppid …: comm may hold spaces, so split after the last ")".
@@ -189,6 +220,23 @@ export function residentKiB(pid) {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
     return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time the process has used so far, in ms (every thread: /proc/<pid>/task/<tid>/schedstat, ns). Less
+ * sensitive than wall time to other work on a shared machine: the workloads report it beside their wall times.
+ */
+export function cpuMs(pid) {
+  if (pid === null) return null;
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    }
+    return ns / 1e6;
   } catch {
     return null;
   }

@@ -214,6 +214,141 @@ export function renderTable(results, P) {
       "0",
     );
   }
+  // ── issue 27 ────────────────────────────────────────────────────────────────────────────────────────────────
+  const chat = get(ours, "chat");
+  if (chat) {
+    row(
+      `chat turn, one awaited child (C=${chat.chunksPerRun}): agent-tool turn − plain-tool turn, in-DO ms (${chat.turnsPerKind} turns each)`,
+      `${cell(chat.awaitedChildOverheadMs)} (${cell(chat.agentToolTurnMs)} − ${cell(chat.plainToolTurnMs)})`,
+      cell(chat.newDurableObjectRoundTripMs),
+      "",
+      "",
+      "≤ 2 ms (raw: a round trip to a new object)",
+    );
+    row("chat turn without a model (fixed chunks), in-DO ms", cell(chat.fixedTurnMs));
+  }
+  const floorRatio = (realPath, floorPath, faster) => {
+    const realValue = med(real, realPath);
+    const floorValue = med(raw, floorPath);
+    if (typeof realValue !== "number" || typeof floorValue !== "number") return "";
+    return `${round(faster === "higher" ? realValue / floorValue : floorValue / realValue, 2)}× floor`;
+  };
+  if (get(raw, "w1StreamText")) {
+    row(
+      "real child W1 (C=10) vs streamText alone in the raw pipe's object, in-DO ms",
+      `${cell(get(real, "w1.innerMs"))} (${floorRatio("w1.innerMs", "w1StreamText.innerMs", "lower")})`,
+      cell(get(raw, "w1StreamText.innerMs")),
+      "",
+      "",
+      "≥ 0.9× floor",
+    );
+  }
+  if (get(raw, "w2StreamText")) {
+    row(
+      "real child W2 chunk frames/s vs streamText alone (the same frames from the raw pipe's object)",
+      `${cell(get(real, "w2.chunksPerSec"), 0)} (${floorRatio("w2.chunksPerSec", "w2StreamText.chunksPerSec", "higher")})`,
+      cell(get(raw, "w2StreamText.chunksPerSec"), 0),
+      "",
+      "",
+      "≥ 0.9× floor",
+    );
+    row(
+      "real child W2: dispatch→first / →last chunk frame, ms (streamText alone: the same)",
+      `${cell(get(real, "w2.firstChunkMs"))} / ${cell(get(real, "w2.lastChunkMs"))}`,
+      `${cell(get(raw, "w2StreamText.firstChunkMs"))} / ${cell(get(raw, "w2StreamText.lastChunkMs"))}`,
+      "",
+      "",
+      "first as the model yields it",
+    );
+  }
+  if (get(raw, "w3StreamText")) {
+    row(
+      "real child W3 (20×C=50) vs streamText alone ×20 at once, in-DO ms",
+      `${cell(get(real, "w3.innerWallMs"))} (${floorRatio("w3.innerWallMs", "w3StreamText.innerWallMs", "lower")})`,
+      cell(get(raw, "w3StreamText.innerWallMs")),
+      "",
+      "",
+      "≥ 0.9× floor",
+    );
+  }
+  for (const size of get(ours, "fanout.sizes") ?? []) {
+    row(
+      `fan-out: one chat turn of ${size.calls} awaited stub children (C=${get(ours, "fanout.chunksPerRun")}), in-DO ms; all terminal; V8 heap peak growth MiB`,
+      `${size.turnMs} (the same turn with a plain tool ${size.plainTurnMs}: children ${size.childrenPartMs}; registry alone ${size.registryMs}); ${size.allTerminal ? "all terminal" : `NOT all terminal: ${JSON.stringify(size.statuses)}`}; heap +${size.heapPeakGrowthMiB}`,
+      `${size.rawChildrenMs}; heap +${size.rawHeapPeakGrowthMiB}`,
+      `${size.turnVersusRaw}× (children ${size.childrenPartVersusRaw}×, registry ${size.registryVersusRaw}×)`,
+      "",
+      "≤ 2× raw",
+    );
+  }
+  if (get(ours, "fanout")) {
+    row(
+      "fan-out: time per run at the largest size ÷ at the smallest (1 = linear)",
+      `turn ${get(ours, "fanout.turnLinearity")}, registry ${get(ours, "fanout.registryLinearity")}`,
+      "",
+      "",
+      "",
+      "linear",
+    );
+  }
+  const history = get(ours, "history");
+  if (history) {
+    const shape = (name, key) =>
+      `${cell(history[name][key])} (${round((history[name][key].median ?? 0) / Math.max(1, history.empty[key].median ?? 0), 2)}×)`;
+    row(
+      `history: chat turn without a model, in-DO ms: empty · ${history.historyMessages} messages · ${history.historyRuns} retained runs (÷ empty)`,
+      `${cell(history.empty.fixedTurnMs)} · ${shape("conversation", "fixedTurnMs")} · ${shape("retainedRuns", "fixedTurnMs")}`,
+      "",
+      "",
+      "",
+      "≤ 1.2× empty",
+    );
+    row(
+      "history: chat turn with one awaited child, in-DO ms: the same three parents",
+      `${cell(history.empty.agentToolTurnMs)} · ${shape("conversation", "agentToolTurnMs")} · ${shape("retainedRuns", "agentToolTurnMs")}`,
+      "",
+      "",
+      "",
+      "≤ 1.2× empty",
+    );
+    row(
+      "history: parent SQL rows read per turn (no model / one child), the same three parents",
+      ["empty", "conversation", "retainedRuns"]
+        .map((name) => `${history[name].rowsReadPerTurn.fixed} / ${history[name].rowsReadPerTurn.agentTool}`)
+        .join(" · "),
+    );
+    row(
+      "history: the first turn after the parent woke (no model / one child), in-DO ms, the same three parents",
+      ["empty", "conversation", "retainedRuns"]
+        .map((name) => `${history[name].firstFixedTurnMs} / ${history[name].firstAgentToolTurnMs}`)
+        .join(" · "),
+    );
+  }
+  const clients = get(ours, "historyClients");
+  if (clients) {
+    const shape = (rep) =>
+      rep.refused
+        ? `refused: ${rep.refused}`
+        : `${rep.frames} (${rep.runs}), ${rep.bytes} B, ${cell(rep.connectToFirstMs)} / ${cell(rep.connectToDoneMs)}`;
+    row(
+      `history: a new client of a parent with ${clients.retainedRuns} retained runs, paging (${clients.page} a page): frames (runs), bytes, connect→first / →done ms`,
+      shape(clients.newClient),
+      "",
+      "",
+      "",
+      "the runs it shows, paged",
+    );
+    row("history: … a client that does not page (every run at once)", shape(clients.newClientWithoutPaging));
+    const again = clients.reconnectAfterOneNewRun;
+    row(
+      "history: the paging client reconnecting with its cursors after 1 new run: frames (runs), connect→first / →done ms; only the missed frames",
+      `${shape(again)}; ${again.onlyMissed ? `only the missed run's ${again.missedRunFrames} frames` : "NOT only the missed frames"} (cursors ${again.cursorQueryBytes} B)`,
+      "",
+      "",
+      "",
+      "< 50 ms, only the missed frames",
+    );
+  }
   const memory = get(ours, "memory");
   if (memory) {
     const sizes = Object.keys(memory.cold);
@@ -227,6 +362,16 @@ export function renderTable(results, P) {
       "flat",
     );
     row("memory: … then after listing every run", series("afterListingMiB"));
+    if (memory.startupRowsRead) {
+      row(
+        `start-up: SQL rows the parent reads from waking to ready, over ${sizes.join(" / ")} retained runs (none live or due)`,
+        sizes.map((size) => memory.startupRowsRead[size]).join(" / "),
+        "",
+        "",
+        "",
+        "O(due + live), not O(retained)",
+      );
+    }
     row("memory: live process while seeding, RSS MiB", memory.liveProcess.map((step) => `${step.rssMiB}`).join(" → "));
   }
   return [

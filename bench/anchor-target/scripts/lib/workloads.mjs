@@ -19,13 +19,21 @@ export async function baseline(host, parent = "baseline") {
   return { pingOuterMs: describe(samples.slice(5)) };
 }
 
-/** W1: awaited runs of C chunks, one after another on one parent, each a new runId (a new child). */
-export async function w1(host, P) {
+/**
+ * W1: awaited runs of C chunks, one after another on one parent, each a new runId (a new child).
+ * @param {string} [parent] @param {string} [mode] the raw pipe's `streamText` (the real child's floor)
+ */
+export async function w1(host, P, parent = "w1", mode = undefined) {
   const inner = [];
   const outer = [];
   const statuses = {};
   for (let index = 0; index < P.w1Warmup + P.w1Runs; index += 1) {
-    const { body, ms } = await host.call("run", { parent: "w1", runId: `w1-${index}`, count: P.w1Chunks });
+    const { body, ms } = await host.call("run", {
+      parent,
+      runId: `${parent}-${index}`,
+      count: P.w1Chunks,
+      ...(mode ? { mode } : {}),
+    });
     statuses[body.status] = (statuses[body.status] ?? 0) + 1;
     if (index < P.w1Warmup) continue;
     inner.push(body.ms);
@@ -41,31 +49,43 @@ export async function w1(host, P) {
   };
 }
 
-/** One W2 repetition: a client connected first, one run of C chunks, frames counted at the client. */
-export async function w2Once(host, P, parent, { deflate = true } = {}) {
+/**
+ * One W2 repetition: a client connected first, one run of C chunks, frames counted at the client.
+ * @param {{ deflate?: boolean, around?: { before(): Promise<unknown>, after(): Promise<unknown> }, mode?: string }} [options]
+ */
+export async function w2Once(host, P, parent, options = {}) {
+  const { deflate = true, around, mode } = options;
   await host.call("ping", { parent });
   const client = host.connect(parent, "", { deflate });
   await client.opened;
   await client.waitFor(() => client.replayDone !== null, 2_000);
   await sleep(50);
   const runId = `${parent}-run`;
+  // `around` (scripts/profile.mjs) brackets the timed part only: a profiler started before it, stopped after.
+  await around?.before();
+  const cpuBefore = host.cpuMs();
   const started = performance.now();
-  const pending = host.call("run", { parent, runId, count: P.w2Chunks });
+  const pending = host.call("run", { parent, runId, count: P.w2Chunks, ...(mode ? { mode } : {}) });
   const sawTerminal = await client.waitFor(() => client.liveTerminals.has(runId), 60_000);
   const { body } = await pending;
+  const cpuMs = host.cpuMs() - cpuBefore;
+  await around?.after();
   client.close();
   const frames = client.frames.filter((frame) => frame.runId === runId && !frame.replay);
   const chunks = frames.filter((frame) => frame.kind === "chunk");
   const end = frames.find((frame) => TERMINAL.has(frame.kind))?.at ?? performance.now();
   const spanMs = end - started;
   const streamMs = chunks.length > 1 ? chunks.at(-1).at - chunks[0].at : null;
+  const lastChunkMs = chunks.length > 0 ? chunks.at(-1).at - started : null;
   return {
     sawTerminal,
     status: body.status,
     chunkFrames: chunks.length,
     dispatchToTerminalMs: round(spanMs),
     firstChunkMs: chunks.length > 0 ? round(chunks[0].at - started) : null,
+    lastChunkMs: round(lastChunkMs),
     innerMs: body.ms,
+    cpuMs: round(cpuMs),
     chunksPerSec: round((chunks.length / spanMs) * 1000, 0),
     streamChunksPerSec: streamMs ? round(((chunks.length - 1) / streamMs) * 1000, 0) : null,
     bytesPerChunkFrame:
@@ -83,21 +103,32 @@ export function w2Summary(P, reps) {
     streamChunksPerSec: describe(pick(reps, "streamChunksPerSec")),
     dispatchToTerminalMs: describe(pick(reps, "dispatchToTerminalMs")),
     firstChunkMs: describe(pick(reps, "firstChunkMs")),
+    lastChunkMs: describe(pick(reps, "lastChunkMs")),
     innerMs: describe(pick(reps, "innerMs")),
+    cpuMs: describe(pick(reps, "cpuMs")),
     bytesPerChunkFrame: reps[0]?.bytesPerChunkFrame ?? null,
   };
 }
 
-/** W3: N concurrent awaited runs (Promise.all inside the parent), on a fresh parent each repetition. */
-export async function w3(host, P) {
+/**
+ * W3: N concurrent awaited runs (Promise.all inside the parent), on a fresh parent each repetition.
+ * @param {string} [mode] the raw pipe's `streamText` (the real child's floor)
+ */
+export async function w3(host, P, mode = undefined) {
   const inner = [];
   const outer = [];
   const statuses = [];
   const errors = [];
   for (let rep = 0; rep < P.reps; rep += 1) {
-    const parent = `w3-${rep}`;
+    const parent = `w3-${mode ?? "stub"}-${rep}`;
     await host.call("ping", { parent });
-    const { body, ms } = await host.call("fanout", { parent, prefix: parent, runs: P.w3Runs, count: P.w3Chunks });
+    const { body, ms } = await host.call("fanout", {
+      parent,
+      prefix: parent,
+      runs: P.w3Runs,
+      count: P.w3Chunks,
+      ...(mode ? { mode } : {}),
+    });
     inner.push(body.ms);
     outer.push(ms);
     statuses.push(body.statuses);
@@ -141,6 +172,7 @@ export async function replayOnce(host, parent, query = "", { deflate = true } = 
   const frames = client.frames.filter((frame) => frame.replay);
   return {
     complete,
+    ...(client.error !== null ? { error: client.error } : {}),
     frames: frames.length,
     chunkFrames: frames.filter((frame) => frame.kind === "chunk").length,
     bytes: frames.reduce((sum, frame) => sum + frame.bytes, 0),
@@ -343,13 +375,15 @@ export async function memory(startHost, P, persistRoot) {
       await host.dispose();
     }
   }
-  /** @type {{ retainedRuns: number, bootMiB: number | null, wokenAndOneRunMiB: number | null, afterListingMiB: number | null }[]} */
+  /** @type {{ retainedRuns: number, bootMiB: number | null, wokenAndOneRunMiB: number | null, afterListingMiB: number | null, startupRowsRead: number, startupReaders: Record<string, number> }[]} */
   const cold = [];
   for (let rep = 0; rep < P.memoryReps; rep += 1) {
     for (const size of sizes) {
       const host = await startHost(folders[size]);
       try {
         const bootMiB = mib(rss(host));
+        // The parent wakes over its stored runs and starts up: what that reads before its first tick.
+        const startup = (await host.call("startup", { parent: "memory" })).body;
         await host.call("ping", { parent: "memory" });
         await host.call("run", { parent: "memory", runId: `after-wake-${rep}`, count: 10 });
         await sleep(300);
@@ -358,7 +392,14 @@ export async function memory(startHost, P, persistRoot) {
         await sleep(300);
         if (listed.retainedRuns !== size + rep + 1)
           throw new Error(`expected ${size + rep + 1} runs, found ${listed.retainedRuns}`);
-        cold.push({ retainedRuns: size, bootMiB, wokenAndOneRunMiB, afterListingMiB: mib(rss(host)) });
+        cold.push({
+          retainedRuns: size,
+          bootMiB,
+          wokenAndOneRunMiB,
+          afterListingMiB: mib(rss(host)),
+          startupRowsRead: startup.rowsRead,
+          startupReaders: startup.readers,
+        });
       } finally {
         await host.dispose();
       }
@@ -380,7 +421,12 @@ export async function memory(startHost, P, persistRoot) {
     Object.fromEntries(
       sizes.map((size) => [size, round((bySize[size][key].median ?? 0) - (bySize[0][key].median ?? 0), 1)]),
     );
+  const lastOf = (size) => cold.filter((row) => row.retainedRuns === size).at(-1);
   return {
+    // Issue 27: a start-up reads O(due + live runs), not O(retained). Rows read from the parent's construction until
+    // its start-up is done, per retained size (the last restart's), and by statement at the largest size.
+    startupRowsRead: Object.fromEntries(sizes.map((size) => [size, lastOf(size)?.startupRowsRead ?? null])),
+    startupReadersAtLargest: lastOf(P.memoryRuns)?.startupReaders ?? null,
     chunksPerRetainedRun: P.memoryChunks,
     note: "workerd VmRSS (MiB). Retained runs are written straight into the parent's store (completed rows + one log batch each, as runAgentTool leaves them), not dispatched: no child objects exist. 'cold' = a fresh workerd on the stored data. The registry keeps nothing per finished run in memory; what grows is SQLite's page cache (wake and first dispatch scan the runs table: no index on status) and, after listing, the V8 heap.",
     liveProcess,
@@ -422,5 +468,248 @@ export async function stopCascade(host, P) {
     statuses,
     endAfterStopMs: { ...describe(ends), p99: round(quantile(ends, 0.99)), max: round(Math.max(...ends)) },
     modelCallsAfterStop: callsAfterStop,
+  };
+}
+
+/**
+ * Item 1 of issue 27, the shipped path with a chat turn: chat turns sent from code (`sendChatMessage`) whose
+ * scripted model calls one tool, timed inside the parent: `bench` calls the stub child as an agent tool (C chunks),
+ * `plain` an ordinary tool with the same output (the same turn without a child), interleaved one turn each, on
+ * `P.reps` fresh parents. The parent-side cost of one awaited child is bench − plain (the stub child's own work, its
+ * C chunks, is ≈ 0: see `turn-cost`). Beside it the platform's part: a round trip to a new Durable Object (the raw
+ * pipe's `RawChild`, one RPC that writes one row), in the same sitting.
+ */
+export async function chatTurns(host, raw, P) {
+  const plain = [];
+  const bench = [];
+  const fixed = [];
+  for (let rep = 0; rep < P.reps; rep += 1) {
+    const parent = `chat-${rep}`;
+    await host.call("chat-turns", { parent, tool: "plain", turns: 1, count: P.w1Chunks }); // warm: wires the parts
+    for (let turn = 0; turn < P.chatTurns; turn += 1) {
+      plain.push(...(await host.call("chat-turns", { parent, tool: "plain", turns: 1, count: P.w1Chunks })).body.ms);
+      bench.push(...(await host.call("chat-turns", { parent, tool: "bench", turns: 1, count: P.w1Chunks })).body.ms);
+      fixed.push(...(await host.call("chat-turns", { parent, tool: "fixed", turns: 1, count: P.w1Chunks })).body.ms);
+    }
+  }
+  const newObject = [];
+  for (let rep = 0; rep < P.chatTurns; rep += 1) {
+    const { body } = await raw.call("fanout", {
+      parent: "new-object",
+      prefix: `n${rep}`,
+      runs: 1,
+      count: P.w1Chunks,
+      mode: "children",
+    });
+    newObject.push(body.ms);
+  }
+  const median = (values) => quantile(values, 0.5) ?? Number.NaN;
+  const overhead = median(bench) - median(plain);
+  return {
+    chunksPerRun: P.w1Chunks,
+    turnsPerKind: plain.length,
+    note: "in-DO ms (Date.now(), whole ms) of sendChatMessage; overhead of one awaited child = median(bench) − median(plain)",
+    plainToolTurnMs: describe(plain),
+    agentToolTurnMs: describe(bench),
+    fixedTurnMs: describe(fixed),
+    awaitedChildOverheadMs: round(overhead),
+    newDurableObjectRoundTripMs: describe(newObject),
+    overheadBeyondNewObjectMs: round(overhead - median(newObject)),
+  };
+}
+
+/**
+ * Item 3 of issue 27, fan-out: one chat turn whose model calls the stub child `calls` times at once (every run
+ * awaited), for each size in `P.fanoutSizes`, on a fresh parent each; beside it the registry alone (`runAgentTool` ×
+ * N in `Promise.all`) and the raw pipe's floor (N new `RawChild` objects, one RPC each, all at once, frames sent, a
+ * row kept), in the same sitting. Memory: the isolate's V8 heap, its peak during the turn and after it (the children
+ * live in the same isolate under Miniflare: the raw pipe's peak is the floor of that), and workerd's RSS.
+ */
+export async function fanOut(host, raw, P, heap) {
+  const sizes = [];
+  for (const calls of P.fanoutSizes) {
+    const parent = `fan-${calls}`;
+    await host.call("ping", { parent });
+    const heapBefore = await heap.ours.used();
+    const rssBefore = residentKiB(host.workerdPid());
+    const { result: turnCall, peak } = await heap.ours.peakDuring(() =>
+      host.call("chat-fanout", { parent, calls, count: P.fanoutChunks }),
+    );
+    const turn = turnCall.body;
+    const heapAfter = await heap.ours.used();
+    const rssAfter = residentKiB(host.workerdPid());
+    // The same turn calling an ordinary tool: what the turn costs without children (the model's stream, the engine).
+    const { body: plain } = await host.call("chat-fanout", {
+      parent: `plain-${calls}`,
+      calls,
+      count: P.fanoutChunks,
+      tool: "plain",
+    });
+    const { body: registry } = await host.call("fanout", {
+      parent: `reg-${calls}`,
+      prefix: `r${calls}`,
+      runs: calls,
+      count: P.fanoutChunks,
+    });
+    await raw.call("ping", { parent: `fan-${calls}` });
+    const rawHeapBefore = await heap.raw.used();
+    const { result: floorCall, peak: rawPeak } = await heap.raw.peakDuring(() =>
+      raw.call("fanout", {
+        parent: `fan-${calls}`,
+        prefix: `f${calls}`,
+        runs: calls,
+        count: P.fanoutChunks,
+        mode: "children",
+      }),
+    );
+    const floor = floorCall.body;
+    sizes.push({
+      calls,
+      turnMs: turn.ms,
+      plainTurnMs: plain.ms,
+      // The children's part of the turn: the turn minus the same turn with an ordinary tool.
+      childrenPartMs: turn.ms - plain.ms,
+      childrenPartVersusRaw: round((turn.ms - plain.ms) / Math.max(1, floor.ms)),
+      allTerminal: turn.runs === calls && turn.outputs === calls,
+      statuses: turn.statuses,
+      registryMs: registry.ms,
+      registryStatuses: registry.statuses,
+      rawChildrenMs: floor.ms,
+      turnVersusRaw: round(turn.ms / Math.max(1, floor.ms)),
+      registryVersusRaw: round(registry.ms / Math.max(1, floor.ms)),
+      heapPeakGrowthMiB: round((peak - heapBefore) / 2 ** 20, 1),
+      heapAfterGrowthMiB: round((heapAfter - heapBefore) / 2 ** 20, 1),
+      rawHeapPeakGrowthMiB: round((rawPeak - rawHeapBefore) / 2 ** 20, 1),
+      rssGrowthMiB: rssBefore !== null && rssAfter !== null ? round((rssAfter - rssBefore) / 1024, 1) : null,
+    });
+  }
+  const first = sizes[0];
+  const last = sizes.at(-1);
+  const perRun = (size, key) => size[key] / size.calls;
+  return {
+    chunksPerRun: P.fanoutChunks,
+    note: "in-DO ms; heap = the isolate's V8 heap in use (sampled every 10 ms during the call: peak; and after it) — parent and children share the isolate under Miniflare, so the raw pipe's peak (its children's) is the floor",
+    sizes,
+    // Linear: the time per run at the largest size over that at the smallest (1 = linear).
+    turnLinearity: first && last ? round(perRun(last, "turnMs") / perRun(first, "turnMs")) : null,
+    registryLinearity: first && last ? round(perRun(last, "registryMs") / perRun(first, "registryMs")) : null,
+  };
+}
+
+/**
+ * Item 4 of issue 27, history-independent costs: the same chat turns (`fixed`: no model; `bench`: a scripted model
+ * calling the stub child) on a parent with an empty conversation, one whose conversation holds `P.historyMessages`
+ * stored messages, and one holding `P.historyRuns` retained runs; in-DO ms, medians over `P.chatTurns` turns each
+ * after one warm-up turn (reported: the first turn pays what the engine loads once).
+ */
+export async function history(host, P) {
+  const shapes = {
+    empty: { parent: "hist-empty" },
+    conversation: { parent: "hist-conversation", messages: P.historyMessages },
+    retainedRuns: { parent: "hist-runs", runs: P.historyRuns },
+  };
+  const seeded = {};
+  for (const [name, shape] of Object.entries(shapes)) {
+    await host.call("ping", { parent: shape.parent });
+    if (shape.messages) {
+      seeded[name] = (
+        await host.call("seed-conversation", {
+          parent: shape.parent,
+          prefix: "h",
+          count: shape.messages,
+          chars: P.historyChars,
+        })
+      ).body.ms;
+    }
+    for (let offset = 0; offset < (shape.runs ?? 0); offset += 1000) {
+      await host.call("seed", {
+        parent: shape.parent,
+        prefix: `h${offset}`,
+        runs: Math.min(1000, shape.runs - offset),
+        count: 10,
+      });
+    }
+  }
+  const result = {};
+  for (const [name, shape] of Object.entries(shapes)) {
+    const first = (await host.call("chat-turns", { parent: shape.parent, tool: "fixed", turns: 1 })).body.ms[0];
+    const firstBench = (
+      await host.call("chat-turns", { parent: shape.parent, tool: "bench", turns: 1, count: P.w1Chunks })
+    ).body.ms[0];
+    const fixed = [];
+    const bench = [];
+    /** @type {{ fixed: number[], bench: number[] }} */
+    const rows = { fixed: [], bench: [] };
+    let readers = {};
+    for (let turn = 0; turn < P.chatTurns; turn += 1) {
+      const f = (await host.call("chat-turns", { parent: shape.parent, tool: "fixed", turns: 1 })).body;
+      const b = (await host.call("chat-turns", { parent: shape.parent, tool: "bench", turns: 1, count: P.w1Chunks }))
+        .body;
+      fixed.push(...f.ms);
+      bench.push(...b.ms);
+      rows.fixed.push(...f.rowsRead);
+      rows.bench.push(...b.rowsRead);
+      readers = b.readers;
+    }
+    result[name] = {
+      firstFixedTurnMs: first,
+      firstAgentToolTurnMs: firstBench,
+      fixedTurnMs: describe(fixed),
+      agentToolTurnMs: describe(bench),
+      rowsReadPerTurn: { fixed: quantile(rows.fixed, 0.5), agentTool: quantile(rows.bench, 0.5) },
+      agentToolTurnReaders: readers,
+    };
+  }
+  const ratio = (name, key) => round((result[name][key].median ?? 0) / Math.max(1, result.empty[key].median ?? 0));
+  return {
+    ...result,
+    historyMessages: P.historyMessages,
+    historyChars: P.historyChars,
+    historyRuns: P.historyRuns,
+    seedConversationMs: seeded.conversation ?? null,
+    versusEmpty: {
+      conversationFixed: ratio("conversation", "fixedTurnMs"),
+      conversationAgentTool: ratio("conversation", "agentToolTurnMs"),
+      retainedRunsFixed: ratio("retainedRuns", "fixedTurnMs"),
+      retainedRunsAgentTool: ratio("retainedRuns", "agentToolTurnMs"),
+    },
+  };
+}
+
+/**
+ * Item 4 of issue 27, clients of a parent holding `P.historyRuns` retained runs (`hist-runs`, seeded by `history`): a
+ * new client that pages (`agentToolPage=50`, as `@agent-tools/client` connects) and one that does not (every run at
+ * once); then the paging client reconnecting with its cursors after one new run finished: its first frame, and
+ * what it receives (only the missed frames).
+ */
+export async function historyClients(host, P) {
+  const parent = "hist-runs";
+  const paged = `?agentToolPage=${P.historyPage}`;
+  const fresh = await replayOnce(host, parent, paged, { deflate: false });
+  const whole = await replayOnce(host, parent, "", { deflate: false });
+  const cursors = cursorsFrom(fresh.framesSeen);
+  const runId = `hist-missed-${Date.now()}`;
+  await host.call("run", { parent, runId, count: P.w1Chunks });
+  const again = await replayOnce(host, parent, `${paged}&${cursors.slice(1)}`, { deflate: false });
+  const shape = (rep) => ({
+    frames: rep.frames,
+    runs: new Set(rep.framesSeen.map((frame) => frame.runId)).size,
+    bytes: rep.bytes,
+    connectToFirstMs: rep.connectToFirstMs,
+    connectToDoneMs: rep.connectToDoneMs,
+    ...(rep.error ? { refused: rep.error } : {}),
+  });
+  return {
+    retainedRuns: P.historyRuns,
+    page: P.historyPage,
+    newClient: shape(fresh),
+    newClientWithoutPaging: shape(whole),
+    reconnectAfterOneNewRun: {
+      cursorQueryBytes: cursors.length,
+      ...shape(again),
+      // Only the missed run's frames (started, its chunks, its terminal), nothing of the runs it held.
+      onlyMissed: again.framesSeen.every((frame) => frame.runId === runId),
+      missedRunFrames: again.framesSeen.filter((frame) => frame.runId === runId).length,
+    },
   };
 }

@@ -8,6 +8,8 @@ export type WebSocketLikeEvent = { readonly data?: unknown } | Event;
 export interface WebSocketLike {
   addEventListener(type: "open" | "message" | "close" | "error", listener: (event: WebSocketLikeEvent) => void): void;
   close(code?: number, reason?: string): void;
+  /** Send a text message (a request for a page of older runs); a socket without it never asks for them. */
+  send?(data: string): void;
 }
 
 /** A WebSocket constructor: `globalThis.WebSocket` by default. */

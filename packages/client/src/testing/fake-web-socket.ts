@@ -1,3 +1,4 @@
+import { AGENT_TOOL_PAGE_REQUEST_TYPE } from "@agent-tools/core-runs/protocol";
 import type { WebSocketConstructor, WebSocketLike, WebSocketLikeEvent } from "../ports/web-socket.js";
 
 type SocketListener = (event: WebSocketLikeEvent) => void;
@@ -12,6 +13,12 @@ export class FakeWebSocket implements WebSocketLike {
   closedByClient = false;
   /** True once the socket ended, either way. */
   isClosed = false;
+  /**
+   * What the client sent on this socket (a page request), in order. The test plays the server with `send`, so a
+   * message of a client request's type (`agent-tool-page-request`) is taken as the client's and recorded here, not
+   * delivered.
+   */
+  readonly fromClient: unknown[] = [];
   readonly #listeners = new Map<string, SocketListener[]>();
 
   constructor(url: string) {
@@ -42,6 +49,10 @@ export class FakeWebSocket implements WebSocketLike {
    * late message that the client must ignore.
    */
   send(message: unknown): void {
+    if (typeof message === "string" && message.includes(`"type":"${AGENT_TOOL_PAGE_REQUEST_TYPE}"`)) {
+      this.fromClient.push(JSON.parse(message));
+      return;
+    }
     const data = typeof message === "object" && message !== null ? JSON.stringify(message) : message;
     this.#emit("message", { data });
   }

@@ -3,6 +3,7 @@ import {
   applyRunPatch,
   decodeLogEntries,
   encodeLogEntries,
+  hasAttention,
   type RunRecord,
   type RunRecordPatch,
   type RunStore,
@@ -46,6 +47,8 @@ type RunRow = {
   revision: number;
   started_at: number;
   record: string;
+  /** 1 when the record has `attention` (an owner has work left on the row), else null. */
+  attention: number | null;
 };
 
 /** The last log row of a run; `entries` only when the row is small enough to take more (else `null`). */
@@ -61,9 +64,11 @@ type LogBatchRow = {
  *
  * Layout, chosen for few row writes (Durable Objects bill and sync per row written):
  * - `agent_tool_runs`: one row per run. The columns the store queries (`run_id`, `status`, `revision`,
- *   `started_at`) are real columns; the rest of the `RunRecord` is one JSON column. No secondary index: the
- *   registry caps retained runs, so sorting a small table on `listRuns` is cheaper than an index write on
- *   every insert and update.
+ *   `started_at`) are real columns; the rest of the `RunRecord` is one JSON column. Two indexes, so that what a
+ *   parent with thousands of retained runs asks often never reads them all: `(started_at, run_id)` (a page of the
+ *   newest runs for a client's replay) and the same over live rows only (`status IN ('starting', 'running')`: what
+ *   start-up and admission list). An insert writes the row and its index entries; an update touches an index only
+ *   when it changes a column the index holds (the status of a live run ending, a moved start).
  * - `agent_tool_log`: rows of consecutive entries (`first_sequence`, `last_sequence`, and the entries in the compact
  *   encoding of `encodeLogEntries`), filled up to about 900 bytes so that SQLite keeps them inside its pages: an
  *   `appendLog` writes one row, or rewrites the last one when that is small, and splits a large batch. A runner
@@ -87,9 +92,11 @@ export class DurableObjectRunStore implements RunStore {
 
   /**
    * `tables` names the two tables (default `RUN_STORE_TABLES`): one object can hold two stores, as a child that runs
-   * agent tools itself does (its own run's ledger, and its registry of the runs it dispatches).
+   * agent tools itself does (its own run's ledger, and its registry of the runs it dispatches). `indexed: false`
+   * leaves the runs table without its indexes, for a store that only ever holds a few runs (a child's own ledger:
+   * one run per object), so no write pays for them.
    */
-  constructor(storage: DurableObjectRunStoreStorage, options: { tables?: RunStoreTables } = {}) {
+  constructor(storage: DurableObjectRunStoreStorage, options: { tables?: RunStoreTables; indexed?: boolean } = {}) {
     this.#storage = storage;
     this.#tables = options.tables ?? RUN_STORE_TABLES;
     // Idempotent, so a restarted object (a new instance over the same database) runs it again harmlessly.
@@ -100,9 +107,11 @@ export class DurableObjectRunStore implements RunStore {
         status TEXT NOT NULL,
         revision INTEGER NOT NULL,
         started_at INTEGER NOT NULL,
-        record TEXT NOT NULL
+        record TEXT NOT NULL,
+        attention INTEGER
       ) WITHOUT ROWID`,
     );
+    addAttentionColumn(storage, this.#tables.runs);
     storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS ${this.#tables.log} (
         run_id TEXT NOT NULL,
@@ -111,6 +120,18 @@ export class DurableObjectRunStore implements RunStore {
         entries TEXT NOT NULL,
         PRIMARY KEY (run_id, first_sequence)
       ) WITHOUT ROWID`,
+    );
+    if (options.indexed === false) return;
+    storage.sql.exec(
+      `CREATE INDEX IF NOT EXISTS ${this.#tables.runs}_position ON ${this.#tables.runs} (started_at, run_id)`,
+    );
+    storage.sql.exec(
+      `CREATE INDEX IF NOT EXISTS ${this.#tables.runs}_live ON ${this.#tables.runs} (started_at, run_id)
+       WHERE status IN (${LIVE_STATUSES_SQL})`,
+    );
+    storage.sql.exec(
+      `CREATE INDEX IF NOT EXISTS ${this.#tables.runs}_attention ON ${this.#tables.runs} (started_at, run_id)
+       WHERE attention = 1`,
     );
   }
 
@@ -125,13 +146,14 @@ export class DurableObjectRunStore implements RunStore {
     const row = toRunRow(record);
     const inserted = this.#storage.sql
       .exec(
-        `INSERT INTO ${this.#tables.runs} (run_id, status, revision, started_at, record) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+        `INSERT INTO ${this.#tables.runs} (run_id, status, revision, started_at, record, attention)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
         row.run_id,
         row.status,
         row.revision,
         row.started_at,
         row.record,
+        row.attention,
       )
       .toArray();
     return inserted.length === 1;
@@ -146,22 +168,33 @@ export class DurableObjectRunStore implements RunStore {
     if (condition.expectedRevision !== undefined && stored.revision !== condition.expectedRevision) return null;
     const merged = applyRunPatch(fromRunRow(stored), patch);
     const row = toRunRow(merged);
+    // Only the indexed columns that change are set: SQLite rewrites an index entry whenever its columns are set.
+    const changed: Array<[column: string, value: unknown]> = [];
+    if (row.status !== stored.status) changed.push(["status", row.status]);
+    if (row.started_at !== stored.started_at) changed.push(["started_at", row.started_at]);
+    if (row.attention !== stored.attention) changed.push(["attention", row.attention]);
     sql.exec(
-      `UPDATE ${this.#tables.runs} SET status = ?, revision = ?, started_at = ?, record = ? WHERE run_id = ?`,
-      row.status,
+      `UPDATE ${this.#tables.runs} SET revision = ?, record = ?${changed.map(([column]) => `, ${column} = ?`).join("")}
+       WHERE run_id = ?`,
       row.revision,
-      row.started_at,
       row.record,
+      ...changed.map(([, value]) => value),
       runId,
     );
     return fromRunRow(row);
   }
 
   async listRuns(filter: RunStoreFilter = {}): Promise<RunRecord[]> {
-    // No filter and an empty status list both mean "every row" (the port's contract).
-    const statuses = filter.status ?? [];
-    const conditions: string[] = [];
-    if (statuses.length > 0) conditions.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+    const { conditions, bindings } = positionConditions(filter);
+    // No filter and an empty status list both mean "every row" (the port's contract). The live statuses are
+    // written out, so SQLite answers them from the live rows' index alone.
+    const statuses = [...new Set(filter.status ?? [])];
+    if (isLiveStatusSet(statuses)) conditions.push(`status IN (${LIVE_STATUSES_SQL})`);
+    else if (statuses.length > 0) {
+      conditions.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+      bindings.push(...statuses);
+    }
+    if (filter.attention === true) conditions.push("attention = 1");
     // A compacted log is marked by its first row's key, first_sequence 0 (sequences start at 1): two key lookups.
     const log = this.#tables.log;
     const compacted = `EXISTS (SELECT 1 FROM ${log} WHERE ${log}.run_id = runs.run_id AND first_sequence = 0)`;
@@ -169,9 +202,14 @@ export class DurableObjectRunStore implements RunStore {
     if (filter.log === "full") {
       conditions.push(`EXISTS (SELECT 1 FROM ${log} WHERE ${log}.run_id = runs.run_id) AND NOT ${compacted}`);
     }
+    const direction = filter.order === "desc" ? "DESC" : "ASC";
     const where = conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`;
+    const limit = filter.limit === undefined ? "" : `LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
     return this.#storage.sql
-      .exec<RunRow>(`SELECT * FROM ${this.#tables.runs} AS runs ${where} ORDER BY started_at, run_id`, ...statuses)
+      .exec<RunRow>(
+        `SELECT * FROM ${this.#tables.runs} AS runs ${where} ORDER BY started_at ${direction}, run_id ${direction} ${limit}`,
+        ...bindings,
+      )
       .toArray()
       .map(fromRunRow);
   }
@@ -351,6 +389,29 @@ function isStored(rows: ReadonlyArray<{ entries: string }>, entries: readonly Ag
   return stored.length === entries.length && JSON.stringify(stored) === JSON.stringify(entries);
 }
 
+/** The statuses of a live run (holding a slot, followed at start-up), as SQL literals: the live index's condition. */
+const LIVE_STATUSES = ["starting", "running"] as const;
+const LIVE_STATUSES_SQL = LIVE_STATUSES.map((status) => `'${status}'`).join(", ");
+
+function isLiveStatusSet(statuses: readonly string[]): boolean {
+  return statuses.length === LIVE_STATUSES.length && LIVE_STATUSES.every((status) => statuses.includes(status));
+}
+
+/** `before` / `from` as conditions on `(started_at, run_id)` (row values: one index range each). */
+function positionConditions(filter: RunStoreFilter): { conditions: string[]; bindings: unknown[] } {
+  const conditions: string[] = [];
+  const bindings: unknown[] = [];
+  if (filter.before) {
+    conditions.push("(started_at, run_id) < (?, ?)");
+    bindings.push(filter.before.startedAt, filter.before.runId);
+  }
+  if (filter.from) {
+    conditions.push("(started_at, run_id) >= (?, ?)");
+    bindings.push(filter.from.startedAt, filter.from.runId);
+  }
+  return { conditions, bindings };
+}
+
 type LogRowBatch = { firstSequence: number; lastSequence: number; json: string };
 
 /**
@@ -424,7 +485,32 @@ function utf8Bytes(text: string): number {
 
 function toRunRow(record: RunRecord): RunRow {
   const { runId, status, revision, startedAt, ...rest } = record;
-  return { run_id: runId, status, revision, started_at: startedAt, record: JSON.stringify(rest) };
+  const attention = hasAttention(record) ? 1 : null;
+  return { run_id: runId, status, revision, started_at: startedAt, record: JSON.stringify(rest), attention };
+}
+
+/**
+ * A runs table created by an earlier version has no `attention` column: add it, and mark the finished rows an owner
+ * may still have work on, as the owners would have (a pending `onAgentToolFinish` ledger: `finish`; a detached run,
+ * whose delivery `@agent-tools/detached` keeps under its `detached` key: `detached`). Their owners look at them at the
+ * next start-up and clear what is settled; once, since the column then exists.
+ */
+function addAttentionColumn(storage: DurableObjectRunStoreStorage, table: string): void {
+  const sql = storage.sql;
+  const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray();
+  if (columns.some((column) => column.name === "attention")) return;
+  const finishPending = "coalesce(json_extract(record, '$.finishNotifiedRevision'), 0) < revision";
+  const detached = "json_extract(record, '$.detached') = 1";
+  storage.transactionSync(() => {
+    sql.exec(`ALTER TABLE ${table} ADD COLUMN attention INTEGER`);
+    sql.exec(
+      `UPDATE ${table} SET attention = 1, record = json_set(record, '$.attention', json(CASE
+         WHEN ${detached} AND ${finishPending} THEN '{"finish":true,"detached":true}'
+         WHEN ${detached} THEN '{"detached":true}'
+         ELSE '{"finish":true}' END))
+       WHERE status NOT IN (${LIVE_STATUSES_SQL}) AND (${detached} OR ${finishPending})`,
+    );
+  });
 }
 
 function fromRunRow(row: RunRow): RunRecord {

@@ -22,6 +22,7 @@ import {
   approvalChunk,
   type ChildStartOptions,
   DEFAULT_MAX_RECOVERY_ATTEMPTS,
+  delay,
   positionOf,
   type RunRecord,
   systemClock,
@@ -307,6 +308,9 @@ export abstract class AgentToolChild<TEnv = unknown>
       store: this.#runStore(),
       clock: systemClock,
       waitUntil: (promise) => this.ctx.waitUntil(promise),
+      // A turn that makes its chunks without waiting would hold the object (and the start answer, and every tail)
+      // until it ends: it lets the event loop turn after its first chunk and every 256.
+      yieldToEventLoop: () => delay(systemClock, 0),
       maxRecoveryAttempts: this.maxRecoveryAttempts,
       ...(this.shouldKeepRecovering ? { shouldKeepRecovering: this.shouldKeepRecovering.bind(this) } : {}),
       ...(runContext
@@ -455,7 +459,8 @@ export abstract class AgentToolChild<TEnv = unknown>
   }
 
   #runStore(): DurableObjectRunStore {
-    this.#store ??= new DurableObjectRunStore(this.ctx.storage);
+    // The child's own ledger: one run per object, so its table needs no index.
+    this.#store ??= new DurableObjectRunStore(this.ctx.storage, { indexed: false });
     return this.#store;
   }
 

@@ -152,9 +152,10 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
     });
   }
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    // The events socket is server → client only.
-    const { chat } = this.#wired();
-    if (chat.isChatSocket(ws)) this.#wired().awake.track(chat.receive(ws, message));
+    const { chat, events, awake, registry } = this.#wired();
+    if (chat.isChatSocket(ws)) awake.track(chat.receive(ws, message));
+    // On the events socket a client only asks for a page of older runs (paged replay).
+    else if (events.isEventSocket(ws)) awake.track(events.receive(ws, message, registry));
   }
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
     this.#parts?.chat.disconnect(ws);

@@ -1,7 +1,10 @@
 import type { AgentToolLogEntry, RunStatus } from "../protocol/index.js";
 import type { RunRecord, RunRecordPatch } from "../run-record.js";
 
-/** Which runs `listRuns` returns. */
+/** A run's place in `listRuns` order: by `startedAt`, then `runId` (UTF-16 code unit order). */
+export type RunPosition = { startedAt: number; runId: string };
+
+/** Which runs `listRuns` returns, and in which order. */
 export type RunStoreFilter = {
   status?: readonly RunStatus[];
   /**
@@ -9,6 +12,16 @@ export type RunStoreFilter = {
    * replaced by `compactLog`. Absent: any.
    */
   log?: "full" | "compacted";
+  /** `"desc"`: newest first (default `"asc"`: oldest first). */
+  order?: "asc" | "desc";
+  /** Only the runs before this position (it excluded): a page of older runs. */
+  before?: RunPosition;
+  /** Only the runs at or after this position (it included). */
+  from?: RunPosition;
+  /** At most this many runs, the first in `order` (a whole number ≥ 0). */
+  limit?: number;
+  /** `true`: only the runs with `attention` (an owner has work left on them; see `RunRecord.attention`). */
+  attention?: boolean;
 };
 
 /** A conditional update: applied only when the stored row still has this revision. */
@@ -31,7 +44,10 @@ export type RunUpdateCondition = {
  *   merged per key, so extension packages never overwrite each other's key) and, given `expectedRevision`, applies
  *   only when the stored revision matches; it returns the stored row after the update, or `null` when the row
  *   is missing or the condition failed.
- * - `listRuns` orders by `startedAt`, then `runId`, ascending.
+ * - `listRuns` orders by `startedAt`, then `runId`, ascending (descending with `order: "desc"`), keeps the runs
+ *   within `before` / `from`, of `status` and with `attention`, and returns the first `limit` of them. A host with
+ *   many retained runs answers a bounded filter (`limit`, the live statuses `starting`/`running`, `attention`)
+ *   without reading every row.
  * - `appendLog` keeps entries by sequence: an entry whose sequence is already stored is ignored (dedupe), so
  *   appending the same entries twice is harmless. `readLog` returns entries with `sequence > afterSequence`, in
  *   ascending order, at most `limit` of them.

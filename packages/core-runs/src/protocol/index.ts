@@ -54,6 +54,22 @@ export {
   readProgressChunk,
 } from "./progress-parts.js";
 export type {
+  AgentToolPageFrame,
+  AgentToolPageRequest,
+  AgentToolRunPosition,
+} from "./replay-pages.js";
+export {
+  AGENT_TOOL_PAGE_PARAM,
+  AGENT_TOOL_PAGE_REQUEST_TYPE,
+  AGENT_TOOL_PAGE_TYPE,
+  encodeAgentToolPosition,
+  MAX_AGENT_TOOL_PAGE,
+  parseAgentToolPageFrame,
+  parseAgentToolPageLimit,
+  parseAgentToolPageRequest,
+  parseAgentToolPosition,
+} from "./replay-pages.js";
+export type {
   AgentToolDisplay,
   AgentToolEndCause,
   AgentToolLifecycleResult,

@@ -1,6 +1,6 @@
-import type { RunStore, RunStoreFilter, RunUpdateCondition } from "../ports/run-store.js";
+import type { RunPosition, RunStore, RunStoreFilter, RunUpdateCondition } from "../ports/run-store.js";
 import type { AgentToolLogEntry } from "../protocol/index.js";
-import { applyRunPatch, type RunRecord, type RunRecordPatch } from "../run-record.js";
+import { applyRunPatch, hasAttention, type RunRecord, type RunRecordPatch } from "../run-record.js";
 
 /** Call counters of an `InMemoryRunStore`, for tests and benchmarks. */
 export type InMemoryRunStoreStats = {
@@ -93,21 +93,27 @@ export class InMemoryRunStore implements RunStore {
   }
 
   /**
-   * Copies of the rows, ordered by `startedAt` then `runId`, keeping only `filter.status` when it is non-empty, and
-   * only runs whose log is full (or compacted) when `filter.log` says so.
+   * Copies of the rows, ordered by `startedAt` then `runId` (newest first with `order: "desc"`), keeping only
+   * `filter.status` when it is non-empty, only runs whose log is full (or compacted) when `filter.log` says so, and the
+   * positions within `before` / `from`, at most `limit` of them.
    */
   async listRuns(filter?: RunStoreFilter): Promise<RunRecord[]> {
     this.#reads++;
     const statuses = filter?.status;
     const wanted = statuses !== undefined && statuses.length > 0 ? new Set(statuses) : null;
+    const { before, from, limit } = filter ?? {};
     const rows: RunRecord[] = [];
     for (const row of this.#rows.values()) {
       if (wanted !== null && !wanted.has(row.status)) continue;
       if (filter?.log !== undefined && this.#logState(row.runId) !== filter.log) continue;
+      if (filter?.attention === true && !hasAttention(row)) continue;
+      if (before !== undefined && compareRuns(row, before) >= 0) continue;
+      if (from !== undefined && compareRuns(row, from) < 0) continue;
       rows.push(row);
     }
     rows.sort(compareRuns);
-    return rows.map(copy);
+    if (filter?.order === "desc") rows.reverse();
+    return (limit === undefined ? rows : rows.slice(0, Math.max(0, limit))).map(copy);
   }
 
   /** Remove the rows and the logs of `runIds`; unknown ids are ignored. */
@@ -191,7 +197,7 @@ export class InMemoryRunStore implements RunStore {
   }
 }
 
-function compareRuns(a: RunRecord, b: RunRecord): number {
+function compareRuns(a: RunPosition, b: RunPosition): number {
   if (a.startedAt !== b.startedAt) return a.startedAt - b.startedAt;
   return a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0;
 }

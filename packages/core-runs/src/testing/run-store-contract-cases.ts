@@ -216,6 +216,73 @@ export const runStoreContractCases: ReadonlyArray<RunStoreContractCase> = [
     },
   },
   {
+    name: "listRuns pages by position: newest first, before / from a run's position, a limit, with a status",
+    async run(store) {
+      // Two runs share a start time: their runIds order them.
+      const starts: Array<[string, number, RunRecord["status"]]> = [
+        ["r1", 1, "completed"],
+        ["r2", 2, "running"],
+        ["r3a", 3, "completed"],
+        ["r3b", 3, "starting"],
+        ["r4", 4, "error"],
+        ["r5", 5, "completed"],
+      ];
+      for (const [runId, startedAt, status] of starts) {
+        await store.insertRun(makeRunRecord({ runId, startedAt, status }));
+      }
+      const at = (runId: string, startedAt: number) => ({ runId, startedAt });
+      assertEqual(runIdsOf(await store.listRuns({ order: "desc" })), ["r5", "r4", "r3b", "r3a", "r2", "r1"], "desc");
+      assertEqual(runIdsOf(await store.listRuns({ order: "desc", limit: 2 })), ["r5", "r4"], "newest two");
+      assertEqual(runIdsOf(await store.listRuns({ limit: 2 })), ["r1", "r2"], "oldest two");
+      assertEqual(runIdsOf(await store.listRuns({ limit: 0 })), [], "limit 0");
+      assertEqual(
+        runIdsOf(await store.listRuns({ order: "desc", before: at("r3b", 3), limit: 2 })),
+        ["r3a", "r2"],
+        "the page before r3b",
+      );
+      assertEqual(runIdsOf(await store.listRuns({ before: at("r1", 1) })), [], "nothing before the oldest");
+      assertEqual(runIdsOf(await store.listRuns({ from: at("r3b", 3) })), ["r3b", "r4", "r5"], "from r3b");
+      assertEqual(
+        runIdsOf(await store.listRuns({ from: at("r2", 2), before: at("r5", 5), order: "desc" })),
+        ["r4", "r3b", "r3a", "r2"],
+        "between",
+      );
+      // A position need not be a stored run's.
+      assertEqual(runIdsOf(await store.listRuns({ from: at("x", 3) })), ["r4", "r5"], "from a position after r3b");
+      assertEqual(
+        runIdsOf(await store.listRuns({ status: ["starting", "running"], order: "desc" })),
+        ["r3b", "r2"],
+        "live, newest first",
+      );
+      assertEqual(
+        runIdsOf(await store.listRuns({ status: ["completed"], before: at("r5", 5), limit: 1, order: "desc" })),
+        ["r3a"],
+        "status with a page",
+      );
+    },
+  },
+  {
+    name: "attention is merged per owner; listRuns({ attention: true }) keeps the rows an owner has work on",
+    async run(store) {
+      await store.insertRun(makeRunRecord({ runId: "a", startedAt: 1, status: "completed" }));
+      await store.insertRun(
+        makeRunRecord({ runId: "b", startedAt: 2, status: "completed", attention: { finish: true } }),
+      );
+      await store.insertRun(makeRunRecord({ runId: "c", startedAt: 3, status: "completed" }));
+      assertEqual(runIdsOf(await store.listRuns({ attention: true })), ["b"], "inserted with attention");
+      await store.updateRun("c", { attention: { detached: true } });
+      await store.updateRun("b", { attention: { detached: true } });
+      assertEqual((await store.getRun("b"))?.attention, { finish: true, detached: true }, "merged per owner");
+      assertEqual(runIdsOf(await store.listRuns({ attention: true })), ["b", "c"], "two rows");
+      await store.updateRun("b", { attention: { finish: undefined } });
+      await store.updateRun("c", { attention: { detached: undefined } });
+      assertEqual((await store.getRun("b"))?.attention, { detached: true }, "one owner cleared its key");
+      assertEqual((await store.getRun("c"))?.attention, undefined, "no key left: no attention");
+      assertEqual(runIdsOf(await store.listRuns({ attention: true, order: "desc" })), ["b"], "with other filters");
+      assertEqual(runIdsOf(await store.listRuns({ attention: false })), ["a", "b", "c"], "false: every row");
+    },
+  },
+  {
     name: "deleteRuns removes the rows and their logs; unknown ids are ignored",
     async run(store) {
       for (const runId of ["r1", "r2", "r3"]) {

@@ -1,0 +1,70 @@
+// workerd's V8 inspector, reached through Miniflare's inspector port: CPU profiles (scripts/profile.mjs) and the
+// isolate's heap (pnpm bench's fan-out memory).
+import WebSocket from "ws";
+
+/** A minimal Chrome DevTools Protocol client. */
+export class Cdp {
+  static connect(url) {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(url);
+      socket.once("open", () => resolve(new Cdp(socket)));
+      socket.once("error", reject);
+    });
+  }
+  constructor(socket) {
+    this.socket = socket;
+    this.nextId = 1;
+    this.pending = new Map();
+    socket.on("message", (data) => {
+      const message = JSON.parse(data.toString());
+      const waiter = this.pending.get(message.id);
+      if (!waiter) return;
+      this.pending.delete(message.id);
+      if (message.error) waiter.reject(new Error(message.error.message));
+      else waiter.resolve(message.result);
+    });
+  }
+  call(method, params = {}) {
+    const id = this.nextId++;
+    this.socket.send(JSON.stringify({ id, method, params }));
+    return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+  }
+  close() {
+    this.socket.close();
+  }
+}
+
+/** A session on the Worker's own isolate (`core:user:`) of a host started with `inspectorPort`. */
+export async function connectToWorker(port) {
+  const targets = /** @type {{ id: string, webSocketDebuggerUrl: string }[]} */ (
+    await (await fetch(`http://127.0.0.1:${port}/json`)).json()
+  );
+  const user = targets.find((entry) => entry.id === "core:user:");
+  if (!user) throw new Error("no core:user: target on the inspector");
+  return Cdp.connect(user.webSocketDebuggerUrl);
+}
+
+/** The isolate's V8 heap in use now, bytes (workerd's inspector does not answer `HeapProfiler.collectGarbage`). */
+export async function heapUsed(cdp) {
+  const { usedSize } = await cdp.call("Runtime.getHeapUsage");
+  return usedSize;
+}
+
+/** Resolves `work`'s result with the isolate's highest heap use seen while it ran (sampled every `everyMs`). */
+export async function withPeakHeap(cdp, work, everyMs = 10) {
+  let peak = await heapUsed(cdp);
+  let done = false;
+  const sampling = (async () => {
+    while (!done) {
+      peak = Math.max(peak, await heapUsed(cdp));
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  try {
+    return { result: await work(), peak };
+  } finally {
+    done = true;
+    await sampling;
+    peak = Math.max(peak, await heapUsed(cdp));
+  }
+}
