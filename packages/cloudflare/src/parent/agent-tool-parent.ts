@@ -158,12 +158,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
     else if (events.isEventSocket(ws)) awake.track(events.receive(ws, message, registry));
   }
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
-    this.#parts?.chat.disconnect(ws);
-    try {
-      ws.close(code === 1005 ? 1000 : code, "closing");
-    } catch {
-      // already closed
-    }
+    this.#parts?.chat.closed(ws, code);
   }
   override async webSocketError(ws: WebSocket): Promise<void> {
     this.#parts?.chat.disconnect(ws);

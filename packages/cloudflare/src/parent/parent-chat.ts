@@ -114,6 +114,16 @@ export class ParentChat {
   disconnect(ws: WebSocket): void {
     this.engine.disconnect(ws);
   }
+
+  /** A socket of the parent closed (any of them: a chat socket's sends still waiting are dropped); close our end. */
+  closed(ws: WebSocket, code: number): void {
+    this.disconnect(ws);
+    try {
+      ws.close(code === 1005 ? 1000 : code, "closing");
+    } catch {
+      // already closed
+    }
+  }
 }
 
 function send(ws: WebSocket, frame: WebSocketChatTransportResponse): void {
