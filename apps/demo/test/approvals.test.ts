@@ -75,6 +75,34 @@ describe("the demo's approval prompt", () => {
     chat.close();
   });
 
+  it("a turn cut by a kill while the Writer waits, resumed and approved, spent what the same turn never cut spends", async () => {
+    type ChatEvent = { type: string; event?: { kind: string; usage?: Record<string, number> } };
+    /** Ask, maybe kill workerd while the request waits, approve; resolves the turn's usage on its `turn-ended`. */
+    async function turnUsage(chatId: string, kill: boolean) {
+      const { events, chat, editor, asked } = await askToWrite(chatId, "write this down: buy   milk");
+      events.close();
+      chat.close();
+      if (kill) await host.killAndRestart();
+      const after = await RecordingSocket.open(demoWsUrl(host, `/agents/assistant/${chatId}`));
+      const answered = await host.fetchJson(
+        `/agents/assistant/${chatId}/approve/${encodeURIComponent(editor?.runId ?? "")}/${asked?.approvalId}`,
+        { method: "POST", body: { approved: true } },
+      );
+      expect(answered).toEqual({ answered: true });
+      const ended = (messages: unknown[]) =>
+        (messages as ChatEvent[]).find(
+          (frame) => frame.type === "agent-chat-event" && frame.event?.kind === "turn-ended",
+        )?.event;
+      await after.waitFor((messages) => ended(messages) !== undefined);
+      after.close();
+      return ended(after.messages)?.usage;
+    }
+    const uncut = await turnUsage("uncut", false);
+    expect(uncut?.inputTokens).toBeGreaterThan(0);
+    // The turn's own model calls before the kill are counted too (a restart never resets the turn's budget).
+    expect(await turnUsage("killed", true)).toEqual(uncut);
+  });
+
   it("Stop while the Writer waits ends the tree: the Editor aborted, the Writer's request closed as denied with the reason", async () => {
     const { events, chat, editor } = await askToWrite("stopping", "save this: a long note");
     const turnId = (events.messages as Array<{ type: string; event?: { kind: string; turnId?: string } }>).find(

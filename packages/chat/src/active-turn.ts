@@ -5,6 +5,7 @@ import type { StoredChatTurn } from "./ports/chat-store.js";
 import { approximateChunkBytes, isDecidedToolCall, isPreliminaryOutput, isToolOutcome } from "./turn-chunks.js";
 import type { TurnLogWriter } from "./turn-log-writer.js";
 import { nextTurnState, type TurnEvent, type TurnState } from "./turn-machine.js";
+import type { TurnUsageRecord } from "./turn-usage-record.js";
 
 /** A peer following the turn: the request id it knows the turn by, and the sequence of its next chunk. */
 export type Following = {
@@ -27,6 +28,8 @@ export class ActiveTurn<TPeer> {
   readonly stored: StoredChatTurn;
   /** What the turn's tree spent, within the turn's budget. */
   readonly budget: RunBudget;
+  /** The turn's own usage, kept on its stored turn. */
+  readonly usage: TurnUsageRecord;
   readonly chunks: UIMessageChunk[] = [];
   readonly preliminary = new Map<string, UIMessageChunk>();
   readonly followers = new Map<TPeer, Following>();
@@ -43,6 +46,7 @@ export class ActiveTurn<TPeer> {
 
   constructor(options: {
     budget: RunBudget;
+    usage: TurnUsageRecord;
     stored: StoredChatTurn;
     state: TurnState;
     writer: TurnLogWriter;
@@ -51,6 +55,7 @@ export class ActiveTurn<TPeer> {
   }) {
     this.stored = options.stored;
     this.budget = options.budget;
+    this.usage = options.usage;
     this.state = options.state;
     this.writer = options.writer;
     this.#limits = options.limits;

@@ -1,7 +1,7 @@
 // The conversation engine in Node, on the in-memory store and a manual clock: a turn's path, Stop with tools running,
 // the send queue, size limits, storage failures, and start-up recovery.
-import { AgentToolsError } from "@agent-tools/core-runs";
-import { textStep, toolCallsStep, toolResultsSeen } from "@agent-tools/core-runs/testing";
+import { AgentToolsError, WRAP_UP_INSTRUCTION } from "@agent-tools/core-runs";
+import { type ScriptedModelStep, textStep, toolCallsStep, toolResultsSeen } from "@agent-tools/core-runs/testing";
 import { convertToModelMessages, tool, type UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -25,6 +25,22 @@ import { STOPPED_TOOL_CALL_TEXT, UNFINISHED_TOOL_CALL_TEXT } from "./unfinished-
 type ToolPart = { type: string; toolCallId: string; state: string; errorText?: string; output?: unknown };
 const toolParts = (message: UIMessage | null | undefined) =>
   (message?.parts ?? []).filter((part) => part.type.startsWith("tool-")) as unknown as ToolPart[];
+
+/** `step`, reporting `inputTokens` / `outputTokens` in its finish. */
+function metered(step: ScriptedModelStep, inputTokens: number, outputTokens: number): ScriptedModelStep {
+  return (call) =>
+    step(call).map((part) =>
+      part.type === "finish"
+        ? {
+            ...part,
+            usage: {
+              inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: 0, cacheWrite: 0 },
+              outputTokens: { total: outputTokens, text: outputTokens, reasoning: 0 },
+            },
+          }
+        : part,
+    );
+}
 
 /** A tool that starts, tells the test, and waits until the turn is stopped. */
 function blockingTool() {
@@ -419,6 +435,47 @@ describe("start-up recovery", () => {
     expect(await store.turns()).toEqual([]);
     expect(announced.at(-1)).toMatchObject({ kind: "turn-ended", turnId: "doomed", status: "interrupted" });
     expect(textOf((await store.messages()).at(-1))).toBe(INTERRUPTED_TURN_TEXT);
+  });
+
+  it("a resumed turn goes on counting its own model calls from before the cut: a restart never resets its budget", async () => {
+    const store = new InMemoryChatStore();
+    const budget = { maxTokens: 20 };
+    // Before the cut: one model call (25 tokens, over the budget of 20) decides a tool call, whose tool never returns.
+    const cut = blockingTool();
+    const first = setUpEngine({ store, metered: true, budget, tools: { slow: cut.slow } });
+    first.script([metered(toolCallsStep("slow", [["call-1", { topic: "cats" }]]), 20, 5)]);
+    void first.engine.send({ peer: peer("you"), requestId: "r1" }, () => ({
+      kind: "append",
+      userMessage: userMessage("u1", "research cats"),
+    }));
+    await cut.started;
+    const [stored] = await store.turns();
+    expect(stored?.usage).toEqual({ inputTokens: 20, outputTokens: 5, runs: 0 });
+
+    // The host is gone; a new one resumes the turn. Its budget is already out: its one model call is the wrap-up.
+    const prompts: string[] = [];
+    const second = setUpEngine({
+      store,
+      metered: true,
+      budget,
+      tools: { slow: tool({ inputSchema: z.object({ topic: z.string() }), execute: async () => "found" }) },
+    });
+    second.script([
+      metered(
+        (call) => {
+          prompts.push(JSON.stringify(call.prompt));
+          return textStep(() => "cut short")(call);
+        },
+        7,
+        3,
+      ),
+    ]);
+    await second.engine.recover();
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toContain(JSON.stringify(WRAP_UP_INSTRUCTION).slice(1, -1));
+    expect(second.announced.filter((event) => event.kind === "turn-ended")).toMatchObject([
+      { turnId: stored?.turnId, status: "completed", usage: { inputTokens: 27, outputTokens: 8, runs: 0 } },
+    ]);
   });
 
   it("an older turn row never hides the newest: the old one is closed as lost, the newest resumed", async () => {

@@ -34,6 +34,7 @@ import {
   type TurnEnd,
   type TurnState,
 } from "./turn-machine.js";
+import { TurnUsageRecord } from "./turn-usage-record.js";
 import {
   closeUnfinishedToolCalls,
   repairUnfinishedToolParts,
@@ -405,7 +406,8 @@ export class ChatEngine<TPeer> {
    * A turn's budget: its limits (a wall time becomes a deadline now); each change of its tree's usage is told to every
    * client (at most every 250 ms, the last on `turn-ended`); when it runs out, the host tells the turn's runs.
    */
-  #turnBudget(turnId: string): RunBudget {
+  #turnBudget(stored: StoredChatTurn, usage: TurnUsageRecord): RunBudget {
+    const { turnId } = stored;
     const { clock } = this.#options;
     const { wallTimeMs, costOf, ...limits } = this.#options.budget ?? {};
     const budget: AgentToolBudget = {
@@ -417,7 +419,10 @@ export class ChatEngine<TPeer> {
       budget: Object.keys(budget).length > 0 ? budget : undefined,
       clock,
       ...(costOf ? { costOf } : {}),
+      // A resumed turn goes on from what it spent itself before the cut (its runs' figures come back from their rows).
+      ...(stored.usage ? { initial: stored.usage } : {}),
       onChange: () => {
+        usage.record(turnBudget.own());
         if (timer !== null) return;
         timer = clock.setTimeout(() => {
           timer = null;
@@ -467,8 +472,14 @@ export class ChatEngine<TPeer> {
   async #run(spec: TurnSpec<TPeer>): Promise<UIMessage | null> {
     const stored = spec.kind === "new" ? await this.#begin(spec) : spec.stored;
     const { store, clock } = this.#options;
+    const usage = new TurnUsageRecord({
+      store,
+      turn: stored,
+      onError: (error) => this.#storeFailed(stored.turnId, "usage", error),
+    });
     const active = new ActiveTurn<TPeer>({
-      budget: this.#turnBudget(stored.turnId),
+      budget: this.#turnBudget(stored, usage),
+      usage,
       stored,
       state: spec.kind === "new" ? nextTurnState(QUEUED_TURN, { type: "start" }) : STARTING_TURN,
       limits: this.#limits,
@@ -602,6 +613,8 @@ export class ChatEngine<TPeer> {
     const text = end === "aborted" ? STOPPED_TOOL_CALL_TEXT : UNFINISHED_TOOL_CALL_TEXT;
     const { kept, closing } = closeUnfinishedToolCalls(active.chunks, text, { closeApprovals: end !== "completed" });
     const chunks = [...kept, ...closing];
+    // The turn's row goes with its end: the last usage write lands first, and none comes after.
+    await active.usage.close();
     // Followers see each call closed before their stream ends; the stored answer has the same.
     for (const chunk of closing) active.push(chunk, { write: false });
     let answer = await assembleAnswer(chunks, assistantMessageId);
@@ -691,7 +704,7 @@ export class ChatEngine<TPeer> {
     }
   }
 
-  #storeFailed(turnId: string, operation: "begin" | "finish" | "read", error: unknown): void {
+  #storeFailed(turnId: string, operation: "begin" | "finish" | "read" | "usage", error: unknown): void {
     this.#emit({
       type: "agent_tool:chat:store:error",
       turnId,

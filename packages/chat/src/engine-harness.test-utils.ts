@@ -12,7 +12,7 @@ import {
   type UIMessage,
   type WebSocketChatTransportResponse,
 } from "ai";
-import { ChatEngine, type ChatTurnContext } from "./chat-engine.js";
+import { ChatEngine, type ChatEngineOptions, type ChatTurnContext } from "./chat-engine.js";
 import type { ChatLimits } from "./chat-limits.js";
 import { InMemoryChatStore } from "./testing/in-memory-chat-store.js";
 
@@ -54,6 +54,9 @@ export function setUpEngine(
     limits?: Partial<ChatLimits>;
     store?: InMemoryChatStore;
     maxResumeAttempts?: number;
+    /** The turn's model goes through `context.model` (its calls are counted in the turn's budget). */
+    metered?: boolean;
+    budget?: ChatEngineOptions<TestPeer>["budget"];
   } = {},
 ): EngineSetUp {
   const clock = new ManualClock(1_000);
@@ -73,12 +76,13 @@ export function setUpEngine(
     sink: { emit: (event) => events.push(event) },
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.maxResumeAttempts !== undefined ? { maxResumeAttempts: options.maxResumeAttempts } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
     stream: async (context) => {
       turns.push(context);
       const steps = scripts.shift();
       if (!steps) throw new Error("no scripted model turn left");
       const result = streamText({
-        model: scriptedModel(steps),
+        model: options.metered ? context.model(scriptedModel(steps)) : scriptedModel(steps),
         messages: await convertToModelMessages(context.messages, { tools: context.tools }),
         tools: context.tools,
         stopWhen: isStepCount(4),

@@ -1,3 +1,4 @@
+import type { AgentToolUsage } from "@agent-tools/core-runs";
 import type { UIMessage, UIMessageChunk } from "ai";
 
 /** Who started a turn: a client's `send` (or a message sent from code), or the server (a background run's news). */
@@ -17,6 +18,12 @@ export type StoredChatTurn = {
   startedAt: number;
   /** How many times the turn was resumed after its host was cut off (counted before the resumed turn writes). */
   resumeAttempts: number;
+  /**
+   * The turn's own share of its usage so far: its model calls, and (as `runs`) the runs it dispatched itself. A turn
+   * resumed after a restart goes on from it (what its runs spent is read again from their rows), so a restart never
+   * resets the turn's budget.
+   */
+  usage?: AgentToolUsage;
 };
 
 /**

@@ -71,13 +71,16 @@ export const chatStoreContractCases: readonly ChatStoreContractCase[] = [
     },
   },
   {
-    name: "beginTurn stores the turn and its user message together; updateTurn changes the turn",
+    name: "beginTurn stores the turn and its user message together; updateTurn changes the turn, its usage included",
     async run(store) {
       await store.beginTurn(makeStoredTurn(), makeChatMessage("user-1"));
       assertEqual(ids(await store.messages()), ["user-1"], "user message stored");
       assertEqual(await store.turns(), [makeStoredTurn()], "turn stored");
       await store.updateTurn(makeStoredTurn({ resumeAttempts: 2 }));
       assertEqual(await store.turns(), [makeStoredTurn({ resumeAttempts: 2 })], "turn updated");
+      const usage = { inputTokens: 1_200, outputTokens: 340, runs: 2, cost: 0.0125 };
+      await store.updateTurn(makeStoredTurn({ resumeAttempts: 2, usage }));
+      assertEqual(await store.turns(), [makeStoredTurn({ resumeAttempts: 2, usage })], "the turn's usage kept");
       await store.beginTurn(makeStoredTurn({ turnId: "server-turn", origin: "server", startedAt: 2_000 }));
       assertEqual((await store.turns()).length, 2, "a turn without a user message");
       assertEqual(ids(await store.messages()), ["user-1"], "no message added");
