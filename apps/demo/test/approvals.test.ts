@@ -76,7 +76,7 @@ describe("the demo's approval prompt", () => {
   });
 
   it("a turn cut by a kill while the Writer waits, resumed and approved, spent what the same turn never cut spends", async () => {
-    type ChatEvent = { type: string; event?: { kind: string; usage?: Record<string, number> } };
+    type ChatEvent = { type: string; event?: { kind: string; usage?: { inputTokens: number; outputTokens: number } } };
     /** Ask, maybe kill workerd while the request waits, approve; resolves the turn's usage on its `turn-ended`. */
     async function turnUsage(chatId: string, kill: boolean) {
       const { events, chat, editor, asked } = await askToWrite(chatId, "write this down: buy   milk");

@@ -1,3 +1,4 @@
+import { MAX_APPROVAL_REASON_LENGTH } from "@agent-tools/core-runs/protocol";
 import { describe, expect, it } from "vitest";
 import { answerAgentToolApproval } from "./answer-approval.js";
 
@@ -40,22 +41,40 @@ describe("answerAgentToolApproval", () => {
     expect(JSON.parse(String(calls[0]?.init?.body))).toEqual({ approved: true });
   });
 
+  it("refuses a reason over MAX_APPROVAL_REASON_LENGTH before sending anything; a blank reason is sent as none", async () => {
+    const { calls, fetch } = fakeFetch(200, JSON.stringify({ answered: true }));
+    const answer = (reason: string) =>
+      answerAgentToolApproval({ url: EVENTS, runId: "r1", approvalId: "ap-1", approved: false, reason, fetch });
+    await expect(answer("x".repeat(MAX_APPROVAL_REASON_LENGTH + 1))).rejects.toThrow(
+      `the reason is longer than ${MAX_APPROVAL_REASON_LENGTH} characters`,
+    );
+    expect(calls).toHaveLength(0);
+    // Surrounding spaces do not count (the server trims them too); a reason of spaces only is no reason.
+    expect(await answer(`  ${"y".repeat(MAX_APPROVAL_REASON_LENGTH)}  `)).toBe(true);
+    expect(JSON.parse(String(calls[0]?.init?.body))).toEqual({
+      approved: false,
+      reason: "y".repeat(MAX_APPROVAL_REASON_LENGTH),
+    });
+    expect(await answer("   ")).toBe(true);
+    expect(JSON.parse(String(calls[1]?.init?.body))).toEqual({ approved: false });
+  });
+
   it("rejects with the status and the server's words on any other answer than 2xx", async () => {
     const notFound = fakeFetch(404, "No run r9 here");
     await expect(
       answerAgentToolApproval({ url: EVENTS, runId: "r9", approvalId: "ap-1", approved: true, fetch: notFound.fetch }),
     ).rejects.toThrow("Answering the approval failed: HTTP 404 — No run r9 here");
-    const badBody = fakeFetch(400, "reason: at most 500 characters");
+    const badBody = fakeFetch(400, "unknown field approve");
     await expect(
       answerAgentToolApproval({
         url: EVENTS,
         runId: "r1",
         approvalId: "ap-1",
         approved: false,
-        reason: "x".repeat(501),
+        reason: "x",
         fetch: badBody.fetch,
       }),
-    ).rejects.toThrow(/HTTP 400 — reason: at most 500 characters/);
+    ).rejects.toThrow(/HTTP 400 — unknown field approve/);
   });
 
   it("rejects a 2xx answer that is not the route's (no `answered` boolean), rather than guessing", async () => {

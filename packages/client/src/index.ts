@@ -19,6 +19,7 @@ export {
   AGENT_TOOL_CURSORS_PARAM,
   encodeAgentToolCursors,
   FAILED_TURN_TEXT,
+  MAX_APPROVAL_REASON_LENGTH,
   STOPPED_TOOL_CALL_TEXT,
   UNFINISHED_TOOL_CALL_TEXT,
 } from "@agent-tools/core-runs/protocol";

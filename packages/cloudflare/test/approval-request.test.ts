@@ -1,7 +1,7 @@
 // What an approval answer's body may say (Node): { approved, reason? }; anything else is refused with why.
+import { MAX_APPROVAL_REASON_LENGTH } from "@agent-tools/core-runs/protocol";
 import { describe, expect, it } from "vitest";
 import { MAX_APPROVAL_BODY_BYTES, readApprovalRequest } from "../src/parent/approval-request.js";
-import { MAX_CANCEL_REASON_LENGTH } from "../src/parent/cancel-request.js";
 
 const post = (body?: string) =>
   new Request("https://host/agents/parent/p/approve/r1/a1", {
@@ -16,6 +16,12 @@ describe("readApprovalRequest", () => {
       ok: true,
       answer: { approved: false, reason: "not today" },
     });
+    // The limit counts the reason, not the spaces around it (as the client does).
+    const longest = "y".repeat(MAX_APPROVAL_REASON_LENGTH);
+    expect(await readApprovalRequest(post(JSON.stringify({ approved: false, reason: ` ${longest}\n` })))).toEqual({
+      ok: true,
+      answer: { approved: false, reason: longest },
+    });
   });
 
   it("refuses no answer, a non-boolean, an unknown field, a bad reason, saying why", async () => {
@@ -26,7 +32,7 @@ describe("readApprovalRequest", () => {
       ['{"approve":true}', /unknown field approve/],
       ['{"approved":false,"reason":7}', /non-empty string/],
       ['{"approved":false,"reason":"  "}', /non-empty string/],
-      [JSON.stringify({ approved: false, reason: "x".repeat(MAX_CANCEL_REASON_LENGTH + 1) }), /longer than 500/],
+      [JSON.stringify({ approved: false, reason: "x".repeat(MAX_APPROVAL_REASON_LENGTH + 1) }), /longer than 500/],
       ["approved", /not JSON/],
       ["[true]", /not a JSON object/],
     ];

@@ -22,6 +22,7 @@ export {
   answerAgentToolApproval,
   FAILED_TURN_TEXT,
   isAgentChatDisconnect,
+  MAX_APPROVAL_REASON_LENGTH,
   memoryUnsentStorage,
   STOPPED_TOOL_CALL_TEXT,
   selectPendingApprovals,

@@ -1,13 +1,10 @@
-import type { AgentToolApproval, AgentToolApprovalAnswer } from "@agent-tools/react";
+import { type AgentToolApproval, type AgentToolApprovalAnswer, MAX_APPROVAL_REASON_LENGTH } from "@agent-tools/react";
 import { type FormEvent, type ReactNode, useId, useLayoutEffect, useRef, useState } from "react";
 import { approvalAsker, approvalInputText, approvalOutcome } from "./approval-format.js";
 import "./approval.css";
 
 /** Send an answer; resolves whether the server took it (`false`: it was already answered, or is unknown). */
 export type AnswerApproval = (approvalId: string, answer: AgentToolApprovalAnswer) => Promise<boolean>;
-
-/** The longest reason the approve route takes. */
-const MAX_REASON = 500;
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -131,7 +128,7 @@ export function ApprovalPanel({
               id={reasonId}
               className="approval-reason-field"
               value={reason}
-              maxLength={MAX_REASON}
+              maxLength={MAX_APPROVAL_REASON_LENGTH}
               onChange={(event) => setReason(event.target.value)}
               readOnly={isBusy}
             />

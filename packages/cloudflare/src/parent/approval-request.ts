@@ -1,4 +1,5 @@
-import { MAX_CANCEL_BODY_BYTES, MAX_CANCEL_REASON_LENGTH } from "./cancel-request.js";
+import { MAX_APPROVAL_REASON_LENGTH } from "@agent-tools/core-runs/protocol";
+import { MAX_CANCEL_BODY_BYTES } from "./cancel-request.js";
 import { readJsonObjectBody } from "./request-body.js";
 
 /** The largest approval answer body, in bytes (16 KiB, as a cancel's: a reason is at most 500 characters). */
@@ -13,7 +14,7 @@ export type ApprovalRequestBody =
 
 /**
  * Read the body of `POST …/approve/<runId>/<approvalId>`: a JSON object `{ approved, reason? }` — `reason` (trimmed,
- * 1–500 characters) is what the model of the run that asked is told with a denial. Other fields are refused (a typo
+ * 1–`MAX_APPROVAL_REASON_LENGTH` (500) characters) is what the model of the run that asked is told with a denial. Other fields are refused (a typo
  * such as `approve` must not read as a denial). Never throws.
  */
 export async function readApprovalRequest(request: Request): Promise<ApprovalRequestBody> {
@@ -26,8 +27,8 @@ export async function readApprovalRequest(request: Request): Promise<ApprovalReq
   if (typeof approved !== "boolean") return refuse("approved must be true or false");
   if (reason === undefined) return { ok: true, answer: { approved } };
   if (typeof reason !== "string" || reason.trim() === "") return refuse("reason must be a non-empty string");
-  if (reason.length > MAX_CANCEL_REASON_LENGTH) {
-    return refuse(`reason is longer than ${MAX_CANCEL_REASON_LENGTH} characters`);
+  if (reason.trim().length > MAX_APPROVAL_REASON_LENGTH) {
+    return refuse(`reason is longer than ${MAX_APPROVAL_REASON_LENGTH} characters`);
   }
   return { ok: true, answer: { approved, reason: reason.trim() } };
 }

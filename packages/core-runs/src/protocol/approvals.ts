@@ -30,6 +30,9 @@ export type AgentToolApproval = {
 /** An answer to an approval. */
 export type AgentToolApprovalAnswer = { approved: boolean; reason?: string };
 
+/** The longest reason an approval's answer may give, in characters (surrounding spaces aside). */
+export const MAX_APPROVAL_REASON_LENGTH = 500;
+
 /**
  * The data part an approval travels in, in a run's durable log: its id is the approval's, so the AI SDK's assembly
  * keeps one part per approval (the latest: pending, then answered), and a page on plain `useChat` sees it in the run's

@@ -3,7 +3,7 @@ export type {
   AgentToolApprovalAnswer,
   AgentToolApprovalStatus,
 } from "./approvals.js";
-export { AGENT_APPROVAL_PART, approvalChunk, readApprovalChunk } from "./approvals.js";
+export { AGENT_APPROVAL_PART, approvalChunk, MAX_APPROVAL_REASON_LENGTH, readApprovalChunk } from "./approvals.js";
 export type { AgentChatEvent, AgentChatEventFrame, AgentChatTurnStatus } from "./chat-events.js";
 export {
   AGENT_CHAT_EVENT_TYPE,
