@@ -115,7 +115,8 @@ describe("direct chat with a child (subAgent)", () => {
 
 describe("direct chat with a child, cancelled", () => {
   it("aborting the signal cancels the child's run: it ends aborted, the stream ends, the answer so far is kept", async () => {
-    const running = await start({ ECHO_PACE_MS: "100" });
+    // The Echo holds after three words until cancelled: it cannot finish before the abort, however slow the machine.
+    const running = await start({ ECHO_HOLD_AFTER: "3" });
     const base = "/agents/parent/p10";
     const text = encodeURIComponent("one two three four five six seven eight nine ten");
     const result = await running.fetchJson<{ answer: string; status: string; error?: string }>(
@@ -228,7 +229,8 @@ describe("authorization and run read tokens", () => {
 
 describe("cancel", () => {
   it("cancels a live run with the client's reason, which the run's failure carries; a bad body changes nothing", async () => {
-    const running = await start({ ECHO_PACE_MS: "60" });
+    // The Echo says two words, then holds until cancelled: the run is live for every request below, however slow.
+    const running = await start({ ECHO_HOLD_AFTER: "2" });
     const base = "/agents/parent/p9";
     const events = await RecordingSocket.open(wsUrl(running, base));
     const text = "one two three four five six seven eight nine ten";

@@ -20,8 +20,9 @@ const chatEvents = (messages: unknown[]) =>
 
 describe("Stop with nested children", () => {
   it("aborts every run of the turn's tree with the reason, the grandchildren before their parent", async () => {
-    // The grandchildren echo their text a word every 100 ms: they are streaming long after they started.
-    const running = await startHost({ PARENT_TOOL: "delegate", ECHO_PACE_MS: "100" });
+    // The grandchildren echo two words of their text, then hold until cancelled: they are live when Stop comes,
+    // however slow the machine.
+    const running = await startHost({ PARENT_TOOL: "delegate", ECHO_HOLD_AFTER: "2" });
     const base = "/agents/parent/tree-stop";
     const events = await RecordingSocket.open(wsUrl(running, base));
     const chat = await RecordingSocket.open(wsUrl(running, `${base}/chat`));

@@ -5,7 +5,8 @@
  *
  * - `Echo` answers its input (a tool run: `{ text }`; a direct chat: the last user message) word by word, `ECHO_PACE_MS`
  *   apart, and says how many user messages its conversation holds. `ECHO_MAX_RECOVERY_ATTEMPTS` sets its
- *   `maxRecoveryAttempts`.
+ *   `maxRecoveryAttempts`; with `ECHO_HOLD_AFTER=N` it stops after N words until its run is cancelled (a run that
+ *   stays live whatever the load, for tests that cancel or stop it).
  * - `Parent` answers a chat message by calling its `echo` tool once (or `note`, a plain tool that writes the text with
  *   its call id, with `PARENT_TOOL=note`; `GET /test/notes` reads them), then saying what the tool said. It asks for
  *   `authorization: Bearer <PARENT_KEY>` (or `?key=`) when `PARENT_KEY` is set. With `PRELIMINARY=1` its tool streams
@@ -107,6 +108,8 @@ type Env = {
   /** Set: the Worker's router refuses requests without an `x-worker-key: <WORKER_KEY>` header. */
   WORKER_KEY?: string;
   ECHO_PACE_MS?: string;
+  /** Set (a count of words): the `Echo` stops after that many words and waits until its run is cancelled. */
+  ECHO_HOLD_AFTER?: string;
   /** "1": the parent's `echo` tool streams the child's answer as preliminary results. */
   PRELIMINARY?: string;
   PARENT_HOLD_TURN?: string;
@@ -161,12 +164,19 @@ export class Echo extends AgentToolChild<Env> {
     const users = messages.filter((message) => message.role === "user");
     const words = `#${users.length} ${textOf(users.at(-1))}`.split(" ");
     const pace = Number(this.env.ECHO_PACE_MS ?? "0");
+    const holdAfter = Number(this.env.ECHO_HOLD_AFTER ?? "0");
+    const cancelled = new Promise<void>((resolve) => {
+      if (abortSignal.aborted) resolve();
+      else abortSignal.addEventListener("abort", () => resolve(), { once: true });
+    });
     async function* chunks(): AsyncGenerator<UIMessageChunk> {
       yield { type: "start" };
       yield { type: "start-step" };
       yield { type: "text-start", id: "t" };
       for (const [index, word] of words.entries()) {
         if (pace > 0) await new Promise((resolve) => setTimeout(resolve, pace));
+        // A run that stays live whatever the machine's load, until a test cancels it.
+        if (holdAfter > 0 && index === holdAfter) await cancelled;
         if (abortSignal.aborted) return;
         yield { type: "text-delta", id: "t", delta: index === 0 ? word : ` ${word}` };
       }
