@@ -111,14 +111,15 @@ const subagentText = (events: BaseEvent[]) =>
 
 describe("GET …/ag-ui", () => {
   it("streams a turn and its sub-agent as AG-UI events that verify, across a kill of workerd", async () => {
-    const bindings = { ECHO_PACE_MS: "150", PARENT_WAKE_MS: "300" };
-    const host = await startHost(bindings);
+    // The child says two words, then holds until cancelled: workerd is killed while it streams, however slow the
+    // machine; after the restart, without the hold, the resumed child says its whole answer.
+    const host = await startHost({ ECHO_HOLD_AFTER: "2", PARENT_WAKE_MS: "300" });
     const first = await SseRecording.open(host);
     const chat = await RecordingSocket.open(wsUrl(host, `${BASE}/chat`));
     chat.send(send("r1", "one two three four five six seven eight nine ten eleven twelve"));
     // The child is streaming its answer: kill workerd in the middle of it.
     await first.waitFor(subagentText);
-    await host.killAndRestart(bindings);
+    await host.killAndRestart({ PARENT_WAKE_MS: "300" });
     chat.close();
 
     const second = await SseRecording.open(host, first.lastEventId ?? undefined);

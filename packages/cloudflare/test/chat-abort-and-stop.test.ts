@@ -10,9 +10,10 @@ import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
 type ChatFrame = { type: string; requestId?: string };
 
-// The Echo child answers at 60 ms a word: a turn lasts about a second.
+// The Echo child says two words of its answer, then holds until its run is cancelled (a Stop) or the test releases it
+// (`POST /test/echo-release`): the turn is in flight whenever the test acts, however slow the machine.
 const startHost = hostWorkerPerTest("agent-tools-cloudflare-stop-");
-const start = () => startHost({ ECHO_PACE_MS: "60" });
+const start = () => startHost({ ECHO_HOLD_AFTER: "2" });
 
 const TEXT = "one two three four five six seven eight nine ten eleven twelve";
 const send = (requestId: string) => ({
@@ -58,6 +59,11 @@ describe("stopping the conversation's turn", () => {
     follower.send({ type: "resume", requestId: "resume-1", id: "chat", headers: {}, body: {} });
     await follower.waitFor(hasChunk("resume-1"));
     follower.send({ type: "abort", requestId: "resume-1" });
+    // The follower's frames are handled in order: once a frame sent after the abort is answered, the abort was handled.
+    follower.sendRaw("not json");
+    await follower.waitFor((messages) => (messages as ChatFrame[]).some((frame) => frame.type === "error"));
+    // Only now may the turn go on: the abort came while it was in flight.
+    await running.fetchJson("/test/echo-release", { method: "POST" });
 
     expect(await turnEnd(events)).toBe("completed");
     for (const socket of [events, sender, follower]) socket.close();

@@ -47,7 +47,8 @@ async function open(running: MiniflareHost, base: string) {
 
 describe("Stop while child runs work", () => {
   it("closes the tool call as stopped by the user, and the next send works, also after a restart", async () => {
-    const running = await startHost({ ECHO_PACE_MS: "80" });
+    // The child says two words, then holds until its run is cancelled: it is working when the turn is stopped.
+    const running = await startHost({ ECHO_HOLD_AFTER: "2" });
     const base = "/agents/parent/stop-with-children";
     const { events, chat } = await open(running, base);
     chat.send(send("r1", [userMessage("u1", "one two three four five six seven eight nine ten")]));
@@ -65,6 +66,8 @@ describe("Stop while child runs work", () => {
       errorText: "Stopped by the user before this tool finished",
     });
 
+    // The next answers' children do not hold (the knob is off across the restart below too).
+    await running.fetchJson("/test/echo-release", { method: "POST" });
     chat.send(send("r2", [userMessage("u2", "again please")]));
     await chat.waitFor(isOver("r2"));
     expect(framesOf(chat.messages, "r2").at(-1)?.type).toBe("end");
@@ -74,7 +77,7 @@ describe("Stop while child runs work", () => {
     chat.close();
 
     // After a restart the stored conversation still answers.
-    await running.restart();
+    await running.restart({});
     const again = await open(running, base);
     again.chat.send(send("r3", [userMessage("u3", "and once more")]));
     await again.chat.waitFor(isOver("r3"));
@@ -124,10 +127,14 @@ describe("messages and turns bigger than a row", () => {
 
 describe("the send queue", () => {
   it("runs the turn in flight and at most maxQueuedSends more; refuses the rest with a clear error", async () => {
-    const running = await startHost({ ECHO_PACE_MS: "40" });
+    // The first turn's child says one word, then holds until released: every send arrives while it is in flight.
+    const running = await startHost({ ECHO_HOLD_AFTER: "1" });
     const base = "/agents/parent/many-sends";
     const { events, chat } = await open(running, base);
     for (let index = 1; index <= 30; index++) chat.send(send(`r${index}`, [userMessage(`u${index}`, `m ${index}`)]));
+    // The last send is refused as it arrives (the queue is full): all 30 came while the first turn was in flight.
+    await chat.waitFor(isOver("r30"));
+    await running.fetchJson("/test/echo-release", { method: "POST" });
     await chat.waitFor(
       (messages) => Array.from({ length: 30 }, (_, index) => `r${index + 1}`).every((id) => isOver(id)(messages)),
       60_000,
@@ -146,13 +153,21 @@ describe("the send queue", () => {
   });
 
   it("does not run the queued sends of a socket that closed; they are not stored", async () => {
-    const running = await startHost({ ECHO_PACE_MS: "60" });
+    // The first turn's child says two words, then holds until released: the socket closes while the turn is in flight.
+    const running = await startHost({ ECHO_HOLD_AFTER: "2" });
     const base = "/agents/parent/closed-socket";
     const { events, chat } = await open(running, base);
     for (let index = 1; index <= 4; index++)
       chat.send(send(`r${index}`, [userMessage(`u${index}`, `message ${index}`)]));
+    // Each send is told `start` once admitted: r1 runs, the others wait behind it.
+    await chat.waitFor((messages) =>
+      ["r1", "r2", "r3", "r4"].every((id) => framesOf(messages, id).some((frame) => frame.type === "start")),
+    );
     await events.waitFor(runStarted);
     chat.close();
+    // The parent has handled the close; only then may the turn in flight complete.
+    await running.fetchJson(`${base}/test/socket-closed`);
+    await running.fetchJson("/test/echo-release", { method: "POST" });
     await events.waitFor((messages) => endedTurns(messages).length >= 1);
     // The turn in flight completes and is stored; what was queued behind it is dropped with the socket.
     const stored = await running.fetchJson<Message[]>(`${base}/messages`);

@@ -9,10 +9,11 @@ import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 type Message = { id: string; role: string; parts: Array<{ type: string; text?: string }> };
 type ChatFrame = { type: string; requestId?: string };
 
-// The Echo child answers at 60 ms a word: a turn lasts a few hundred milliseconds.
+// The Echo child says two words, then holds until the test releases it (`POST /test/echo-release`): the first turn is
+// in flight until the other sends have arrived, however slow the machine; from then on no child holds.
 const startHost = hostWorkerPerTest("agent-tools-cloudflare-busy-");
 const start = () =>
-  startHost({ AGENT_TOOLS_RUN_TOKEN_SECRET: "test-secret-of-at-least-16-characters", ECHO_PACE_MS: "60" });
+  startHost({ AGENT_TOOLS_RUN_TOKEN_SECRET: "test-secret-of-at-least-16-characters", ECHO_HOLD_AFTER: "2" });
 
 const chatUrl = (running: MiniflareHost, base: string) => wsUrl(running, `${base}/chat`);
 const userMessage = (id: string, text: string): Message => ({ id, role: "user", parts: [{ type: "text", text }] });
@@ -28,6 +29,13 @@ const endOf = (requestId: string) => (messages: unknown[]) =>
   (messages as ChatFrame[]).find(
     (frame) => frame.requestId === requestId && (frame.type === "end" || frame.type === "error"),
   );
+/** A send is told `start` once it is admitted (a send that waits for the turn in flight, at once). */
+const hasStarted =
+  (...requestIds: string[]) =>
+  (messages: unknown[]) =>
+    requestIds.every((requestId) =>
+      (messages as ChatFrame[]).some((frame) => frame.type === "start" && frame.requestId === requestId),
+    );
 const hasEnded = (requestId: string) => (messages: unknown[]) => endOf(requestId)(messages) !== undefined;
 const textOf = (message: Message | undefined) =>
   (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text ?? ""] : [])).join("");
@@ -43,6 +51,8 @@ describe("a send while a turn is in flight", () => {
     await tabA.waitFor(hasChunk("a-1"));
     // Tab B drops the answer it sees streaming and asks for it again.
     tabB.send(send("b-1", [u1], "regenerate-message"));
+    await tabB.waitFor(hasStarted("b-1"));
+    await running.fetchJson("/test/echo-release", { method: "POST" });
     await tabA.waitFor(hasEnded("a-1"));
     await tabB.waitFor(hasEnded("b-1"));
     expect(endOf("b-1")(frames(tabB))).toMatchObject({ type: "end" });
@@ -66,6 +76,8 @@ describe("a send while a turn is in flight", () => {
     // Tab B's send of u2 waits for the turn in flight; its retry (the same message id) comes before that turn ends.
     tabB.send(send("b-1", [u1, u2]));
     tabB.send(send("b-2", [u1, u2]));
+    await tabB.waitFor(hasStarted("b-1", "b-2"));
+    await running.fetchJson("/test/echo-release", { method: "POST" });
     await tabB.waitFor(hasEnded("b-1"));
     await tabB.waitFor(hasEnded("b-2"));
     tabA.close();

@@ -13,7 +13,8 @@ const isTerminal = (frame: AgentToolEventFrame) => ["finished", "error", "aborte
 
 describe("a child's maxRecoveryAttempts", () => {
   it("ends a cut run as error instead of resuming it when the child allows no recovery", async () => {
-    const host = await start({ ECHO_PACE_MS: "60", ECHO_MAX_RECOVERY_ATTEMPTS: "0" });
+    // The child says two words, then holds until cancelled: it is cut by the restart, however slow the machine.
+    const host = await start({ ECHO_HOLD_AFTER: "2", ECHO_MAX_RECOVERY_ATTEMPTS: "0" });
     const base = "/agents/parent/p1";
     const before = await RecordingSocket.open(wsUrl(host, base));
     await host.fetchJson(`${base}/test/start?runId=cut&text=${encodeURIComponent("one two three four five six")}`, {
@@ -23,7 +24,8 @@ describe("a child's maxRecoveryAttempts", () => {
       agentFrames(messages).some((frame) => frame.event.kind === "chunk" && frame.event.body.type === "text-delta"),
     );
     before.close();
-    await host.restart();
+    // Without the hold from now on: a child that resumed the run anyway would finish it, not hold.
+    await host.restart({ ECHO_MAX_RECOVERY_ATTEMPTS: "0" });
 
     const after = await RecordingSocket.open(wsUrl(host, base));
     await after.waitFor((messages) => agentFrames(messages).some(isTerminal));

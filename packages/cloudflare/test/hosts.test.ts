@@ -30,16 +30,18 @@ const constructedEchoes = async (running: MiniflareHost) =>
 
 describe("AgentToolParent starts itself", () => {
   it("after a restart, re-attaches to a run in flight and fires its finish hook once, with no call but a request", async () => {
-    const running = await start({ ECHO_PACE_MS: "60" });
+    // The child says two words, then holds until cancelled: the run is in flight at the restart, however slow the
+    // machine; after it, without the hold, the resumed run completes.
+    const running = await start({ ECHO_HOLD_AFTER: "2" });
     const base = "/agents/parent/p1";
     const events = await RecordingSocket.open(wsUrl(running, base));
     await running.fetchJson(`${base}/test/start?runId=long&text=${encodeURIComponent("one two three four five six")}`, {
       method: "POST",
     });
-    // Restart once the child has streamed something, long before it ends.
+    // Restart once the child has streamed something, before it ends.
     await events.waitFor((messages) => agentFrames(messages).some((frame) => frame.event.kind === "chunk"));
     events.close();
-    await running.restart();
+    await running.restart({ AGENT_TOOLS_RUN_TOKEN_SECRET: SECRET });
 
     // Any request wakes the parent; its constructor alone starts recovery, detached runs and the finish hooks.
     const after = await RecordingSocket.open(wsUrl(running, base));

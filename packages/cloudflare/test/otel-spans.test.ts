@@ -25,8 +25,9 @@ const BASE = "/agents/parent/otel";
 
 describe("GenAI spans across a kill", () => {
   it("a parent → child → grandchild tree killed mid-run is one trace, each run's work under its run's span", async () => {
-    const bindings = { OTEL: "1", ECHO_PACE_MS: "150", PARENT_WAKE_MS: "300" };
-    const host = await startHost(bindings);
+    // Each grandchild says two words, then holds until cancelled: all three are running when workerd is killed,
+    // however slow the machine; after the restart, without the hold, they finish.
+    const host = await startHost({ OTEL: "1", ECHO_HOLD_AFTER: "2", PARENT_WAKE_MS: "300" });
     const text = "alpha beta gamma delta epsilon zeta eta theta iota kappa";
     await host.fetchJson(`${BASE}/test/start?agent=Middle&runId=m1&text=${encodeURIComponent(text)}`, {
       method: "POST",
@@ -37,7 +38,7 @@ describe("GenAI spans across a kill", () => {
         timeout: 30_000,
       })
       .toBe(3);
-    await host.killAndRestart(bindings);
+    await host.killAndRestart({ OTEL: "1", PARENT_WAKE_MS: "300" });
 
     // After the restart the parent re-attaches to the Middle, which resumes its turn and re-attaches to its leaves.
     const middle = async () => (await host.fetchJson<RunInfo[]>(`${BASE}/runs`)).find((run) => run.runId === "m1");

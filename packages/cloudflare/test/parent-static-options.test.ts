@@ -8,7 +8,7 @@ import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
 const start = hostWorkerPerTest("agent-tools-statics-");
 const base = "/agents/statics/s1";
-const slowText = Array.from({ length: 40 }, (_, index) => `word${index}`).join(" ");
+const longText = Array.from({ length: 40 }, (_, index) => `word${index}`).join(" ");
 
 const agentFrames = (messages: unknown[]) =>
   (messages as AgentToolEventFrame[]).filter((message) => message.type === "agent-tool-event");
@@ -20,11 +20,11 @@ const terminalOf = (messages: unknown[], runId: string) =>
 
 describe("the parent's static options", () => {
   it("static detachedMaxBudgetMs is a detached run's default budget: past it the run is interrupted", async () => {
-    // 40 words, 300 ms apart: the child would take 12 s; the static budget is 400 ms.
-    const running = await start({ ECHO_PACE_MS: "300" });
+    // The child says two words, then holds until cancelled: it never finishes by itself; the static budget is 400 ms.
+    const running = await start({ ECHO_HOLD_AFTER: "2" });
     const events = await RecordingSocket.open(wsUrl(running, base));
     const started = await running.fetchJson<{ status: string }>(
-      `${base}/test/start?runId=bg&detached=1&text=${encodeURIComponent(slowText)}`,
+      `${base}/test/start?runId=bg&detached=1&text=${encodeURIComponent(longText)}`,
       { method: "POST" },
     );
     expect(started.status).toBe("running");
@@ -34,9 +34,11 @@ describe("the parent's static options", () => {
   });
 
   it("static agentToolReattachNoProgressTimeoutMs = 0: after a restart a live child is not followed", async () => {
-    const running = await start({ ECHO_PACE_MS: "300" });
+    // The child says two words, then holds until cancelled, before the restart and in the turn it resumes after it:
+    // it is still running when the parent's start-up recovery looks at it, however slow the machine.
+    const running = await start({ ECHO_HOLD_AFTER: "2" });
     const events = await RecordingSocket.open(wsUrl(running, base));
-    await running.fetchJson(`${base}/test/start?runId=live&text=${encodeURIComponent(slowText)}`, { method: "POST" });
+    await running.fetchJson(`${base}/test/start?runId=live&text=${encodeURIComponent(longText)}`, { method: "POST" });
     await events.waitFor((messages) => agentFrames(messages).some((frame) => frame.event.kind === "chunk"));
     events.close();
     await running.restart();
@@ -44,7 +46,7 @@ describe("the parent's static options", () => {
     const after = await RecordingSocket.open(wsUrl(running, base));
     await after.waitFor((messages) => terminalOf(messages, "live") !== undefined);
     after.close();
-    // Followed (the default 2 min wait), it would end `finished`.
+    // Followed (the default 2 min wait), it would not end within this test: the held child makes no progress.
     expect(terminalOf(after.messages, "live")).toMatchObject({
       kind: "interrupted",
       reason: "no-progress",

@@ -19,7 +19,9 @@ const isEnd = (requestId: string) => (messages: unknown[]) =>
 
 describe("agentTool preliminaryResults behind the chat socket", () => {
   it("streams the child's answer into the tool part, to the sender and to a tab that resumes the turn", async () => {
-    const host = await start({ PRELIMINARY: "1", ECHO_PACE_MS: "40" });
+    // The child says its words 40 ms apart (its answer grows in several updates) and holds after four of them until
+    // the test releases it: the turn is in flight when the second tab joins, however slow the machine.
+    const host = await start({ PRELIMINARY: "1", ECHO_PACE_MS: "40", ECHO_HOLD_AFTER: "4" });
     const base = "/agents/parent/p1";
     const words = "one two three four five six seven eight";
     const sender = await RecordingSocket.open(wsUrl(host, `${base}/chat`));
@@ -40,6 +42,9 @@ describe("agentTool preliminaryResults behind the chat socket", () => {
     );
     const tab = await RecordingSocket.open(wsUrl(host, `${base}/chat`));
     tab.send({ type: "resume", requestId: "req-2", id: "chat", headers: {}, body: {} });
+    // The tab follows the turn (its replay has come): the child may finish now.
+    await tab.waitFor((messages) => outputsOf(framesOf(messages, "req-2")).length > 0);
+    await host.fetchJson("/test/echo-release", { method: "POST" });
     await sender.waitFor(isEnd("req-1"));
     await tab.waitFor(isEnd("req-2"));
 

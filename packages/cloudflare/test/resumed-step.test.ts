@@ -44,18 +44,18 @@ async function sdkMessage(chunks: readonly UIMessageChunk[]): Promise<UIMessage 
 
 describe("a child restarted in the middle of a step", () => {
   it("shows every reader the answer once, and tells a client that held part of the cut step to drop it", async () => {
-    const host = await start({
-      AGENT_TOOLS_RUN_TOKEN_SECRET: "test-secret-of-at-least-16-characters",
-      ECHO_PACE_MS: "60",
-    });
+    const secret = { AGENT_TOOLS_RUN_TOKEN_SECRET: "test-secret-of-at-least-16-characters" };
+    // The child says two words, then holds until cancelled: the restart cuts its step, however slow the machine.
+    const host = await start({ ...secret, ECHO_HOLD_AFTER: "2" });
     const base = "/agents/parent/p1";
     const before = await RecordingSocket.open(wsUrl(host, base));
     await host.fetchJson(`${base}/test/start?runId=cut&text=${encodeURIComponent(TEXT)}`, { method: "POST" });
-    // The child has logged (and the parent forwarded) text of its step: restart now, long before the step ends.
+    // The child has logged (and the parent forwarded) text of its step: restart now, before the step ends.
     await before.waitFor((messages) => chunkFrames(messages).some((frame) => bodyOf(frame)?.type === "text-delta"));
     const held = Math.max(...chunkFrames(before.messages).map((frame) => frame.sequence ?? 0));
     before.close();
-    await host.restart();
+    // Without the hold from now on: the resumed turn redoes the step to its end.
+    await host.restart(secret);
 
     // A client that held the log up to `held` reconnects with its cursor.
     const cursors = encodeAgentToolCursors({ cut: { sequence: held, revision: 1 } });

@@ -110,7 +110,8 @@ describe("talking to a child through the parent", () => {
   });
 
   it("refuses a run still running with 409", async () => {
-    const running = await start({ ECHO_PACE_MS: "200" });
+    // The child says two words, then holds until cancelled: the run is still running when the message comes.
+    const running = await start({ ECHO_HOLD_AFTER: "2" });
     const text = encodeURIComponent("one two three four five six seven eight nine ten eleven twelve");
     await running.fetchJson(`${base}/test/start?runId=live&text=${text}`, { method: "POST" });
     const response = await running.fetch(`${base}/sub/Echo/live/chat`, {

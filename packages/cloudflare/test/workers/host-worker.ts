@@ -6,13 +6,17 @@
  * - `Echo` answers its input (a tool run: `{ text }`; a direct chat: the last user message) word by word, `ECHO_PACE_MS`
  *   apart, and says how many user messages its conversation holds. `ECHO_MAX_RECOVERY_ATTEMPTS` sets its
  *   `maxRecoveryAttempts`; with `ECHO_HOLD_AFTER=N` it stops after N words until its run is cancelled (a run that
- *   stays live whatever the load, for tests that cancel or stop it).
+ *   stays live whatever the load, for tests that cancel, stop or kill it), or until `POST /test/echo-release`
+ *   (Worker level) lets every `Echo` of the process go on, the ones holding then and every later one (for tests
+ *   that act while the run is live, then let it complete).
  * - `Parent` answers a chat message by calling its `echo` tool once (or `note`, a plain tool that writes the text with
  *   its call id, with `PARENT_TOOL=note`; `GET /test/notes` reads them), then saying what the tool said. It asks for
  *   `authorization: Bearer <PARENT_KEY>` (or `?key=`) when `PARENT_KEY` is set. With `PRELIMINARY=1` its tool streams
  *   the child's answer as preliminary results. With `PARENT_HOLD_TURN=1` (a kill
  *   test's fault point) its tool call ids are random, as a real model's are, and the host never gets a chunk of the
  *   turn: the model and its tools run on, the host holds; `GET /test/held` answers once a turn is held so.
+ *   `GET /test/socket-closed` answers once a socket of the parent has closed and the parent has handled it (a chat
+ *   socket's sends still waiting are dropped by then).
  * - Test routes (after `authorize`): `POST /test/start?runId=&text=` starts a run (of `Echo`, or of `&agent=Lookout`)
  *   without waiting; `GET /test/hooks`
  *   the finish hook calls counted in storage; `POST /test/direct?name=&text=` one direct chat message to `Echo`,
@@ -108,7 +112,10 @@ type Env = {
   /** Set: the Worker's router refuses requests without an `x-worker-key: <WORKER_KEY>` header. */
   WORKER_KEY?: string;
   ECHO_PACE_MS?: string;
-  /** Set (a count of words): the `Echo` stops after that many words and waits until its run is cancelled. */
+  /**
+   * Set (a count of words): the `Echo` stops after that many words and waits until its run is cancelled, or until
+   * `POST /test/echo-release`.
+   */
   ECHO_HOLD_AFTER?: string;
   /** "1": the parent's `echo` tool streams the child's answer as preliminary results. */
   PRELIMINARY?: string;
@@ -140,6 +147,12 @@ function resultSinceAsked(call: Parameters<ScriptedModelStep>[0]): unknown {
   const since = { ...call, prompt: call.prompt.slice(roles.lastIndexOf("user") + 1) };
   return [...toolResultsSeen(since).values()].at(-1);
 }
+
+/** Resolved by `POST /test/echo-release`: an `Echo` holding (`ECHO_HOLD_AFTER`) goes on, and no later one holds. */
+let releaseEchoes: () => void = () => undefined;
+const echoesReleased = new Promise<void>((resolve) => {
+  releaseEchoes = resolve;
+});
 
 const textOf = (message: UIMessage | undefined) =>
   (message?.parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
@@ -175,8 +188,8 @@ export class Echo extends AgentToolChild<Env> {
       yield { type: "text-start", id: "t" };
       for (const [index, word] of words.entries()) {
         if (pace > 0) await new Promise((resolve) => setTimeout(resolve, pace));
-        // A run that stays live whatever the machine's load, until a test cancels it.
-        if (holdAfter > 0 && index === holdAfter) await cancelled;
+        // A run that stays live whatever the machine's load, until a test cancels it or releases the Echoes.
+        if (holdAfter > 0 && index === holdAfter) await Promise.race([cancelled, echoesReleased]);
         if (abortSignal.aborted) return;
         yield { type: "text-delta", id: "t", delta: index === 0 ? word : ` ${word}` };
       }
@@ -396,6 +409,10 @@ export class Parent extends AgentToolParent<Env> {
   readonly #isHeld = new Promise<void>((resolve) => {
     this.#held = resolve;
   });
+  #socketClosed: () => void = () => undefined;
+  readonly #isSocketClosed = new Promise<void>((resolve) => {
+    this.#socketClosed = resolve;
+  });
 
   protected children(): Record<string, ChildNamespace> {
     return {
@@ -479,6 +496,16 @@ export class Parent extends AgentToolParent<Env> {
     if (key === undefined || key === "") return undefined;
     const given = request.headers.get("authorization") ?? `Bearer ${new URL(request.url).searchParams.get("key")}`;
     return given === `Bearer ${key}` ? undefined : new Response("Unauthorized", { status: 401 });
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    await super.webSocketClose(ws, code);
+    this.#socketClosed();
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    await super.webSocketError(ws);
+    this.#socketClosed();
   }
 
   override async alarm(): Promise<void> {
@@ -613,6 +640,9 @@ export class Parent extends AgentToolParent<Env> {
       case "/test/held":
         await this.#isHeld;
         return Response.json({ held: true });
+      case "/test/socket-closed":
+        await this.#isSocketClosed;
+        return Response.json({ closed: true });
       default:
         return super.onRequest(request, route);
     }
@@ -707,6 +737,10 @@ export default {
     if (url.pathname === "/test/spans") return env.SPANS.get(env.SPANS.idFromName("spans")).fetch("https://spans/list");
     if (url.pathname === "/test/config-errors") return Response.json(configErrors);
     if (url.pathname === "/test/gauge-pair") return Response.json(await gaugePair(env));
+    if (url.pathname === "/test/echo-release") {
+      releaseEchoes();
+      return Response.json({ released: true });
+    }
     if (url.pathname === "/test/gauge-gate") {
       void gate(url.searchParams.get("name") ?? "").arrive();
       return Response.json({ arrived: true });
