@@ -1,5 +1,6 @@
 import { routeAgentToolRequest } from "@agent-tools/cloudflare";
 import type { Env } from "./agents/env.js";
+import { RELEASE_HOLD_PATH, releaseHold } from "./agents/test-holds.js";
 
 export { Assistant } from "./agents/assistant.js";
 export { Editor } from "./agents/editor.js";
@@ -24,7 +25,8 @@ const PLAIN_PAGE_PATH = "/plain";
  * chat sockets, messages, runs, drill-in, …), `/agents/plain/<name>/…` to the PlainChatAssistant (the stock-`useChat`
  * page's); `/plain.html` is that page, served from `/plain`; anything else is the page, from the static assets (the
  * ASSETS binding). Requests for a file of the page are answered by the assets before they reach this Worker; the
- * others get the assets' 404 here.
+ * others get the assets' 404 here. Test-only: with the `DEMO_HOLD_AFTER` knob set, `POST /test/release-hold?runId=`
+ * lets a held child run go on (agents/test-holds.ts); unset, that path is the assets' like any other.
  */
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
@@ -33,6 +35,13 @@ export default {
     });
     if (routed) return routed;
     const url = new URL(request.url);
+    // Test-only, and only with the `DEMO_HOLD_AFTER` knob set: let a held child run go on (agents/test-holds.ts).
+    if (env.DEMO_HOLD_AFTER && request.method === "POST" && url.pathname === RELEASE_HOLD_PATH) {
+      const runId = url.searchParams.get("runId");
+      if (!runId) return Response.json({ error: "runId is required" }, { status: 400 });
+      releaseHold(runId);
+      return Response.json({ released: runId });
+    }
     if (url.pathname === PLAIN_PAGE_FILE) {
       // The assets' html_handling would redirect the file's name to `/plain`: serve the page at both addresses.
       url.pathname = PLAIN_PAGE_PATH;

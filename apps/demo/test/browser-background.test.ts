@@ -48,8 +48,9 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: background runs", () =
 
   beforeAll(async () => {
     screenshot = await screenshotFolder("background");
-    // Background imports take a few seconds (a second a batch), so the tray shows them running and Cancel lands.
-    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", IMPORTER_PACE_MS: "200" });
+    // Test knob: each Importer holds in its first batch (its second text delta) until its run is cancelled or the test
+    // releases it: the tray shows it running, and Cancel lands, however slow the machine.
+    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", DEMO_HOLD_AFTER: "Importer:2" });
     browser = await launchBrowser();
     context = browser.context;
     page = context.pages()[0] ?? (await context.newPage());
@@ -81,6 +82,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: background runs", () =
       .waitFor();
     await screenshot(page, "background-running");
 
+    await demo.releaseHold(runId);
     await tray().locator(`article.run[data-run-id="${runId}"][data-status="completed"]`).waitFor();
     // The server tells the chat (a milestone, the completion) and the model answers it: one entry for all of it.
     await expect

@@ -117,12 +117,14 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
   beforeAll(async () => {
     screenshot = await screenshotFolder("chat");
     demo = await startBrowserDemo({
-      // The scripted models stream word by word, visibly; the Researcher a little slower (its own knob) so a reload
-      // or a Stop lands while it runs; the Importer's batches take a second each, so progress moves in steps and a
-      // Cancel lands mid-run.
+      // The scripted models stream word by word, visibly; the Importer's batches take a second each, so the page sees
+      // its progress move in steps.
       DEMO_PACE_MS: "15",
-      RESEARCHER_PACE_MS: "100",
       IMPORTER_PACE_MS: "200",
+      // Test knob: each Researcher holds after its 4th text delta (the first word of its findings) and again after its
+      // 6th, each Importer in its third batch (its bar at 40 %), each time until its run is cancelled or the test
+      // releases it: a reload, a Stop or a Cancel lands while the run is live, however slow the machine.
+      DEMO_HOLD_AFTER: "Researcher:4,6;Importer:4",
     });
     browser = await launchBrowser();
     context = browser.context;
@@ -159,10 +161,12 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     // The user's message is in view.
     expect(await isInView(page.locator("li.msg.user").last())).toBe(true);
 
-    // The Researcher's text grows while it streams, and its tool call says so.
+    // The Researcher's text grows while it streams, and its tool call says so. It holds at the first word of its
+    // findings; released, it streams on and holds again two words later, still running.
     const researcher = card("Researcher");
-    await researcher.locator(".t-text").first().waitFor();
+    await expect.poll(() => cardText("Researcher"), { timeout: WAIT_MS }).toContain("Findings");
     const before = (await cardText("Researcher")).length;
+    await demo.releaseHold((await researcher.getAttribute("data-run-id")) ?? "");
     await expect.poll(async () => (await cardText("Researcher")).length, { timeout: WAIT_MS }).toBeGreaterThan(before);
     expect(await researcher.getAttribute("data-status")).toBe("running");
     expect(await tool("research").locator(".tool-state").textContent()).toBe("running…");
@@ -194,6 +198,8 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     expect(await researcher.getAttribute("data-status")).toBe("running");
     await shot("after-reload");
     await expect.poll(() => cardText("Researcher"), { timeout: WAIT_MS }).toContain(textBeforeReload.trim());
+    // The Researcher held through the reload: let it finish.
+    await demo.releaseHold((await researcher.getAttribute("data-run-id")) ?? "");
     await page.locator('article.run[data-agent-type="Researcher"][data-status="completed"]').waitFor();
     await page.locator('article.run[data-agent-type="Summarizer"][data-status="completed"]').waitFor();
     await page.locator("li.msg.assistant").getByText("Here is what I found").waitFor();
@@ -330,6 +336,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     await page.locator("li.msg.user").getByText("import data").waitFor();
     await expect.poll(() => isInView(page.locator("li.msg.user").last()), { timeout: WAIT_MS }).toBe(true);
 
+    // The Importer holds at 40 %; released, it goes on to the end.
     const importer = card("Importer");
     await importer.locator('[role="progressbar"][aria-valuenow="40"]').waitFor();
     await shot("import-progress");
@@ -337,6 +344,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     expect(await fill.evaluate((element) => parseFloat(getComputedStyle(element).transitionDuration))).toBeGreaterThan(
       0,
     );
+    await demo.releaseHold((await importer.getAttribute("data-run-id")) ?? "");
     await page.locator('article.run[data-agent-type="Importer"][data-status="completed"]').waitFor();
     await replyEnded();
     await page.locator("li.msg.assistant").last().getByText("Here is what I found").waitFor();

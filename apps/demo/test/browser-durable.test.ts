@@ -46,8 +46,10 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
 
   beforeAll(async () => {
     screenshot = await screenshotFolder("durable");
-    // The Researcher streams at 100 ms a word: a turn lasts seconds, so a second tab, a reload or a restart lands in it.
-    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", RESEARCHER_PACE_MS: "100" });
+    // Test knob: each Researcher holds after its 4th text delta (the first word of its findings) until its run is
+    // cancelled or the test releases it, so a second tab, a Stop, a reload or a restart lands while the turn runs,
+    // however slow the machine. A restart forgets the releases: the resumed turn holds again until released again.
+    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", DEMO_HOLD_AFTER: "Researcher:4" });
     browser = await launchBrowser();
     context = browser.context;
   });
@@ -75,6 +77,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
       "running…",
     );
     await screenshot(second, "second-tab-live");
+    await demo.releaseHold((await running.getAttribute("data-run-id")) ?? "");
 
     for (const tab of [first, second]) {
       await tab.locator("li.msg.assistant").getByText("Here is what I found").waitFor();
@@ -177,6 +180,9 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
 
     await send(first, "research rust");
     await first.locator("li.msg.user").getByText("research rust").waitFor();
+    // Its Researcher holds: let it finish.
+    const researching = first.locator('article.run[data-agent-type="Researcher"][data-status="running"]');
+    await demo.releaseHold((await researching.getAttribute("data-run-id")) ?? "");
     await expect.poll(async () => (await storedOf(chat)).length, { timeout: WAIT_MS }).toBe(4);
     await replyEnded(first);
     // It saw nothing of that turn.
@@ -219,8 +225,11 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
     const researcher = page.locator('article.run[data-agent-type="Researcher"]');
     await researcher.locator(".t-text").first().waitFor();
     expect(await researcher.getAttribute("data-status")).toBe("running");
+    const runId = (await researcher.getAttribute("data-run-id")) ?? "";
 
     await demo.restart();
+    // The resumed turn holds again: let it finish.
+    await demo.releaseHold(runId);
     await page.locator("li.msg.assistant").getByText("Here is what I found").waitFor();
     await replyEnded(page);
     await page.locator('article.run[data-agent-type="Researcher"][data-status="completed"]').waitFor();
@@ -242,10 +251,13 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
     const researcher = page.locator('article.run[data-agent-type="Researcher"]').last();
     await expect.poll(() => researcher.getAttribute("data-status"), { timeout: WAIT_MS }).toBe("running");
     await researcher.locator(".t-text").first().waitFor();
+    const runId = (await researcher.getAttribute("data-run-id")) ?? "";
 
     await demo.restart();
     await page.reload();
     await page.locator("li.msg.user").getByText("research dogs").waitFor();
+    // The resumed turn holds again: let it finish.
+    await demo.releaseHold(runId);
     await screenshot(page, "reloaded-mid-turn");
     await expect.poll(() => page.locator("li.msg.assistant").count(), { timeout: WAIT_MS }).toBe(2);
     await page.locator("li.msg.assistant").last().getByText("Here is what I found").waitFor();

@@ -18,7 +18,7 @@ import {
 } from "@agent-tools/workerd-harness/miniflare-host";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { buildWebPage } from "../web/build.mjs";
-import { startDemoHost } from "./harness/demo.js";
+import { releaseHold, startDemoHost } from "./harness/demo.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_FLAGS = [
@@ -149,6 +149,11 @@ export type BrowserDemo = {
   readonly host: MiniflareHost;
   /** A JSON route of the Worker, from the test (not through the page). */
   fetchJson<T>(path: string): Promise<T>;
+  /**
+   * Let child run `runId` past one hold of the `DEMO_HOLD_AFTER` test knob (src/agents/test-holds.ts): the one it
+   * waits at now, or else the next one it reaches. A restart forgets what was released.
+   */
+  releaseHold(runId: string): Promise<void>;
   /** Stop the runtime and start it again on the same storage, as a deploy or an eviction would. */
   restart(): Promise<void>;
   /**
@@ -172,6 +177,7 @@ export async function startBrowserDemo(bindings: Record<string, string>): Promis
     url: origin.url,
     host,
     fetchJson: (path) => host.fetchJson(path),
+    releaseHold: (runId) => releaseHold(host, runId),
     async restart() {
       origin.pause();
       await host.restart();

@@ -36,11 +36,18 @@ describe.skipIf(!hasChromium)("a page on stock useChat alone, in Chromium", () =
   const card = (name: string) => page.getByRole("region", { name: `Tool call: ${name}` });
   const childText = async (name: string) => ((await card(name).locator(".child-text").textContent()) ?? "").trim();
   const shot = (name: string) => screenshot(page, name);
+  /** Let the Researcher (held: `DEMO_HOLD_AFTER`) past its hold. */
+  const releaseResearcher = async () => {
+    const runs = await demo.fetchJson<Array<{ runId: string; agentType: string }>>(`${BASE}/runs`);
+    await demo.releaseHold(runs.find((run) => run.agentType === "Researcher")?.runId ?? "");
+  };
 
   beforeAll(async () => {
     screenshot = await screenshotFolder("plain");
-    // The Researcher streams slowly enough for the test to see its text grow inside the card.
-    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", RESEARCHER_PACE_MS: "100" });
+    // Test knob: the Researcher holds after its 4th text delta (the first word of its findings) and again after its
+    // 6th, each time until the test releases it: the test sees its text grow inside the card while it works, however
+    // slow the machine.
+    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", DEMO_HOLD_AFTER: "Researcher:4,6" });
     browser = await launchBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.on("pageerror", (error) => pageErrors.push(error.message));
@@ -58,16 +65,21 @@ describe.skipIf(!hasChromium)("a page on stock useChat alone, in Chromium", () =
     await page.getByRole("textbox", { name: "Message" }).fill("research cats");
     await page.keyboard.press("Enter");
 
-    // The child's text appears in the card and grows while the tool is still working.
+    // The child's text appears in the card and grows while the tool is still working: it holds at the first word of
+    // its findings; released, it streams on and holds again two words later.
     await card("research").locator(".child-text").waitFor();
+    await expect.poll(() => childText("research"), { timeout: WAIT_MS }).toContain("Findings");
     const first = await childText("research");
     expect(await card("research").getAttribute("data-state")).toBe("working…");
+    await releaseResearcher();
     await expect
       .poll(async () => (await childText("research")).length, { timeout: WAIT_MS })
       .toBeGreaterThan(first.length);
     const growing = await childText("research");
     expect(growing.startsWith(first)).toBe(true);
+    expect(await card("research").getAttribute("data-state")).toBe("working…");
     await shot("child-streaming-in-card");
+    await releaseResearcher();
 
     // The turn ends: the card holds the child's whole answer, as stored.
     await page.getByRole("button", { name: "Send" }).and(page.locator(":enabled")).waitFor();

@@ -40,6 +40,11 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: sending", () => {
     await button.focus();
     await page.keyboard.press("Enter");
   };
+  /** The Researcher of the turn in flight holds (`DEMO_HOLD_AFTER`): let it finish. */
+  const releaseResearcher = async (page: Page) => {
+    const running = page.locator('article.run[data-agent-type="Researcher"][data-status="running"]');
+    await demo.releaseHold((await running.getAttribute("data-run-id")) ?? "");
+  };
   /** Whether Send would send `text` now: the button is enabled with text in the box. */
   const canSend = async (page: Page, text: string) => {
     await page.getByRole("textbox", { name: "Message" }).fill(text);
@@ -71,7 +76,13 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: sending", () => {
 
   beforeAll(async () => {
     screenshot = await screenshotFolder("sending");
-    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", RESEARCHER_PACE_MS: "100", DEMO_FAIL_ONCE_TEXT: FAILING });
+    demo = await startBrowserDemo({
+      DEMO_PACE_MS: "15",
+      DEMO_FAIL_ONCE_TEXT: FAILING,
+      // Test knob: each Researcher holds after its 4th text delta (the first word of its findings) until the test
+      // releases it (or it is cancelled): the runtime goes down while it runs, however slow the machine.
+      DEMO_HOLD_AFTER: "Researcher:4",
+    });
     browser = await launchBrowser();
     context = browser.context;
   });
@@ -106,6 +117,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: sending", () => {
     await screenshot(page, "not-sent-after-reload");
 
     await pressButton(page, mine.getByRole("button", { name: "Retry" }));
+    await releaseResearcher(page);
     await page.locator("li.msg.assistant").getByText("Here is what I found").waitFor();
     await replyEnded(page);
     const stored = await storedOf(chat);
@@ -147,6 +159,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: sending", () => {
     await researcher.locator(".t-text").first().waitFor();
     const header = page.getByRole("region", { name: "Tool call: research" }).locator(".tool-state");
     expect(await header.textContent()).toBe("running…");
+    const runId = (await researcher.getAttribute("data-run-id")) ?? "";
 
     const banner = page.getByRole("status").filter({ hasText: "Connection lost" });
     await demo.down();
@@ -162,6 +175,8 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: sending", () => {
     } finally {
       await demo.up(); // whatever happened: the next tests need the runtime
     }
+    // The resumed turn holds again (the restart forgot the releases): let it finish.
+    await demo.releaseHold(runId);
     await banner.waitFor({ state: "detached" });
     await page.locator("li.msg.assistant").getByText("Here is what I found").waitFor();
     await replyEnded(page);
@@ -190,6 +205,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: sending", () => {
     await screenshot(page, "failed-answer");
 
     await pressButton(page, retry);
+    await releaseResearcher(page);
     await page.locator("li.msg.assistant").getByText("Here is what I found").waitFor();
     await replyEnded(page);
     const afterRetry = await storedOf(chat);
@@ -201,6 +217,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: sending", () => {
     expect(await seriousAxeViolations(page)).toEqual([]);
 
     await pressButton(page, regenerate);
+    await releaseResearcher(page);
     await expect.poll(async () => (await storedOf(chat)).at(-1)?.id, { timeout: WAIT_MS }).not.toBe(afterRetry[1]?.id);
     await expect.poll(async () => (await storedOf(chat)).at(-1)?.role, { timeout: WAIT_MS }).toBe("assistant");
     await replyEnded(page);

@@ -13,6 +13,7 @@ import {
   demoWsUrl,
   isTerminalKind,
   isVoidedIn,
+  restartDemoHost,
   runIdOf,
   startDemoHost,
   withoutReplay,
@@ -187,7 +188,9 @@ describe("the demo Worker restarted while a child streams", () => {
 
   beforeAll(async () => {
     persist = await createPersistDirectory();
-    host = await startDemoHost(persist, { DEMO_PACE_MS: "40" });
+    // The Researcher streams two words, then holds until its run is cancelled (DEMO_HOLD_AFTER): it is still running
+    // when the runtime restarts, however slow the machine. The restart turns the hold off: the resumed turn finishes.
+    host = await startDemoHost(persist, { DEMO_PACE_MS: "0", DEMO_HOLD_AFTER: "Researcher:2" });
   });
 
   afterAll(async () => {
@@ -200,24 +203,35 @@ describe("the demo Worker restarted while a child streams", () => {
     const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
     const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
     chat.send(sendRequest("research rust", chatId));
-    // Restart once the Researcher is mid-stream: its text has begun but its run has not finished.
-    await events.waitFor((messages) =>
-      agentFrames(messages).some((frame) => frame.event.kind === "chunk" && frame.event.body.type === "text-delta"),
-    );
+    // Restart once the Researcher is mid-stream: its text has begun, and it holds there (its run cannot finish first).
+    const researcherStarted = (messages: unknown[]) =>
+      agentFrames(messages).find((frame) => frame.event.kind === "started" && frame.event.agentType === "Researcher");
+    await events.waitFor((messages) => {
+      const started = researcherStarted(messages);
+      return agentFrames(messages).some(
+        (frame) =>
+          started !== undefined &&
+          runIdOf(frame) === runIdOf(started) &&
+          frame.event.kind === "chunk" &&
+          frame.event.body.type === "text-delta",
+      );
+    });
     const beforeRestart = agentFrames(events.messages);
     events.close();
     chat.close();
-    await host.restart();
+    await restartDemoHost(host, { DEMO_PACE_MS: "0" });
 
     const after = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
-    const runIds = [...new Set(beforeRestart.map(runIdOf))];
+    // The runs seen before the restart, and any other the parent replays (all of its runs): each must end.
+    const runIdsIn = (messages: unknown[]) => [...new Set([...beforeRestart, ...agentFrames(messages)].map(runIdOf))];
     await after.waitFor(
       (messages) =>
-        runIds.every((runId) =>
+        runIdsIn(messages).every((runId) =>
           agentFrames(messages).some((frame) => runIdOf(frame) === runId && isTerminalKind(frame.event.kind)),
         ),
       30_000,
     );
+    const runIds = runIdsIn(after.messages);
     const seenAfter = agentFrames(after.messages);
     // Every durable chunk a client saw before the restart comes back with the same sequence and body, but those of
     // a step cut by the restart: the resumed turn did that step again, and a step reset voids them instead.
@@ -227,7 +241,9 @@ describe("the demo Worker restarted while a child streams", () => {
       expect(seenAfter).toContainEqual(expect.objectContaining({ sequence: frame.sequence, event: frame.event }));
     }
     for (const runId of runIds) {
-      const started = beforeRestart.find((frame) => runIdOf(frame) === runId && frame.event.kind === "started");
+      const started = [...beforeRestart, ...seenAfter].find(
+        (frame) => runIdOf(frame) === runId && frame.event.kind === "started",
+      );
       const agentType = started?.event.kind === "started" ? started.event.agentType : "";
       const drill = await host.fetchJson<{ turns: number; resumedTurns: number; run: { status: string } }>(
         `/agents/assistant/${chatId}/sub/${agentType}/${encodeURIComponent(runId)}`,
@@ -235,6 +251,8 @@ describe("the demo Worker restarted while a child streams", () => {
       // One fresh turn; a turn cut off by the restart is resumed (at most once here), not started again.
       expect(drill.turns).toBe(1);
       expect(drill.resumedTurns).toBeLessThanOrEqual(1);
+      // The Researcher was cut (it held until the restart), so its turn was resumed.
+      if (agentType === "Researcher") expect(drill.resumedTurns).toBe(1);
       expect(drill.run.status).toBe("completed");
     }
     const runs = await host.fetchJson<Array<{ status: string }>>(`/agents/assistant/${chatId}/runs`);

@@ -6,14 +6,14 @@ import {
 import type { UIMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AiSdkChat } from "./harness/ai-sdk-chat.js";
-import { demoWsUrl, startDemoHost } from "./harness/demo.js";
+import { demoWsUrl, releaseHold, startDemoHost } from "./harness/demo.js";
 
 // The PlainChatAssistant (`/agents/plain/<name>`): its agent tools stream each child's answer into the tool call's
 // part as preliminary results, so the AI SDK's own chat — what stock `useChat` runs — shows the children working
 // with no event socket, and the stored conversation (a reload) shows the same. The page built on it is checked in
 // Chromium (browser-plain.test.ts).
 
-type ChildOutput = { status: string; message: UIMessage | null; result?: unknown };
+type ChildOutput = { runId: string; status: string; message: UIMessage | null; result?: unknown };
 type ToolPart = { type: string; state: string; preliminary?: boolean; output?: ChildOutput };
 
 let persist: PersistDirectory;
@@ -21,7 +21,9 @@ let host: MiniflareHost;
 
 beforeAll(async () => {
   persist = await createPersistDirectory("agent-tools-plain-");
-  host = await startDemoHost(persist, { DEMO_PACE_MS: "5" });
+  // The Researcher holds after its 4th text delta (the first word of its findings) and again after its 6th, each time
+  // until the test releases it: its answer grows in steps the test sees, however the machine's load batches its chunks.
+  host = await startDemoHost(persist, { DEMO_PACE_MS: "0", DEMO_HOLD_AFTER: "Researcher:4,6" });
 });
 
 afterAll(async () => {
@@ -40,13 +42,36 @@ describe("a chat with the PlainChatAssistant, as stock useChat sees it", () => {
     const url = () => demoWsUrl(host, `/agents/plain/${chatId}/chat`);
     /** What the page would have rendered of the Researcher's tool part, state by state. */
     const researcherTexts: string[] = [];
+    let researcherRunId = "";
+    /** Called on each of those states (set while the test waits for one). */
+    let onResearcherText: () => void = () => undefined;
     const chat = new AiSdkChat(url, chatId, {
       onChange: (messages) => {
         const part = toolParts(messages.at(-1)).find((candidate) => candidate.type === "tool-research");
-        if (part?.preliminary === true) researcherTexts.push(textOf(part.output?.message));
+        if (part?.preliminary !== true) return;
+        researcherRunId = part.output?.runId ?? researcherRunId;
+        researcherTexts.push(textOf(part.output?.message));
+        onResearcherText();
       },
     });
-    await chat.sendMessage({ text: "research cats" });
+    /** Resolves once a state of the Researcher's part shows a text that `isShown` accepts. */
+    const researcherShows = (isShown: (text: string) => boolean) =>
+      new Promise<string>((resolve) => {
+        const check = () => {
+          const text = researcherTexts.find(isShown);
+          if (text !== undefined) resolve(text);
+        };
+        onResearcherText = check;
+        check();
+      });
+    const sending = chat.sendMessage({ text: "research cats" });
+    // The Researcher holds at the first word of its findings: the part shows it, then, released, a longer text
+    // (it holds again two words on), then the whole answer.
+    const held = await researcherShows((text) => text.includes("Findings"));
+    await releaseHold(host, researcherRunId);
+    await researcherShows((text) => text.length > held.length);
+    await releaseHold(host, researcherRunId);
+    await sending;
     expect(chat.status).toBe("ready");
 
     const answer = chat.messages.at(-1);

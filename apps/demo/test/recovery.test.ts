@@ -14,6 +14,7 @@ import {
   framesOfRun,
   isTerminalKind,
   isVoidedIn,
+  restartDemoHost,
   runIdOf,
   startDemoHost,
   voidedSequences,
@@ -21,7 +22,8 @@ import {
 
 // Start-up recovery in workerd (@agent-tools/recovery in the Assistant): the runtime is restarted (Miniflare
 // disposed, then started again on the same persistence folder) at several points of a Researcher run, whose turn
-// has two model steps: a `lookup` tool call, then the text of its findings.
+// has two model steps: a `lookup` tool call, then the text of its findings. Where the run must be cut in its text
+// step, the Researcher holds there (the `DEMO_HOLD_AFTER` test knob) until the restart, which turns the hold off.
 
 /** The drill-in JSON of a Researcher run. */
 type ResearcherDrill = {
@@ -98,6 +100,12 @@ function dedupedLog(frames: AgentToolEventFrame[]): Map<number, ChunkBody> {
   return new Map([...log.entries()].sort(([a], [b]) => a - b));
 }
 
+/**
+ * The Researcher holds once it has streamed the first word of its text step (its first step says "Looking that up. ",
+ * three words, then calls `lookup`), until its run is cancelled: the restart finds it there, however slow the machine.
+ */
+const HOLD_IN_TEXT_STEP = { DEMO_HOLD_AFTER: "Researcher:4" };
+
 function describeWithHost(
   name: string,
   bindings: Record<string, string>,
@@ -141,11 +149,16 @@ async function startHungResearch(host: MiniflareHost, wsUrl: (path: string) => s
   chat.send(chatSendRequest("research cats", chatId));
   await events.waitFor((messages) => researcherRunId(messages) !== undefined);
   const runId = researcherRunId(events.messages) as string;
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const runs = await host.fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`);
-    if (runs.find((run) => run.runId === runId)?.status === "running") break;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  // Until the row says so, however long that takes: a restart before it would test another case (a run starting).
+  await expect
+    .poll(
+      async () =>
+        (await host.fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`)).find(
+          (run) => run.runId === runId,
+        )?.status,
+      { timeout: 30_000, interval: 25 },
+    )
+    .toBe("running");
   events.close();
   chat.close();
   return runId;
@@ -153,16 +166,20 @@ async function startHungResearch(host: MiniflareHost, wsUrl: (path: string) => s
 
 describeWithHost(
   "recovery in workerd: restarted while the Researcher streams its text step",
-  { DEMO_PACE_MS: "100" },
+  { DEMO_PACE_MS: "0", ...HOLD_IN_TEXT_STEP },
   ({ host, wsUrl }) => {
     it("completes the run after the restart: the tool is not run again, the cut-off turn resumes", async () => {
       const chatId = "mid-stream";
       const { runId, before } = await researchUntilTextStep(wsUrl, chatId);
-      await host().restart();
+      await restartDemoHost(host(), { DEMO_PACE_MS: "0" });
 
-      // The first connection wakes the Assistant, whose start-up recovery re-attaches to the Researcher.
+      // The first connection wakes the Assistant, whose start-up recovery re-attaches to the Researcher. It is
+      // replayed every run of the chat (the Summarizer's too, which may have been cut as well): wait for all to end.
       const after = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
-      await after.waitFor((messages) => framesOfRun(messages, runId).some((frame) => isTerminalKind(frame.event.kind)));
+      await after.waitFor((messages) => {
+        const runIds = new Set([runId, ...agentFrames(messages).map(runIdOf)]);
+        return [...runIds].every((id) => framesOfRun(messages, id).some((frame) => isTerminalKind(frame.event.kind)));
+      });
       const seen = framesOfRun(after.messages, runId);
       expect(seen.at(-1)?.event).toMatchObject({
         kind: "finished",
@@ -201,12 +218,12 @@ describeWithHost(
   "recovery in workerd: the child finished while the parent was down",
   // The parent stores every entry it forwards at once (not every 500 ms), as a loaded machine's timer has done by the
   // crash: what it replays at start-up then always holds the cut step's first chunks.
-  { DEMO_PACE_MS: "100", FOLLOW_WRITE_INTERVAL_MS: "0" },
+  { DEMO_PACE_MS: "0", FOLLOW_WRITE_INTERVAL_MS: "0", ...HOLD_IN_TEXT_STEP },
   ({ host, wsUrl }) => {
     it("collects the finished run at the parent's start-up instead of running it again", async () => {
       const chatId = "parent-down";
       const { runId } = await researchUntilTextStep(wsUrl, chatId);
-      await host().restart();
+      await restartDemoHost(host(), { DEMO_PACE_MS: "0", FOLLOW_WRITE_INTERVAL_MS: "0" });
 
       // Wake only the child (straight through its namespace, not through the parent) and let it finish.
       const miniflare = host().miniflare;
@@ -215,11 +232,10 @@ describeWithHost(
       const child = researchers.get(researchers.idFromName(`${parentId}/Researcher/${runId}`));
       const readChild = async () =>
         (await (await child.fetch(`http://child/?runId=${encodeURIComponent(runId)}`)).json()) as ResearcherDrill;
-      let finished = await readChild();
-      for (let attempt = 0; attempt < 300 && finished.run?.status === "running"; attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        finished = await readChild();
-      }
+      await expect
+        .poll(async () => (await readChild()).run?.status, { timeout: 30_000, interval: 25 })
+        .not.toBe("running");
+      const finished = await readChild();
       expect(finished).toMatchObject({ turns: 1, resumedTurns: 1, lookups: 1, run: { status: "completed" } });
 
       // Now the parent starts: it finds the child finished and collects it. This client connects while the parent's
@@ -317,17 +333,16 @@ describeWithHost(
       expect(lifecycle.at(-1)).toMatchObject({
         event: { kind: "interrupted", reason: "window-exceeded", childStillRunning: false },
       });
-      // The child is cancelled after the outcome is recorded; its abort is not a second result.
-      let drill = await host().fetchJson<ResearcherDrill>(
-        `/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent(runId)}`,
-      );
-      for (let attempt = 0; attempt < 100 && drill.run?.status === "running"; attempt += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        drill = await host().fetchJson<ResearcherDrill>(
-          `/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent(runId)}`,
-        );
-      }
-      expect(drill.run?.status).toBe("aborted");
+      // The child is cancelled after the outcome is recorded (however long that takes); its abort is not a second
+      // result.
+      const childStatus = async () =>
+        (
+          await host().fetchJson<ResearcherDrill>(
+            `/agents/assistant/${chatId}/sub/Researcher/${encodeURIComponent(runId)}`,
+          )
+        ).run?.status;
+      await expect.poll(childStatus, { timeout: 30_000, interval: 25 }).not.toBe("running");
+      expect(await childStatus()).toBe("aborted");
       const runs = await host().fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`);
       expect(runs.find((run) => run.runId === runId)?.status).toBe("interrupted");
       expect(

@@ -53,11 +53,26 @@ describe("the Assistant's sockets under bad client input", () => {
     chat.close();
   }
 
-  /** A fresh client's replay, complete once `expectedTerminals` (default: one per run) terminal frames arrived. */
-  async function replayOf(chatId: string, query = "", expectedTerminals?: number): Promise<AgentToolEventFrame[]> {
-    const runs = await host.fetchJson<RunInfo[]>(`/agents/assistant/${chatId}/runs`);
+  /**
+   * Wait until the parent has handled every message `socket` (an event socket) sent so far, and everything it sent
+   * `socket` before them: it answers a page request (of the runs before the first possible position: none, so just
+   * the page frame), and it handles a socket's messages in order.
+   */
+  async function synced(socket: RecordingSocket): Promise<void> {
+    const pages = () => socket.messages.filter((message) => (message as { type?: string }).type === "agent-tool-page");
+    const before = pages().length;
+    socket.send({ type: "agent-tool-page-request", before: "0:sync", limit: 1 });
+    await socket.waitFor(() => pages().length > before);
+  }
+
+  /**
+   * A fresh client's whole replay. The parent replays a connecting client before its socket opens, so all of it comes
+   * before the answer to a message sent once open (`synced`) — counting terminal frames would not do: a replay with
+   * cursors ends with its `cleared` frame, after them.
+   */
+  async function replayOf(chatId: string, query = ""): Promise<AgentToolEventFrame[]> {
     const socket = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}${query}`));
-    await socket.waitFor((messages) => terminals(messages) >= (expectedTerminals ?? runs.length));
+    await synced(socket);
     socket.close();
     return agentFrames(socket.messages);
   }
@@ -94,7 +109,7 @@ describe("the Assistant's sockets under bad client input", () => {
 
   it("answers malformed and forged chat frames with an error, and the socket still serves a real turn", async () => {
     const events = await RecordingSocket.open(wsUrl("/agents/assistant/abuse"));
-    await events.waitFor((messages) => terminals(messages) >= ownRuns.length);
+    await synced(events);
     const replayed = events.messages.length;
     const chat = await RecordingSocket.open(wsUrl("/agents/assistant/abuse/chat"));
 
@@ -118,8 +133,11 @@ describe("the Assistant's sockets under bad client input", () => {
     chat.send(chatSendRequest("research owls", "abuse", "after-abuse", "user-after-abuse"));
     await chat.waitFor(() => chatFrames(chat).some((frame) => frame.type === "end"));
     expect(chatFrames(chat).at(-1)).toMatchObject({ type: "end", requestId: "after-abuse" });
-    // The events socket saw the real turn's runs, and nothing for the forged frame.
-    await events.waitFor((messages) => terminals(messages) > ownRuns.length);
+    // The events socket saw the real turn's runs (each ended before its tool result went to the model, so before the
+    // turn's `end`: their terminal frames were sent before the answer to a later request), and nothing for the forged
+    // frame.
+    await synced(events);
+    expect(terminals(events.messages)).toBe(ownRuns.length + 2);
     const live = agentFrames(events.messages.slice(replayed));
     expect(live.some((frame) => frame.revision === 99)).toBe(false);
     expect(new Set(live.map(runIdOf)).size).toBeGreaterThan(0);
@@ -132,12 +150,18 @@ describe("the Assistant's sockets under bad client input", () => {
 
   it("ignores whatever a client sends on the events socket: garbage, forged and replayed frames", async () => {
     const events = await RecordingSocket.open(wsUrl("/agents/assistant/abuse"));
-    await events.waitFor((messages) => terminals(messages) >= ownRuns.length);
+    await synced(events);
     events.sendRaw("garbage");
     events.sendRaw(new Uint8Array([1, 2, 3]));
     for (const frame of agentFrames(events.messages)) events.send(frame); // replayed back as is
     const started = replayBefore.find((frame) => frame.event.kind === "started") as AgentToolEventFrame;
     events.send({ ...started, replay: false, revision: 50, event: { kind: "aborted", runId: runIdOf(started) } });
+    // The parent has handled all of it (and nothing came back but the page frame it asked for).
+    const heard = events.messages.length;
+    await synced(events);
+    expect(events.messages.slice(heard).map((message) => (message as { type?: string }).type)).toEqual([
+      "agent-tool-page",
+    ]);
 
     // Every run and every stored frame is as before, for a fresh client and for the socket that sent them.
     const after = await replayOf("abuse");
@@ -154,15 +178,14 @@ describe("the Assistant's sockets under bad client input", () => {
       expect(byRunAndSequence(replay.map(withoutReplay))).toEqual(full);
     }
 
-    // Cursors that name the other parent's runs, and our first run as fully seen (far ahead). Replay goes in start
-    // order, so anything wrongly sent for that first run would arrive before the other runs' terminals.
+    // Cursors that name the other parent's runs, and our first run as fully seen (far ahead).
     const [own] = ownRuns;
     const cursors = [
       ...otherRuns.map((run) => [run.runId, 0, 0]),
       [own?.runId, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
     ];
     const query = `?agentToolCursors=${encodeURIComponent(JSON.stringify(cursors))}`;
-    const replay = await replayOf("abuse", query, ownRuns.length - 1);
+    const replay = await replayOf("abuse", query);
     const ownIds = new Set(ownRuns.map((run) => run.runId));
     // The only frame naming the foreign runs is `cleared`: it echoes ids the client sent, telling it to drop them.
     const cleared = replay.filter((frame) => frame.event.kind === "cleared");

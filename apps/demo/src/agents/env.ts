@@ -1,9 +1,11 @@
 import type { ModelEnv } from "../model/select-model.js";
 import type { FaultEnv } from "./fault-points.js";
+import type { HoldEnv } from "./test-holds.js";
 
-/** The demo Worker's bindings. */
+/** The demo Worker's bindings (`HoldEnv`'s `DEMO_HOLD_AFTER` is a test knob: test-holds.ts). */
 export type Env = ModelEnv &
-  FaultEnv & {
+  FaultEnv &
+  HoldEnv & {
     ASSISTANT: DurableObjectNamespace;
     /** The Assistant whose tools stream children as preliminary results (the stock-`useChat` page's). */
     PLAIN_ASSISTANT: DurableObjectNamespace;
@@ -27,9 +29,9 @@ export type Env = ModelEnv &
     /** How long a background delivery's claim holds before it may be retried, in ms (default 60 s). */
     DEMO_DELIVERY_LEASE_MS?: string;
     /** "1": a child's `agentToolStart` never answers nor records the run (fault tests: "before the child starts"). */
+    DEMO_HOLD_CHILD_START?: string;
     /** "1": a child's `agentToolDestroy` cancels the run, then never answers (fault tests: "during clear"). */
     DEMO_HOLD_CHILD_DESTROY?: string;
-    DEMO_HOLD_CHILD_START?: string;
     /** "1": a background completion hangs once appended to the chat, before the model's answer (fault tests). */
     DEMO_HOLD_DELIVERIES?: string;
     /**

@@ -71,6 +71,23 @@ export async function startDemoHost(
   });
 }
 
+/**
+ * Restart the host on the same storage with `bindings` over wrangler.jsonc's `vars` (as `startDemoHost` takes them),
+ * in place of the bindings it had: e.g. to turn a test knob such as `DEMO_HOLD_AFTER` off across the restart.
+ */
+export async function restartDemoHost(host: MiniflareHost, bindings: Record<string, unknown>): Promise<void> {
+  const config = await demoConfig();
+  await host.restart({ ...config.bindings, ...bindings });
+}
+
+/**
+ * The `DEMO_HOLD_AFTER` test knob (src/agents/test-holds.ts): let child run `runId` past one hold — the one it waits
+ * at now, or else the next one it reaches.
+ */
+export async function releaseHold(host: MiniflareHost, runId: string): Promise<void> {
+  await host.fetchJson(`/test/release-hold?runId=${encodeURIComponent(runId)}`, { method: "POST" });
+}
+
 /** The folder `readWebAssets` read `assets` from; any other such object is written out under `persist` first. */
 async function webAssetsFolder(assets: WebAssets, persist: PersistDirectory): Promise<string> {
   const read = webAssetsDirectory(assets);
