@@ -12,15 +12,8 @@ import {
   textStep,
 } from "@agent-tools/core-runs/testing";
 import { OpenTelemetry } from "@ai-sdk/otel";
-import {
-  type Context,
-  type ContextManager,
-  context,
-  ROOT_CONTEXT,
-  type Span,
-  SpanStatusCode,
-  trace,
-} from "@opentelemetry/api";
+import { context, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -32,43 +25,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOpenTelemetryExporter } from "./otel-exporter.js";
 import { parseTraceparent } from "./traceparent.js";
 
-type Storage<T> = { getStore(): T | undefined; run<R>(value: T, fn: () => R): R; disable(): void };
-// Node's AsyncLocalStorage, found without Node's types (this package compiles without them).
-const { AsyncLocalStorage } = (
-  globalThis as unknown as { process: { getBuiltinModule(id: string): unknown } }
-).process.getBuiltinModule("node:async_hooks") as { AsyncLocalStorage: new <T>() => Storage<T> };
-
-/** OpenTelemetry's context across awaits, over AsyncLocalStorage (what `@opentelemetry/context-async-hooks` does). */
-class AlsContextManager implements ContextManager {
-  readonly #storage = new AsyncLocalStorage<Context>();
-  active(): Context {
-    return this.#storage.getStore() ?? ROOT_CONTEXT;
-  }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
-    value: Context,
-    fn: F,
-    thisArg?: ThisParameterType<F>,
-    ...args: A
-  ): ReturnType<F> {
-    return this.#storage.run(value, () => fn.call(thisArg, ...args));
-  }
-  bind<T>(_context: Context, target: T): T {
-    return target;
-  }
-  enable(): this {
-    return this;
-  }
-  disable(): this {
-    this.#storage.disable();
-    return this;
-  }
-}
-
 let spans: InMemorySpanExporter;
 let provider: BasicTracerProvider;
 
 beforeEach(() => {
-  context.setGlobalContextManager(new AlsContextManager());
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   spans = new InMemorySpanExporter();
   provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
 });

@@ -28,7 +28,9 @@ export type LoggedSpan = {
 };
 
 type Storage<T> = { getStore(): T | undefined; run<R>(value: T, fn: () => R): R };
-// workerd's AsyncLocalStorage (`nodejs_compat`), found as the package finds it (no Node types here).
+// workerd's AsyncLocalStorage (`nodejs_compat`), found as the package finds it (no Node types here). In Node the tests
+// use `@opentelemetry/context-async-hooks`; its only build is CommonJS, whose `require("async_hooks")` the test bundle
+// cannot load in workerd, hence this small manager of our own.
 const { AsyncLocalStorage } = (
   globalThis as unknown as { process: { getBuiltinModule(id: string): unknown } }
 ).process.getBuiltinModule("node:async_hooks") as { AsyncLocalStorage: new <T>() => Storage<T> };
