@@ -1,11 +1,11 @@
 import type { ChildNamespace } from "@agent-tools/cloudflare";
 import type { AgentToolTurnContext } from "@agent-tools/core-runs";
-import { convertToModelMessages, isStepCount, streamText, toUIMessageStream } from "ai";
 import { z } from "zod";
 import { lastToolResults, lastUserText } from "../model/scripted-model.js";
 import { selectModel } from "../model/select-model.js";
 import { DemoChild } from "./demo-child.js";
 import type { Env } from "./env.js";
+import { streamToolTurn } from "./tool-turn.js";
 import { Writer } from "./writer.js";
 
 /**
@@ -45,17 +45,13 @@ export class Editor extends DemoChild<Env> {
       const written = results.get("write");
       return { kind: "text", text: `Edited and handed to the Writer: ${describe(written)}` };
     });
-    const tools = this.getTools();
-    return toUIMessageStream({
-      stream: streamText({
-        model: spend(model),
-        system: "You tidy a text, then have the Writer save it.",
-        messages: await convertToModelMessages(messages, { tools }),
-        tools,
-        stopWhen: isStepCount(3),
-        abortSignal,
-      }).stream,
-      tools,
+    return streamToolTurn({
+      model: spend(model),
+      system: "You tidy a text, then have the Writer save it.",
+      messages,
+      tools: this.getTools(),
+      maxSteps: 3,
+      abortSignal,
     });
   }
 }

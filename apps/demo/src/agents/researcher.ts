@@ -1,10 +1,11 @@
 import type { AgentToolTurnContext } from "@agent-tools/core-runs";
-import { convertToModelMessages, isStepCount, streamText, tool, toUIMessageStream } from "ai";
+import { tool } from "ai";
 import { z } from "zod";
 import { lastToolResults, lastUserText } from "../model/scripted-model.js";
 import { selectModel } from "../model/select-model.js";
 import { DemoChild } from "./demo-child.js";
 import type { Env } from "./env.js";
+import { streamToolTurn } from "./tool-turn.js";
 
 const FACTS: Record<string, string[]> = {
   default: ["it has been studied for decades", "experts disagree on the details", "new data arrives every year"],
@@ -74,17 +75,13 @@ export class Researcher extends DemoChild<ResearcherEnv> {
         text: `Findings on "${found?.query ?? "the topic"}": ${facts.join("; ")}. That is what the sources say.`,
       };
     });
-    const tools = this.getTools();
-    return toUIMessageStream({
-      stream: streamText({
-        model: spend(model),
-        system: "You are a careful researcher. Use the lookup tool, then report your findings briefly.",
-        messages: await convertToModelMessages(messages),
-        tools,
-        stopWhen: isStepCount(4),
-        abortSignal,
-      }).stream,
-      tools,
+    return streamToolTurn({
+      model: spend(model),
+      system: "You are a careful researcher. Use the lookup tool, then report your findings briefly.",
+      messages,
+      tools: this.getTools(),
+      maxSteps: 4,
+      abortSignal,
     });
   }
 

@@ -1,11 +1,12 @@
 import type { AgentToolTurnContext } from "@agent-tools/core-runs";
 import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
-import { convertToModelMessages, isStepCount, streamText, tool, toUIMessageStream } from "ai";
+import { tool } from "ai";
 import { z } from "zod";
 import { lastUserText } from "../model/scripted-model.js";
 import { selectModel } from "../model/select-model.js";
 import { DemoChild } from "./demo-child.js";
 import type { Env } from "./env.js";
+import { streamToolTurn } from "./tool-turn.js";
 
 /** Where a Writer object keeps the files it saved (one object per run). */
 const FILES_KEY = "writerFiles";
@@ -67,17 +68,13 @@ export class Writer extends DemoChild<Env> {
       const { path, bytes } = (outcome.saved ?? {}) as { path?: string; bytes?: number };
       return { kind: "text", text: `Saved ${path ?? "the file"} (${bytes ?? 0} bytes).` };
     });
-    const tools = this.getTools();
-    return toUIMessageStream({
-      stream: streamText({
-        model: spend(model),
-        system: "You save the text you are given as a file, with the saveFile tool.",
-        messages: await convertToModelMessages(messages, { tools }),
-        tools,
-        stopWhen: isStepCount(3),
-        abortSignal,
-      }).stream,
-      tools,
+    return streamToolTurn({
+      model: spend(model),
+      system: "You save the text you are given as a file, with the saveFile tool.",
+      messages,
+      tools: this.getTools(),
+      maxSteps: 3,
+      abortSignal,
     });
   }
 }
