@@ -2,46 +2,29 @@
 // Node, values of several MB (split across rows) among them.
 import { fileURLToPath } from "node:url";
 import { chatStoreContractCases } from "@agent-tools/chat/testing";
-import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
-import {
-  createPersistDirectory,
-  MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CONTRACT_WORKER_DURABLE_OBJECTS, type ContractCaseResult } from "./fixtures/contract-worker-api.js";
+import { workerPerFile } from "./worker-per-file.js";
 
 const CONTRACT_WORKER = fileURLToPath(new URL("./fixtures/contract-worker.ts", import.meta.url));
 
-let persist: PersistDirectory;
-let host: MiniflareHost;
-
-beforeAll(async () => {
-  persist = await createPersistDirectory();
-  host = await MiniflareHost.start({
-    scriptPath: await bundleWorker(CONTRACT_WORKER),
-    durableObjects: CONTRACT_WORKER_DURABLE_OBJECTS,
-    persistDirectory: persist.path,
-  });
-});
-
-afterAll(async () => {
-  await host?.dispose();
-  await persist?.remove();
-});
+const worker = workerPerFile(CONTRACT_WORKER, CONTRACT_WORKER_DURABLE_OBJECTS);
 
 describe("DurableObjectChatStore passes the ChatStore contract inside workerd", () => {
   it("the worker bundles the same contract cases as Node imports", async () => {
-    const names = await host.fetchJson<string[]>("/chat-contract/cases");
+    const names = await worker().fetchJson<string[]>("/chat-contract/cases");
     expect(names).toEqual(chatStoreContractCases.map((contractCase) => contractCase.name));
     expect(names.length).toBeGreaterThan(0);
   });
 
   for (const { name } of chatStoreContractCases) {
     it(name, async () => {
-      const result = await host.fetchJson<ContractCaseResult>(`/chat-contract/run?case=${encodeURIComponent(name)}`, {
-        method: "POST",
-      });
+      const result = await worker().fetchJson<ContractCaseResult>(
+        `/chat-contract/run?case=${encodeURIComponent(name)}`,
+        {
+          method: "POST",
+        },
+      );
       if (!result.ok) expect.fail(result.error);
     });
   }

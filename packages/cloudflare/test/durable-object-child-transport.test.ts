@@ -1,13 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { childTransportContractCases } from "@agent-tools/core-runs/testing/portable";
-import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
-import {
-  createPersistDirectory,
-  MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fromNdjson, toNdjson } from "../src/adapters/ndjson.js";
+import { workerPerFile } from "./worker-per-file.js";
 
 const TRANSPORT_CONTRACT_WORKER = fileURLToPath(new URL("./fixtures/transport-contract-worker.ts", import.meta.url));
 
@@ -18,33 +13,21 @@ type ScopingResult = {
   parents: Array<{ parentId: string; deltas: string[]; status: string | null; summary: string | null }>;
 };
 
-let persist: PersistDirectory;
-let host: MiniflareHost;
-
-beforeAll(async () => {
-  persist = await createPersistDirectory();
-  host = await MiniflareHost.start({
-    scriptPath: await bundleWorker(TRANSPORT_CONTRACT_WORKER),
-    durableObjects: { TRANSPORT_CONTRACT_HOST: "TransportContractHost", CONTRACT_CHILD: "ContractChild" },
-    persistDirectory: persist.path,
-  });
-});
-
-afterAll(async () => {
-  await host?.dispose();
-  await persist?.remove();
+const worker = workerPerFile(TRANSPORT_CONTRACT_WORKER, {
+  TRANSPORT_CONTRACT_HOST: "TransportContractHost",
+  CONTRACT_CHILD: "ContractChild",
 });
 
 describe("DurableObjectChildTransport passes the ChildTransport contract inside workerd", () => {
   it("the worker bundles the same contract cases as Node imports", async () => {
-    const names = await host.fetchJson<string[]>("/transport-contract/cases");
+    const names = await worker().fetchJson<string[]>("/transport-contract/cases");
     expect(names).toEqual(childTransportContractCases.map((contractCase) => contractCase.name));
     expect(names.length).toBeGreaterThan(0);
   });
 
   for (const { name } of childTransportContractCases) {
     it(name, async () => {
-      const result = await host.fetchJson<TransportCaseResult>(
+      const result = await worker().fetchJson<TransportCaseResult>(
         `/transport-contract/run?case=${encodeURIComponent(name)}`,
         { method: "POST" },
       );
@@ -55,7 +38,7 @@ describe("DurableObjectChildTransport passes the ChildTransport contract inside 
 
 describe("DurableObjectChildTransport scoping", () => {
   it("two parents starting the same runId reach two different child objects", async () => {
-    const { parents } = await host.fetchJson<ScopingResult>("/transport-contract/scoping", { method: "POST" });
+    const { parents } = await worker().fetchJson<ScopingResult>("/transport-contract/scoping", { method: "POST" });
     expect(parents).toHaveLength(2);
     const [a, b] = parents;
     expect(a?.parentId).not.toEqual(b?.parentId);

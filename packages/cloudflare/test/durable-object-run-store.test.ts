@@ -3,39 +3,19 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { AgentToolLogEntry, RunRecord } from "@agent-tools/core-runs";
 import { makeLogEntry, makeRunRecord, runStoreContractCases } from "@agent-tools/core-runs/testing/portable";
-import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
-import {
-  createPersistDirectory,
-  MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CONTRACT_WORKER_DURABLE_OBJECTS,
   type ContractCaseResult,
   type LogWriteCount,
   type SchedulerState,
 } from "./fixtures/contract-worker-api.js";
+import { workerPerFile } from "./worker-per-file.js";
 
 const CONTRACT_WORKER = fileURLToPath(new URL("./fixtures/contract-worker.ts", import.meta.url));
 const HOUR = 3_600_000;
 
-let persist: PersistDirectory;
-let host: MiniflareHost;
-
-beforeAll(async () => {
-  persist = await createPersistDirectory();
-  host = await MiniflareHost.start({
-    scriptPath: await bundleWorker(CONTRACT_WORKER),
-    durableObjects: CONTRACT_WORKER_DURABLE_OBJECTS,
-    persistDirectory: persist.path,
-  });
-});
-
-afterAll(async () => {
-  await host?.dispose();
-  await persist?.remove();
-});
+const worker = workerPerFile(CONTRACT_WORKER, CONTRACT_WORKER_DURABLE_OBJECTS);
 
 /** A Durable Object name no other test uses, so its storage starts empty. */
 function freshObject(label: string): string {
@@ -43,7 +23,7 @@ function freshObject(label: string): string {
 }
 
 async function callStore<TResult>(object: string, method: string, ...args: unknown[]): Promise<TResult> {
-  const { result } = await host.fetchJson<{ result: TResult }>(`/store/call?object=${encodeURIComponent(object)}`, {
+  const { result } = await worker().fetchJson<{ result: TResult }>(`/store/call?object=${encodeURIComponent(object)}`, {
     body: { method, args },
   });
   return result;
@@ -55,14 +35,14 @@ function entries(from: number, to: number): AgentToolLogEntry[] {
 
 describe("DurableObjectRunStore passes the RunStore contract inside workerd", () => {
   it("the worker bundles the same contract cases as Node imports", async () => {
-    const names = await host.fetchJson<string[]>("/contract/cases");
+    const names = await worker().fetchJson<string[]>("/contract/cases");
     expect(names).toEqual(runStoreContractCases.map((contractCase) => contractCase.name));
     expect(names.length).toBeGreaterThan(0);
   });
 
   for (const { name } of runStoreContractCases) {
     it(name, async () => {
-      const result = await host.fetchJson<ContractCaseResult>(`/contract/run?case=${encodeURIComponent(name)}`, {
+      const result = await worker().fetchJson<ContractCaseResult>(`/contract/run?case=${encodeURIComponent(name)}`, {
         method: "POST",
       });
       if (!result.ok) expect.fail(result.error);
@@ -72,7 +52,7 @@ describe("DurableObjectRunStore passes the RunStore contract inside workerd", ()
 
 describe("DurableObjectRunStore storage", () => {
   const appendCounted = (object: string, batch: AgentToolLogEntry[], runId = "run-1") =>
-    host.fetchJson<LogWriteCount>(`/store/append-counted?object=${object}`, { body: { runId, entries: batch } });
+    worker().fetchJson<LogWriteCount>(`/store/append-counted?object=${object}`, { body: { runId, entries: batch } });
 
   it("writes 100 entries in rows of under a kilobyte, and nothing for a re-append of them", async () => {
     const object = freshObject("rows");
@@ -107,7 +87,9 @@ describe("DurableObjectRunStore storage", () => {
 
   it("reads the log rows it wrote before the compact encoding, and appends after them", async () => {
     const object = freshObject("upgraded");
-    await host.fetchJson(`/store/legacy-log?object=${object}`, { body: { runId: "run-1", entries: entries(1, 5) } });
+    await worker().fetchJson(`/store/legacy-log?object=${object}`, {
+      body: { runId: "run-1", entries: entries(1, 5) },
+    });
     expect(await callStore(object, "readLog", "run-1")).toEqual(entries(1, 5));
     // Re-appending what the old row holds writes nothing; the new entries go in a row of the new form.
     expect(await appendCounted(object, entries(4, 8))).toMatchObject({ logRows: 2, rowsWritten: 1 });
@@ -118,7 +100,7 @@ describe("DurableObjectRunStore storage", () => {
   it("compacts a log that stays as it is by marking its first row, leaving the others where they are", async () => {
     const object = freshObject("marked");
     const rows = () =>
-      host.fetchJson<Array<{ first: number; last: number; bytes: number }>>(
+      worker().fetchJson<Array<{ first: number; last: number; bytes: number }>>(
         `/store/log-rows?object=${object}&runId=run-1`,
       );
     await callStore(object, "insertRun", makeRunRecord({ status: "completed" }));
@@ -162,7 +144,7 @@ describe("DurableObjectRunStore storage", () => {
     expect(updatedFirst).toEqual({ ...first, revision: 2, progress: { fraction: 0.5, at: 1_200 }, lastSequence: 6 });
     expect(await callStore(object, "listRuns")).toEqual(expectedRuns);
 
-    await host.restart();
+    await worker().restart();
 
     expect(await callStore(object, "listRuns")).toEqual(expectedRuns);
     expect(await callStore(object, "getRun", "run-c")).toBeNull();
@@ -178,8 +160,8 @@ describe("DurableObjectRunStore storage", () => {
 
 describe("DurableObjectWakeupScheduler", () => {
   const wakeAt = (object: string, times: number[]) =>
-    host.fetchJson<SchedulerState>(`/scheduler/wake-at?object=${object}`, { body: { times } });
-  const state = (object: string) => host.fetchJson<SchedulerState>(`/scheduler/state?object=${object}`);
+    worker().fetchJson<SchedulerState>(`/scheduler/wake-at?object=${object}`, { body: { times } });
+  const state = (object: string) => worker().fetchJson<SchedulerState>(`/scheduler/state?object=${object}`);
 
   it("keeps the earliest pending wake-up, also when calls race", async () => {
     const object = freshObject("earliest");
@@ -189,7 +171,7 @@ describe("DurableObjectWakeupScheduler", () => {
     expect((await wakeAt(object, [now + HOUR])).alarm).toBe(now + HOUR);
     // Concurrent calls inside the object: the latest-resolving one must not overwrite an earlier time.
     expect((await wakeAt(object, [now + 5 * HOUR, now + HOUR / 2, now + 4 * HOUR])).alarm).toBe(now + HOUR / 2);
-    expect(await host.fetchJson<SchedulerState>(`/scheduler/cancel?object=${object}`, { method: "POST" })).toEqual({
+    expect(await worker().fetchJson<SchedulerState>(`/scheduler/cancel?object=${object}`, { method: "POST" })).toEqual({
       alarm: null,
       fired: [],
     });
@@ -199,14 +181,14 @@ describe("DurableObjectWakeupScheduler", () => {
     const object = freshObject("restart");
     const wakeTime = Date.now() + HOUR;
     await wakeAt(object, [wakeTime]);
-    await host.restart();
+    await worker().restart();
     expect(await state(object)).toEqual({ alarm: wakeTime, fired: [] });
   });
 
   it("calls alarm() when the wake-up is due", async () => {
     const object = freshObject("fires");
     // The object arms its alarm at its own Date.now(), so it is due at once; no waiting on a future time.
-    const { requested } = await host.fetchJson<{ requested: number }>(`/scheduler/wake-now?object=${object}`, {
+    const { requested } = await worker().fetchJson<{ requested: number }>(`/scheduler/wake-now?object=${object}`, {
       method: "POST",
     });
     // workerd runs the alarm asynchronously: poll its record a bounded number of times (at most ~5 s).
@@ -230,7 +212,7 @@ describe("DurableObjectRunStore over a table of an earlier version", () => {
       makeRunRecord({ runId: "detached", status: "completed", revision: 3, finishNotifiedRevision: 3, detached: true }),
       makeRunRecord({ runId: "both", status: "error", revision: 3, detached: true }),
     ];
-    const marked = await host.fetchJson<Array<{ runId: string; attention: unknown }>>(
+    const marked = await worker().fetchJson<Array<{ runId: string; attention: unknown }>>(
       `/store/legacy-upgrade?object=${encodeURIComponent(freshObject("legacy"))}`,
       { body: { records } },
     );
