@@ -1,7 +1,7 @@
 // The conversation engine in Node, on the in-memory store and a manual clock: a turn's path, Stop with tools running,
 // the send queue, size limits, storage failures, and start-up recovery.
 import { AgentToolsError, WRAP_UP_INSTRUCTION } from "@agent-tools/core-runs";
-import { type ScriptedModelStep, textStep, toolCallsStep, toolResultsSeen } from "@agent-tools/core-runs/testing";
+import { textStep, toolCallsStep, toolResultsSeen, withUsage } from "@agent-tools/core-runs/testing";
 import { convertToModelMessages, tool, type UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -25,22 +25,6 @@ import { STOPPED_TOOL_CALL_TEXT, UNFINISHED_TOOL_CALL_TEXT } from "./unfinished-
 type ToolPart = { type: string; toolCallId: string; state: string; errorText?: string; output?: unknown };
 const toolParts = (message: UIMessage | null | undefined) =>
   (message?.parts ?? []).filter((part) => part.type.startsWith("tool-")) as unknown as ToolPart[];
-
-/** `step`, reporting `inputTokens` / `outputTokens` in its finish. */
-function metered(step: ScriptedModelStep, inputTokens: number, outputTokens: number): ScriptedModelStep {
-  return (call) =>
-    step(call).map((part) =>
-      part.type === "finish"
-        ? {
-            ...part,
-            usage: {
-              inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: 0, cacheWrite: 0 },
-              outputTokens: { total: outputTokens, text: outputTokens, reasoning: 0 },
-            },
-          }
-        : part,
-    );
-}
 
 /** A tool that starts, tells the test, and waits until the turn is stopped. */
 function blockingTool() {
@@ -443,7 +427,7 @@ describe("start-up recovery", () => {
     // Before the cut: one model call (25 tokens, over the budget of 20) decides a tool call, whose tool never returns.
     const cut = blockingTool();
     const first = setUpEngine({ store, metered: true, budget, tools: { slow: cut.slow } });
-    first.script([metered(toolCallsStep("slow", [["call-1", { topic: "cats" }]]), 20, 5)]);
+    first.script([withUsage(toolCallsStep("slow", [["call-1", { topic: "cats" }]]), 20, 5)]);
     void first.engine.send({ peer: peer("you"), requestId: "r1" }, () => ({
       kind: "append",
       userMessage: userMessage("u1", "research cats"),
@@ -461,7 +445,7 @@ describe("start-up recovery", () => {
       tools: { slow: tool({ inputSchema: z.object({ topic: z.string() }), execute: async () => "found" }) },
     });
     second.script([
-      metered(
+      withUsage(
         (call) => {
           prompts.push(JSON.stringify(call.prompt));
           return textStep(() => "cut short")(call);

@@ -9,21 +9,10 @@ import type { MiniflareHost } from "@agent-tools/workerd-harness/miniflare-host"
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
+import { chatSend, hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
 const startHost = hostWorkerPerTest("agent-tools-ag-ui-");
 const BASE = "/agents/parent/ag-ui";
-
-const send = (requestId: string, text: string) => ({
-  type: "send",
-  requestId,
-  id: "chat",
-  trigger: "submit-message",
-  messageId: undefined,
-  messages: [{ id: `user-${requestId}`, role: "user", parts: [{ type: "text", text }] }],
-  headers: {},
-  body: {},
-});
 
 /** One SSE connection, read as it comes: its complete events (`data:` parsed) and the id each batch ended with. */
 class SseRecording {
@@ -116,7 +105,7 @@ describe("GET …/ag-ui", () => {
     const host = await startHost({ ECHO_HOLD_AFTER: "2", PARENT_WAKE_MS: "300" });
     const first = await SseRecording.open(host);
     const chat = await RecordingSocket.open(wsUrl(host, `${BASE}/chat`));
-    chat.send(send("r1", "one two three four five six seven eight nine ten eleven twelve"));
+    chat.send(chatSend("r1", "one two three four five six seven eight nine ten eleven twelve"));
     // The child is streaming its answer: kill workerd in the middle of it.
     await first.waitFor(subagentText);
     await host.killAndRestart({ PARENT_WAKE_MS: "300" });

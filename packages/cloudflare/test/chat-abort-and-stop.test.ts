@@ -6,7 +6,7 @@ import type { AgentChatEventFrame } from "@agent-tools/core-runs/protocol";
 import type { MiniflareHost } from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { describe, expect, it } from "vitest";
-import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
+import { chatSend, hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
 type ChatFrame = { type: string; requestId?: string };
 
@@ -16,16 +16,7 @@ const startHost = hostWorkerPerTest("agent-tools-cloudflare-stop-");
 const start = () => startHost({ ECHO_HOLD_AFTER: "2" });
 
 const TEXT = "one two three four five six seven eight nine ten eleven twelve";
-const send = (requestId: string) => ({
-  type: "send",
-  requestId,
-  id: "chat",
-  trigger: "submit-message",
-  messageId: undefined,
-  messages: [{ id: `user-${requestId}`, role: "user", parts: [{ type: "text", text: TEXT }] }],
-  headers: {},
-  body: {},
-});
+const send = (requestId: string) => chatSend(requestId, TEXT);
 const chatEvents = (messages: unknown[]) =>
   (messages as AgentChatEventFrame[]).filter((frame) => frame.type === "agent-chat-event").map((frame) => frame.event);
 const startedTurn = (messages: unknown[]) =>

@@ -19,39 +19,25 @@ import {
 } from "./protocol/index.js";
 import type { AgentToolRegistry } from "./run-registry.js";
 import { ManualClock } from "./testing/manual-clock.js";
-import { type ScriptedModelCall, type ScriptedModelPart, scriptedModel } from "./testing/scripted-model.js";
+import {
+  type ScriptedModelCall,
+  type ScriptedModelPart,
+  scriptedModel,
+  textStep,
+  toolCallsStep,
+  withUsage,
+} from "./testing/scripted-model.js";
 
-/** Each model step spends 10 + 10 tokens. */
-const STEP_USAGE = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 10, text: 10, reasoning: 0 },
-};
-
-/** A step that calls `toolName` once per id, spending STEP_USAGE; told to wrap up, it answers `wrapUp` instead. */
+/** A step that calls `toolName` once per id, spending 10 + 10 tokens; told to wrap up, it answers `wrapUp` instead. */
 function step(toolName: string, calls: Array<[string, unknown]>, wrapUp: string) {
-  return (call: ScriptedModelCall): ScriptedModelPart[] => {
-    if (call.toolChoice?.type === "none") {
-      return [
-        { type: "stream-start", warnings: [] },
-        { type: "text-start", id: "t" },
-        { type: "text-delta", id: "t", delta: wrapUp },
-        { type: "text-end", id: "t" },
-        { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: STEP_USAGE },
-      ];
-    }
-    return [
-      { type: "stream-start", warnings: [] },
-      ...calls.map(
-        ([toolCallId, input]): ScriptedModelPart => ({
-          type: "tool-call",
-          toolCallId,
-          toolName,
-          input: JSON.stringify(input),
-        }),
-      ),
-      { type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage: STEP_USAGE },
-    ];
-  };
+  const answer = withUsage(
+    textStep(() => wrapUp),
+    10,
+    10,
+  );
+  const callTools = withUsage(toolCallsStep(toolName, calls), 10, 10);
+  return (call: ScriptedModelCall): ScriptedModelPart[] =>
+    call.toolChoice?.type === "none" ? answer(call) : callTools(call);
 }
 
 /** A scripted model whose every call takes 100 ms of `clock` time before it streams (a model at work). */

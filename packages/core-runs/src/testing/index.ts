@@ -22,4 +22,4 @@ export type { ScriptedRunControl } from "./scripted-child.js";
 export { echoChild, ScriptedChild, textChunks } from "./scripted-child.js";
 // A scripted language model (the AI SDK's mock model, from "ai/test").
 export type { ScriptedModelCall, ScriptedModelPart, ScriptedModelStep } from "./scripted-model.js";
-export { scriptedModel, scriptedUsage, textStep, toolCallsStep, toolResultsSeen } from "./scripted-model.js";
+export { scriptedModel, scriptedUsage, textStep, toolCallsStep, toolResultsSeen, withUsage } from "./scripted-model.js";

@@ -57,6 +57,15 @@ export function textStep(text: (call: ScriptedModelCall) => string): ScriptedMod
   ];
 }
 
+/** `step`, reporting `inputTokens` and `outputTokens` in its `finish` (a metered model, for budgets and usage). */
+export function withUsage(step: ScriptedModelStep, inputTokens: number, outputTokens: number): ScriptedModelStep {
+  const usage = {
+    inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: outputTokens, text: outputTokens, reasoning: 0 },
+  };
+  return (call) => step(call).map((part) => (part.type === "finish" ? { ...part, usage } : part));
+}
+
 /** The tool results in the prompt the model received, by toolCallId (each a `{ type, value }` tool output). */
 export function toolResultsSeen(call: ScriptedModelCall): Map<string, unknown> {
   const seen = new Map<string, unknown>();
