@@ -90,6 +90,7 @@ import {
 import { z } from "zod";
 import { Relay } from "./approval-agents.js";
 import { enableSpanLog, exporter, inRunTrace, tracer } from "./otel-spans.js";
+import { streamTurn } from "./stream-turn.js";
 
 export { Relay, Writer } from "./approval-agents.js";
 export { SpanLog } from "./otel-spans.js";
@@ -256,14 +257,7 @@ export class Lookout extends AgentToolChild<Env> {
       const said = (id: string) => String((seen.get(id) as { value?: unknown } | undefined)?.value);
       return textStep(() => `fast: ${said("c-fast")}, slow: ${said("c-slow")}`)(call);
     };
-    const result = streamText({
-      model: scriptedModel([step, step, step]),
-      messages: await convertToModelMessages(messages, { tools }),
-      tools,
-      stopWhen: isStepCount(3),
-      abortSignal,
-    });
-    return toUIMessageStream({ stream: result.stream, tools });
+    return streamTurn({ model: scriptedModel([step, step, step]), messages, tools, abortSignal });
   }
 
   protected override async drillInSnapshot(runId: string): Promise<Record<string, unknown>> {
@@ -317,17 +311,11 @@ export class Gauge extends AgentToolChild<Env> {
   async turn({ input, messages, abortSignal }: AgentToolTurnContext) {
     const { text, gate: name } = input as { text: string; gate?: string };
     const tools = this.getTools();
-    const result = streamText({
-      model: scriptedModel([
-        toolCallsStep("measure", [["m", { label: text, gate: name ?? text }]]),
-        textStep(() => `${text} done`),
-      ]),
-      messages: await convertToModelMessages(messages, { tools }),
-      tools,
-      stopWhen: isStepCount(3),
-      abortSignal,
-    });
-    return toUIMessageStream({ stream: result.stream, tools });
+    const model = scriptedModel([
+      toolCallsStep("measure", [["m", { label: text, gate: name ?? text }]]),
+      textStep(() => `${text} done`),
+    ]);
+    return streamTurn({ model, messages, tools, abortSignal });
   }
 }
 
@@ -472,15 +460,7 @@ export class Parent extends AgentToolParent<Env> {
     // A turn that goes on after a restart (its tool call answered already) only answers.
     const ask: ScriptedModelStep = (call) =>
       resultSinceAsked(call) === undefined ? toolCallsStep(toolName, [[callId, { text: asked }]])(call) : answer(call);
-    const model = scriptedModel([ask, answer]);
-    const result = streamText({
-      model,
-      messages: await convertToModelMessages(messages, { tools }),
-      tools,
-      stopWhen: isStepCount(3),
-      abortSignal,
-    });
-    const stream = toUIMessageStream({ stream: result.stream, tools });
+    const stream = await streamTurn({ model: scriptedModel([ask, answer]), messages, tools, abortSignal });
     if (!isHeld) return stream;
     // The turn's stream is never read: what the model and its tools do meanwhile is not seen by the host.
     return new ReadableStream<UIMessageChunk>({
