@@ -48,6 +48,8 @@ export class LiveRunLog {
   /** A burst's first entry waits to be written at once. */
   #isLeadDue = false;
   #isFinished = false;
+  /** Set by `writeNow`: what waits is written without waiting for the burst's end, until nothing waits. */
+  #isForced = false;
   #lastSequence: number;
   #storeError: unknown;
 
@@ -117,6 +119,22 @@ export class LiveRunLog {
     this.#deliver(item);
   }
 
+  /** Write what is waiting now, without waiting for the burst's end (a fact of the turn's journal). */
+  writeNow(): void {
+    this.#isForced = true;
+    this.#startFlush();
+  }
+
+  /**
+   * Resolves once every entry appended before the call is written (they are written now); rejects with the store's
+   * error once a write failed.
+   */
+  async durable(): Promise<void> {
+    this.writeNow();
+    await this.settled();
+    if (this.#storeError !== undefined) throw this.#storeError;
+  }
+
   /** The turn has ended: write everything now, and from now on at once. */
   finish(): void {
     this.#isFinished = true;
@@ -145,7 +163,7 @@ export class LiveRunLog {
 
   /** Whether the entries waiting may be written now: the burst is over, or too many wait. */
   #mayWrite(): boolean {
-    return this.#burstEnd === null || this.#pendingEntries >= MAX_BURST_ENTRIES;
+    return this.#isForced || this.#burstEnd === null || this.#pendingEntries >= MAX_BURST_ENTRIES;
   }
 
   /** Take the items waiting, up to `MAX_BURST_ENTRIES` entries (one append stays bounded too). */
@@ -183,6 +201,7 @@ export class LiveRunLog {
         while (this.#pending[0] !== undefined && this.#pending[0].type !== "entries") {
           this.#deliver(this.#pending.shift() as AgentToolTailItem);
         }
+        if (this.#pending.length === 0) this.#isForced = false;
         if (this.#pending.length === 0 || !(this.#isLeadDue || this.#mayWrite())) break;
         const batch = this.#takeBatch();
         this.#isLeadDue = false;
