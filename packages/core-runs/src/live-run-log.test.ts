@@ -147,7 +147,8 @@ describe("a turn whose chunks each take several microtasks (as the AI SDK's stre
     for await (const item of tail as unknown as AsyncIterable<AgentToolTailItem>) items.push(item);
     expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
     expect((await store.readLog("r1")).length).toBe(chunks.length);
-    // The first chunk at once, the other 105 when the turn ended (the clock never moved: one burst).
-    expect(appends).toEqual([1, chunks.length - 1]);
+    // The first chunk at once, then the rest of the step with its `finish-step` (a fact of the journal is written at
+    // once, without waiting for the burst's end), then the `finish` when the turn ended (the clock never moved).
+    expect(appends).toEqual([1, chunks.length - 2, 1]);
   });
 });
