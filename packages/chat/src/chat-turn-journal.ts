@@ -56,6 +56,11 @@ export class ChatTurnJournal<TPeer> implements TurnJournal {
     return this.#sequence;
   }
 
+  appendAll(chunks: readonly UIMessageChunk[]): number {
+    for (const chunk of chunks) this.append(chunk);
+    return this.#sequence;
+  }
+
   /** Journal the turn's usage: written with the next write (a step's `finish-step` among them), sent to nobody. */
   note(chunk: UIMessageChunk): void {
     this.#sequence += 1;

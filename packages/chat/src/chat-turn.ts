@@ -63,7 +63,11 @@ export async function runChatTurn<TPeer>(
     onError: (error) => runtime.storeFailed(stored.turnId, "usage", error),
   });
   let note = (_chunk: UIMessageChunk) => {};
-  const own = foldJournal(entries).usage ?? stored.usage;
+  // The journal's usage is the one consistent with its steps: a step not journaled is done again, so its model call's
+  // usage must not be counted from before (the turn row's may be ahead). A turn stored before the journal had its
+  // usage there: its row's figure is taken when its journal holds finished steps and no usage.
+  const fold = foldJournal(entries);
+  const own = fold.usage ?? (fold.finishedSteps.length > 0 ? stored.usage : undefined);
   const active = new ActiveTurn<TPeer>({
     budget: chatTurnBudget(runtime, stored, { usage, own, note: (chunk) => note(chunk) }),
     usage,
@@ -165,7 +169,7 @@ function chatTurnBudget<TPeer>(
     onChange: (total) => {
       // Journaled with the turn's chunks: a step's usage is durable with its `finish-step`, so a resumed turn never
       // counts a finished step twice nor misses one.
-      options.note(usageChunk(total, turnBudget.own()));
+      options.note({ ...usageChunk(total, turnBudget.own()), transient: true } as UIMessageChunk);
       options.usage.record(turnBudget.own());
       if (timer !== null) return;
       timer = clock.setTimeout(() => {

@@ -105,8 +105,11 @@ export async function answerRunApproval(
   const now = host.clock.now();
   const { reason } = answer;
   const response = { type: "tool-approval-response", approvalId, approved: answer.approved } as UIMessageChunk;
-  live.append(reason !== undefined ? ({ ...response, reason } as UIMessageChunk) : response);
-  live.append(approvalChunk({ ...approval, status, ...(reason !== undefined ? { reason } : {}), at: now }));
+  // The SDK's answer and its state for every reader, in one write: a stop never keeps one without the other.
+  live.appendAll([
+    reason !== undefined ? ({ ...response, reason } as UIMessageChunk) : response,
+    approvalChunk({ ...approval, status, ...(reason !== undefined ? { reason } : {}), at: now }),
+  ]);
   await live.log.durable();
   // A turn still streaming finds the answer in the journal when its stream ends, and goes on.
   if (!live.paused) return true;

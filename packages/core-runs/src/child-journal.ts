@@ -42,6 +42,12 @@ export class ChildRunJournal implements TurnJournal {
     return sequence;
   }
 
+  appendAll(chunks: readonly UIMessageChunk[]): number {
+    const sequence = this.#live.appendAll(chunks);
+    if (chunks.some(isJournalFact)) this.#live.log.writeNow();
+    return sequence;
+  }
+
   durable(): Promise<void> {
     return this.#live.log.durable();
   }

@@ -125,6 +125,8 @@ export type {
 } from "./turn/index.js";
 export {
   AGENT_OUTPUT_PART,
+  bindChildRuns,
+  bindConversationTurns,
   callsNeedingApproval,
   emptyFold,
   foldEntry,
@@ -138,8 +140,11 @@ export {
   readOutputChunk,
   runDecidedCall,
   runTurn,
+  TreeBinding,
   TurnRecord,
+  turnRootId,
   undecidedCalls,
   wrapToolExecutes,
 } from "./turn/index.js";
 export { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./turn-recovery.js";
+export { omitVoidedEntries } from "./voided-entry-filter.js";

@@ -87,16 +87,24 @@ export class LiveRunLog {
 
   /** Give `body` the next sequence and queue it for its burst's write. */
   append(body: UIMessageChunk): AgentToolLogEntry {
-    this.#lastSequence += 1;
-    const entry: AgentToolLogEntry = { sequence: this.#lastSequence, body, at: this.#clock.now() };
+    return this.appendAll([body])[0] as AgentToolLogEntry;
+  }
+
+  /** Give each of `bodies` the next sequence and queue them together: they go in the same write. */
+  appendAll(bodies: readonly UIMessageChunk[]): AgentToolLogEntry[] {
+    const entries = bodies.map((body): AgentToolLogEntry => {
+      this.#lastSequence += 1;
+      return { sequence: this.#lastSequence, body, at: this.#clock.now() };
+    });
+    if (entries.length === 0) return entries;
     const last = this.#pending.at(-1);
-    if (last?.type === "entries") last.entries.push(entry);
-    else this.#pending.push({ type: "entries", entries: [entry] });
-    this.#pendingEntries += 1;
+    if (last?.type === "entries") last.entries.push(...entries);
+    else this.#pending.push({ type: "entries", entries: [...entries] });
+    this.#pendingEntries += entries.length;
     if (this.#isFinished) {
       this.#startFlush();
     } else if (this.#burstEnd === null) {
-      // A burst begins: its first entry is written now (or right after a write in flight); the rest wait for the
+      // A burst begins: its first entries are written now (or right after a write in flight); the rest wait for the
       // event loop to turn.
       this.#burstEnd = this.#clock.setTimeout(() => {
         this.#burstEnd = null;
@@ -107,7 +115,7 @@ export class LiveRunLog {
     } else if (this.#pendingEntries >= MAX_BURST_ENTRIES) {
       this.#startFlush();
     }
-    return entry;
+    return entries;
   }
 
   /** Deliver an ephemeral item now, or after the entries still waiting or being written (it never overtakes them). */

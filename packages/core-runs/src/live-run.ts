@@ -87,6 +87,16 @@ export class LiveRun {
     });
   }
 
+  /** Append durable chunks to the run's log, together (in one write), with the next sequences; returns the last. */
+  appendAll(bodies: readonly UIMessageChunk[]): number {
+    const entries = this.log.appendAll(bodies);
+    for (const { body } of entries) {
+      const approval = readApprovalChunk(body);
+      if (approval) this.#know(approval);
+    }
+    return entries.at(-1)?.sequence ?? this.log.lastSequence;
+  }
+
   /** Append one durable chunk to the run's log with the next sequence (a milestone listed too); returns it. */
   append(body: UIMessageChunk, milestone?: Omit<AgentToolMilestone, "sequence" | "at">): number {
     const entry = this.log.append(body);

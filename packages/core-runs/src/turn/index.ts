@@ -11,6 +11,8 @@ export type { ResumePlan } from "./resume-plan.js";
 export { planResume, undecidedCalls } from "./resume-plan.js";
 export type { RunTurnOptions, TurnOutcome } from "./run-turn.js";
 export { NOT_RUN_TEXT, runTurn } from "./run-turn.js";
+export type { DispatchedFrom, TreeBindingOptions, TreeNode } from "./tree-binding.js";
+export { bindChildRuns, bindConversationTurns, TreeBinding, turnRootId } from "./tree-binding.js";
 export type { TurnApprovalRequest, TurnHost, TurnStreamContext } from "./turn-host.js";
 export type { TurnJournal } from "./turn-journal.js";
 export { TurnRecord } from "./turn-record.js";

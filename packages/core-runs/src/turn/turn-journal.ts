@@ -19,5 +19,7 @@ export interface TurnJournal {
   read(): Promise<JournalEntry[]>;
   keep(entries: readonly JournalEntry[], voided: readonly number[]): Promise<void>;
   append(chunk: UIMessageChunk): number;
+  /** Append chunks together: they are written in the same write (a fact and the host's chunk that goes with it). */
+  appendAll(chunks: readonly UIMessageChunk[]): number;
   durable(): Promise<void>;
 }

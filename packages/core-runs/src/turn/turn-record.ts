@@ -33,10 +33,15 @@ export class TurnRecord {
    * waiting for it once durable; an approval asked is followed by the host's chunk for it.
    */
   append(chunk: UIMessageChunk): void {
-    const sequence = this.#host.journal.append(chunk);
-    foldEntry(this.fold, { sequence, body: chunk });
-    this.chunks.push(chunk);
-    this.appended += 1;
+    // An approval asked goes into the journal with the host's chunk for it, in one write.
+    const follow = chunk.type === "tool-approval-request" ? this.#approvalChunk(chunk) : null;
+    const chunks = follow ? [chunk, follow] : [chunk];
+    const last = follow ? this.#host.journal.appendAll(chunks) : this.#host.journal.append(chunk);
+    chunks.forEach((body, index) => {
+      foldEntry(this.fold, { sequence: last - chunks.length + 1 + index, body });
+      this.chunks.push(body);
+      this.appended += 1;
+    });
     if (chunk.type === "tool-input-available") {
       const decided = this.#host.journal.durable();
       decided.catch(() => undefined);
@@ -44,16 +49,19 @@ export class TurnRecord {
       for (const resolve of this.#waiters.get(chunk.toolCallId) ?? []) resolve(decided);
       this.#waiters.delete(chunk.toolCallId);
     }
-    if (chunk.type === "tool-approval-request") {
-      const call = this.fold.calls.get(chunk.toolCallId);
-      const follow = this.#host.approvalAsked?.({
-        approvalId: chunk.approvalId,
-        toolCallId: chunk.toolCallId,
+  }
+
+  /** The host's chunk for an approval asked (a child's `data-agent-approval`, pending), if it has one. */
+  #approvalChunk(request: Extract<UIMessageChunk, { type: "tool-approval-request" }>): UIMessageChunk | null {
+    const call = this.fold.calls.get(request.toolCallId);
+    return (
+      this.#host.approvalAsked?.({
+        approvalId: request.approvalId,
+        toolCallId: request.toolCallId,
         toolName: call?.toolName ?? "tool",
         input: call?.input,
-      });
-      if (follow) this.append(follow);
-    }
+      }) ?? null
+    );
   }
 
   /** What the turn's journaled tools wait for. */
