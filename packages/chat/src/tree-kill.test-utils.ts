@@ -22,7 +22,11 @@ import { normalize, type ScenarioOutcome } from "./tree-scenario.test-utils.js";
  * - no completed step's model call made again (at most the cut step's, once per turn or run);
  * - usage counted once: each turn or run went on from exactly the usage its journal held at the stop.
  */
-export function expectRecovered(outcome: ScenarioOutcome, reference: ScenarioOutcome, stopAfter: number): void {
+export function expectRecovered(
+  outcome: ScenarioOutcome,
+  reference: ScenarioOutcome,
+  stopAfter: number,
+): { redoneSteps: number; toolsRunAgain: number } {
   const at = `after write ${stopAfter}`;
   const messages = (outcome_: ScenarioOutcome) => outcome_.conversation.map((message) => normalize(message));
   expect(messages(outcome), `the conversation, ${at}`).toEqual(messages(reference));
@@ -46,13 +50,14 @@ export function expectRecovered(outcome: ScenarioOutcome, reference: ScenarioOut
     );
     expect(run.status, `${runId} at the top, ${at}`).toBe(reference.topLevel.get(runId)?.status);
   }
-  expectToolsOnce(outcome, reference, at);
+  const toolsRunAgain = expectToolsOnce(outcome, reference, at);
   // Each child run started once: a cut run is resumed, never started anew.
   expect([...outcome.counts.freshTurns.values()], `fresh turns, ${at}`).toEqual(
     [...outcome.counts.freshTurns.keys()].map(() => 1),
   );
-  expectNoCompletedStepAgain(outcome, at);
+  const redoneSteps = expectNoCompletedStepAgain(outcome, at);
   expectUsageOnce(outcome, at);
+  return { redoneSteps, toolsRunAgain };
 }
 
 /** The approval states a log holds, by approval (ids aside): e.g. `[["pending", "approved"]]`. */
@@ -62,7 +67,8 @@ function statuses(approvals: ReadonlyArray<{ approvalId: string; status: string 
   return [...byId.values()];
 }
 
-function expectToolsOnce(outcome: ScenarioOutcome, reference: ScenarioOutcome, at: string): void {
+/** Returns how many calls ran twice (a stop inside their execution). */
+function expectToolsOnce(outcome: ScenarioOutcome, reference: ScenarioOutcome, at: string): number {
   const effects = (of: ScenarioOutcome) => [...of.counts.effects.values()].sort();
   expect(effects(outcome), `what the tools did, ${at}`).toEqual(effects(reference));
   const journals = [...(outcome.atStop?.logs.values() ?? [])].flat();
@@ -74,6 +80,7 @@ function expectToolsOnce(outcome: ScenarioOutcome, reference: ScenarioOutcome, a
     const allowed = started && !settled ? [1, 2] : [1];
     expect(allowed, `${key} ran ${executions} times, ${at}`).toContain(executions);
   }
+  return [...outcome.counts.executions.values()].filter((executions) => executions === 2).length;
 }
 
 function isResultOf(body: UIMessageChunk, toolCallId: string): boolean {
@@ -88,17 +95,19 @@ function isResultOf(body: UIMessageChunk, toolCallId: string): boolean {
  * A turn or run makes one model call per step its message holds, plus at most one for the step a stop cut (made
  * again, with the same prompt, as the first call after the stop).
  */
-function expectNoCompletedStepAgain(outcome: ScenarioOutcome, at: string): void {
+function expectNoCompletedStepAgain(outcome: ScenarioOutcome, at: string): number {
   const steps = new Map<string, number>();
   const answer = outcome.conversation.at(-1);
   steps.set("conversation", answer?.parts.filter((part) => part.type === "step-start").length ?? 0);
   for (const [place, run] of outcome.runs) steps.set(place.slice(place.lastIndexOf("/") + 1), run.steps);
   const nodes = new Set(outcome.counts.calls.map((call) => call.node));
+  let redone = 0;
   for (const node of nodes) {
     const calls = outcome.counts.calls.filter((call) => call.node === node);
     const before = calls.filter((call) => call.world === 1);
     const after = calls.filter((call) => call.world > 1);
     const extra = calls.length - (steps.get(node) ?? 0);
+    redone += extra;
     expect([0, 1], `${node}: ${calls.length} model calls for ${steps.get(node)} steps, ${at}`).toContain(extra);
     const repeated = after.filter((call) => before.some((earlier) => earlier.prompt === call.prompt));
     if (extra === 0) expect(repeated, `${node} made a completed step's call again, ${at}`).toEqual([]);
@@ -108,6 +117,7 @@ function expectNoCompletedStepAgain(outcome: ScenarioOutcome, at: string): void 
         `${node}'s repeated call is its cut step's, ${at}`,
       ).toEqual(before.slice(-1).map((call) => call.prompt));
   }
+  return redone;
 }
 
 /** Each turn or run that went on after the stop started from exactly the own usage its journal held at the stop. */

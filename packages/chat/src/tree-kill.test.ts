@@ -4,10 +4,12 @@
 // then a fresh world on the same stores recovers it. Every time, the result equals the uninterrupted run.
 import { WorldStop } from "@agent-tools/core-runs/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectRecovered } from "./tree-kill.test-utils.js";
+import { expectRecovered, regeneratedTokens } from "./tree-kill.test-utils.js";
 import { FULL_SCRIPT, runScenario, type ScenarioOutcome, TreeScenario } from "./tree-scenario.test-utils.js";
 
 let reference: ScenarioOutcome;
+/** What the stops cut, over every position: steps done again (their model call cut), calls stopped while they ran. */
+const cut = { positions: 0, redoneSteps: 0, toolsRunAgain: 0, tokensAgain: 0 };
 /** Writes of the uninterrupted run, in order (each a store method's name). */
 let trace: string[];
 
@@ -57,14 +59,24 @@ describe("stopped after each durable write, then recovered by a fresh world on t
       for (let stopAfter = first; stopAfter <= last; stopAfter += 1) {
         const outcome = await runScenario(FULL_SCRIPT, stopAfter);
         expect(outcome.stopped, `stopped after write ${stopAfter}`).toBe(true);
-        expectRecovered(outcome, reference, stopAfter);
+        const { redoneSteps, toolsRunAgain } = expectRecovered(outcome, reference, stopAfter);
+        cut.positions += 1;
+        cut.redoneSteps += redoneSteps;
+        cut.toolsRunAgain += toolsRunAgain;
+        cut.tokensAgain += regeneratedTokens(outcome, reference);
       }
     },
     300_000,
   );
 
-  it("covers every write of the run", () => {
-    expect(trace.length).toBeGreaterThan(50);
+  it("covered every write of the run, cut steps and plain tools while they ran among them", () => {
     expect(trace.length).toBeLessThanOrEqual(groups.length * GROUP);
+    expect(cut.positions).toBe(trace.length);
+    // The scenario is not too easy: some stops cut a model's step (done again), some a plain tool while it ran.
+    expect(cut.redoneSteps).toBeGreaterThan(0);
+    expect(cut.toolsRunAgain).toBeGreaterThan(0);
+    console.log(
+      `stopped at ${cut.positions} writes: ${cut.redoneSteps} cut steps done again, ${cut.toolsRunAgain} plain tools run again, ${cut.tokensAgain} output tokens made again in all`,
+    );
   });
 });
