@@ -1,4 +1,5 @@
-import type { AgentToolApproval } from "./approvals.js";
+import { type AgentToolApproval, approvalChunk, readApprovalChunk } from "./approvals.js";
+import type { AgentToolLogEntry } from "./run-types.js";
 
 /** True once an approval has its answer (`approved`, `denied` or `expired`). */
 export function isAnsweredApproval(approval: Pick<AgentToolApproval, "status">): boolean {
@@ -28,4 +29,24 @@ export function foldApprovalStates(states: Iterable<AgentToolApproval>): AgentTo
   const latest = new Map<string, AgentToolApproval>();
   for (const state of states) latest.set(state.approvalId, mergeApproval(latest.get(state.approvalId), state));
   return [...latest.values()];
+}
+
+/**
+ * Entries to replay, each approval chunk among them carrying its approval's state as of the last of them: a replay
+ * sends an approval in its latest state from its first chunk on, so a reader that draws each frame as it comes never
+ * shows an answered approval as pending. Sequences stay; only the approval chunks' bodies change (the same array when
+ * none does).
+ */
+export function withLatestApprovals<TEntry extends Pick<AgentToolLogEntry, "body">>(entries: readonly TEntry[]): readonly TEntry[] {
+  const latest = new Map<string, AgentToolApproval>();
+  for (const entry of entries) {
+    const approval = readApprovalChunk(entry.body);
+    if (approval) latest.set(approval.approvalId, mergeApproval(latest.get(approval.approvalId), approval));
+  }
+  if (![...latest.values()].some(isAnsweredApproval)) return entries;
+  return entries.map((entry) => {
+    const approval = readApprovalChunk(entry.body);
+    const state = approval ? latest.get(approval.approvalId) : undefined;
+    return approval && state && state.status !== approval.status ? { ...entry, body: approvalChunk(state) } : entry;
+  });
 }

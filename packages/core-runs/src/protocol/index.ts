@@ -1,4 +1,4 @@
-export { foldApprovalStates, isAnsweredApproval, mergeApproval } from "./approval-state.js";
+export { foldApprovalStates, isAnsweredApproval, mergeApproval, withLatestApprovals } from "./approval-state.js";
 export type {
   AgentToolApproval,
   AgentToolApprovalAnswer,
