@@ -1,8 +1,13 @@
 // Issue 32: a conversation turn cut between two tool calls of one step — the model had decided `research` (its input
 // complete) and was still streaming `summarize`'s input when the host died. The resumed turn runs `research` (once)
 // and tells the model `summarize` was not run, instead of silently dropping a call the answer had announced.
-import type { ScriptedModelCall } from "@agent-tools/core-runs/testing";
-import { flushMicrotasks, ManualClock } from "@agent-tools/core-runs/testing";
+import {
+  flushMicrotasks,
+  ManualClock,
+  type ScriptedModelCall,
+  scriptedModel,
+  textStep,
+} from "@agent-tools/core-runs/testing";
 import {
   convertToModelMessages,
   isStepCount,
@@ -12,7 +17,6 @@ import {
   toUIMessageStream,
   type UIMessageChunk,
 } from "ai";
-import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ChatEngine, type ChatTurnContext } from "./chat-engine.js";
@@ -50,34 +54,18 @@ describe("a conversation turn cut between two tool calls of one step", () => {
       summarize: tool({ inputSchema: z.object({ text: z.string() }), execute: async ({ text }) => `short ${text}` }),
     };
     const prompts: ScriptedModelCall["prompt"][] = [];
-    const resumed = (context: ChatTurnContext) => {
-      const model = new MockLanguageModelV4({
-        doStream: async (call) => {
+    const resumed = async (context: ChatTurnContext) => {
+      const model = scriptedModel([
+        textStep((call) => {
           prompts.push(call.prompt);
-          return {
-            stream: convertArrayToReadableStream([
-              { type: "stream-start", warnings: [] },
-              { type: "text-start", id: "a" },
-              { type: "text-delta", id: "a", delta: "Cats are found." },
-              { type: "text-end", id: "a" },
-              {
-                type: "finish",
-                finishReason: { unified: "stop", raw: undefined },
-                usage: {
-                  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-                  outputTokens: { total: 1, text: 1, reasoning: 0 },
-                },
-              },
-            ]),
-          };
-        },
-      });
-      return convertToModelMessages(context.messages, { tools: context.tools }).then((messages) =>
-        toUIMessageStream({
-          stream: streamText({ model, messages, tools: context.tools, stopWhen: isStepCount(2) }).stream,
-          tools: context.tools,
+          return "Cats are found.";
         }),
-      );
+      ]);
+      const messages = await convertToModelMessages(context.messages, { tools: context.tools });
+      return toUIMessageStream({
+        stream: streamText({ model, messages, tools: context.tools, stopWhen: isStepCount(2) }).stream,
+        tools: context.tools,
+      });
     };
     const host = (stream: (context: ChatTurnContext) => AsyncIterable<UIMessageChunk> | Promise<unknown>) =>
       new ChatEngine<string>({
