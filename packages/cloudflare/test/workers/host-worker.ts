@@ -241,8 +241,7 @@ export class Lookout extends AgentToolChild<Env> {
     };
   }
 
-  async turn({ messages, abortSignal }: AgentToolTurnContext) {
-    const tools = this.getTools();
+  async turn({ messages, tools, abortSignal }: AgentToolTurnContext) {
     // Both tools in one step; once their results are in the prompt, say what they answered.
     const step: ScriptedModelStep = (call) => {
       const seen = toolResultsSeen(call);
@@ -308,9 +307,8 @@ export class Gauge extends AgentToolChild<Env> {
     };
   }
 
-  async turn({ input, messages, abortSignal }: AgentToolTurnContext) {
+  async turn({ input, messages, tools, abortSignal }: AgentToolTurnContext) {
     const { text, gate: name } = input as { text: string; gate?: string };
-    const tools = this.getTools();
     const model = scriptedModel([
       toolCallsStep("measure", [["m", { label: text, gate: name ?? text }]]),
       textStep(() => `${text} done`),
@@ -346,10 +344,9 @@ export class Middle extends AgentToolChild<Env> {
     };
   }
 
-  async turn({ input, messages, abortSignal, trace: runTrace }: AgentToolTurnContext) {
+  async turn({ input, messages, tools, abortSignal, trace: runTrace }: AgentToolTurnContext) {
     const { text } = input as { text: string };
     const words = text.split(" ").slice(0, 3);
-    const tools = this.getTools();
     const calls = words.map((word, index) => [`leaf-${index + 1}`, { text: `${word} ${text}` }] as const);
     const modelMessages = await convertToModelMessages(messages, { tools });
     const result = inRunTrace(runTrace, () =>
