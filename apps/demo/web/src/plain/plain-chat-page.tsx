@@ -49,7 +49,13 @@ export function PlainChatPage() {
 function Conversation(props: { chatName: string; base: string; initial: UIMessage[] }) {
   const chatUrl = `${props.base}/chat`;
   const transport = useMemo(() => new WebSocketChatTransport<UIMessage>({ url: chatUrl }), [chatUrl]);
-  const { messages, sendMessage, status, error } = useChat({ id: props.chatName, messages: props.initial, transport });
+  // `resume`: a turn in flight (an approval waiting in it, say) is followed again after a reload, from its start.
+  const { messages, sendMessage, status, error } = useChat({
+    id: props.chatName,
+    messages: props.initial,
+    transport,
+    resume: true,
+  });
   const [draft, setDraft] = useState("");
   const busy = status === "submitted" || status === "streaming";
 
