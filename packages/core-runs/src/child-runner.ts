@@ -1,5 +1,5 @@
 import type { UIMessage, UIMessageChunk } from "ai";
-import { assembleMessage } from "./assemble-message.js";
+import { cancelDescendants } from "./cancel-descendants.js";
 import {
   answerRunApproval,
   earliestApprovalDeadline,
@@ -9,7 +9,7 @@ import {
   type RunApprovalsHost,
 } from "./child-approvals.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
-import { toInputMessage } from "./child-input-message.js";
+import { runConversation, runInspection } from "./child-inspection.js";
 import {
   type AgentToolChildRunnerOptions,
   type ChildConversationSnapshot,
@@ -17,14 +17,12 @@ import {
 } from "./child-runner-options.js";
 import { type ChildTailOptions, openChildTail } from "./child-tail.js";
 import { type ChildTurnStart, runChildTurn } from "./child-turn.js";
-import { AgentToolsError } from "./errors.js";
 import { LiveRun, type LiveRunStart } from "./live-run.js";
 import type { ChildStartOptions } from "./ports/child-transport.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
 import type {
-  AgentToolApproval,
   AgentToolApprovalAnswer,
   AgentToolBudgetExhaustion,
   AgentToolMilestone,
@@ -32,18 +30,11 @@ import type {
   AgentToolRunInspection,
   AgentToolTailItem,
   AgentToolUsage,
-  ChildRunStatus,
 } from "./protocol/index.js";
 import type { RunBudget } from "./run-budget.js";
 import { getDefaultRunEventHub } from "./run-event-hub.js";
 import type { RunRecord } from "./run-record.js";
-import {
-  claimRecovery,
-  DEFAULT_MAX_RECOVERY_ATTEMPTS,
-  readRunJournal,
-  type TurnRecoveryOptions,
-} from "./turn-recovery.js";
-import { omitVoidedEntries } from "./voided-entry-filter.js";
+import { claimRecovery, readRunJournal, recoveryOptions, type TurnRecoveryOptions } from "./turn-recovery.js";
 
 export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child-runner-options.js";
 export { DEFAULT_DESCENDANTS_TIMEOUT_MS } from "./child-runner-options.js";
@@ -78,23 +69,9 @@ export class AgentToolChildRunner {
     this.#store = options.store;
     this.#clock = options.clock ?? systemClock;
     this.#sink = options.sink ?? getDefaultRunEventHub();
-    const maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
-    if (!Number.isSafeInteger(maxRecoveryAttempts) || maxRecoveryAttempts < 0) {
-      throw new AgentToolsError(
-        "INVALID_ARGUMENT",
-        `AgentToolChildRunner: maxRecoveryAttempts must be a whole number ≥ 0, got ${maxRecoveryAttempts}`,
-      );
-    }
     const emit = (event: Parameters<RunEventSink["emit"]>[0]) => this.#emit(event);
     const { agentType } = this;
-    this.#recovery = {
-      store: this.#store,
-      clock: this.#clock,
-      agentType,
-      maxRecoveryAttempts,
-      shouldKeepRecovering: options.shouldKeepRecovering ?? (() => true),
-      emit,
-    };
+    this.#recovery = recoveryOptions({ ...options, clock: this.#clock, agentType, emit });
     this.#approvals = {
       store: this.#store,
       clock: this.#clock,
@@ -123,7 +100,7 @@ export class AgentToolChildRunner {
 
   async #start(runId: string, input: unknown, options: ChildStartOptions): Promise<AgentToolRunInspection> {
     const existing = await this.#wake(runId);
-    if (existing) return this.#inspection(existing);
+    if (existing) return runInspection(existing);
     const now = this.#clock.now();
     const record: RunRecord = {
       ...{ runId, agentType: this.agentType, status: "running", revision: 1, startedAt: now, updatedAt: now },
@@ -135,19 +112,19 @@ export class AgentToolChildRunner {
     try {
       if (!(await this.#store.insertRun(record))) {
         const raced = await this.#store.getRun(runId);
-        if (raced) return this.#inspection(raced);
+        if (raced) return runInspection(raced);
       }
     } finally {
       this.#recording.delete(runId);
     }
     this.#begin(record, { lastSequence: 0, milestones: [] }, { resumed: false, entries: [] });
-    return this.#inspection(record);
+    return runInspection(record);
   }
 
   /** The run's snapshot, or `null` when this child has no record of it ("not yet", not failure). */
   async inspect(runId: string): Promise<AgentToolRunInspection | null> {
     const record = await this.#wake(runId);
-    return record ? this.#inspection(record, this.#live.get(runId)) : null;
+    return record ? runInspection(record, this.#live.get(runId)) : null;
   }
 
   /** The run's log entries after `afterSequence`, then live ones, then one `terminal` item (see `openChildTail`). */
@@ -156,7 +133,7 @@ export class AgentToolChildRunner {
       store: this.#store,
       wake: (id: string) => this.#wake(id),
       live: (id: string) => this.#live.get(id),
-      inspection: (record: RunRecord) => this.#inspection(record),
+      inspection: (record: RunRecord) => runInspection(record),
     };
     return openChildTail(source, runId, options);
   }
@@ -202,7 +179,12 @@ export class AgentToolChildRunner {
     const live = this.#live.get(runId);
     if (!live) return;
     const why = reason ?? FALLBACK_CANCEL_REASON;
-    live.descendantsEnded ??= this.#cancelDescendants(runId, why);
+    const timeoutMs = this.#options.descendantsTimeoutMs ?? DEFAULT_DESCENDANTS_TIMEOUT_MS;
+    live.descendantsEnded ??= cancelDescendants(
+      { definition: this.#definition, clock: this.#clock, timeoutMs },
+      runId,
+      why,
+    );
     if (!live.paused) {
       live.controller.abort(why);
       await live.done;
@@ -211,26 +193,11 @@ export class AgentToolChildRunner {
     // No turn runs: the run ends here, after what it dispatched.
     await live.descendantsEnded;
     const ending = { ...this.#approvals, ended: (id: string) => this.#live.delete(id) };
-    await endPausedRun({ ...ending, terminal: (final) => this.#terminal(final) }, live, why);
-  }
-
-  /** Cancel what run `runId` dispatched; resolves once that ended, or the timeout passed (never rejects). */
-  #cancelDescendants(runId: string, reason: string): Promise<void> {
-    const onCancel = this.#definition.onCancel;
-    if (!onCancel) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = this.#clock.setTimeout(
-        resolve,
-        this.#options.descendantsTimeoutMs ?? DEFAULT_DESCENDANTS_TIMEOUT_MS,
-      );
-      const settle = () => {
-        this.#clock.clearTimeout(timer);
-        resolve();
-      };
-      Promise.resolve()
-        .then(() => onCancel.call(this.#definition, runId, reason))
-        .then(settle, settle);
-    });
+    await endPausedRun(
+      { ...ending, terminal: (final) => ({ type: "terminal", inspection: runInspection(final) }) },
+      live,
+      why,
+    );
   }
 
   /** Delete the run's storage (cancelling it first if live). Idempotent. */
@@ -251,14 +218,8 @@ export class AgentToolChildRunner {
   async getConversation(runId: string): Promise<ChildConversationSnapshot> {
     const record = await this.#wake(runId);
     if (!record) return { messages: [], lastSequence: 0, run: null };
-    const messages = [toInputMessage(record.input, runId, this.#definition.formatAgentToolInput)];
-    const entries = await this.#store.readLog(runId);
-    const lastSequence = entries.at(-1)?.sequence ?? 0;
-    const bodies = omitVoidedEntries(entries).map((entry) => entry.body);
-    const assistant = await assembleMessage(bodies, `agent-tool-${runId}-output`);
-    if (assistant) messages.push(assistant);
-    const current = (await this.#store.getRun(runId)) ?? record;
-    return { messages, lastSequence, run: { ...this.#inspection(current, this.#live.get(runId)), lastSequence } };
+    const live = this.#live.get(runId);
+    return runConversation({ store: this.#store, definition: this.#definition, record, live });
   }
 
   /** Append a durable chunk (e.g. a milestone) to a live run's log; its sequence, or `null` when not live here. */
@@ -343,18 +304,8 @@ export class AgentToolChildRunner {
     const live = new LiveRun({ record, start, store: this.#store, clock: this.#clock, definition: this.#definition });
     this.#live.set(record.runId, live);
     // A resumed run: what the runs it dispatched before spent is read back from their rows.
-    if (turn.resumed) this.#restoreDispatchedUsage(record.runId, live);
+    if (turn.resumed) this.#options.waitUntil?.(live.restoreDispatchedUsage(this.#definition));
     this.#execute(record, live, turn, claim);
-  }
-
-  #restoreDispatchedUsage(runId: string, live: LiveRun): void {
-    const read = this.#definition.dispatchedUsage;
-    if (!read) return;
-    const restored = Promise.resolve()
-      .then(() => read(runId))
-      .then(({ children, dispatched }) => live.budget.restore(children, dispatched))
-      .catch(() => undefined);
-    this.#options.waitUntil?.(restored);
   }
 
   /** Execute a turn of `record`'s run as `live`, in the run's scope. */
@@ -370,7 +321,7 @@ export class AgentToolChildRunner {
         this.appendChunk(runId, body, milestone),
       publishEphemeral: (body: UIMessageChunk, snapshot?: AgentToolProgressSnapshot) =>
         this.publishEphemeral(runId, body, snapshot),
-      inspection: (final: RunRecord) => this.#inspection(final),
+      inspection: (final: RunRecord) => runInspection(final),
       ended: () => {
         if (this.#live.get(runId) === live) this.#live.delete(runId);
       },
@@ -385,31 +336,6 @@ export class AgentToolChildRunner {
     this.#options.waitUntil?.(done);
   }
 
-  #terminal(record: RunRecord): AgentToolTailItem {
-    return { type: "terminal", inspection: this.#inspection(record) };
-  }
-
-  #inspection(record: RunRecord, live?: LiveRun): AgentToolRunInspection {
-    const status: ChildRunStatus =
-      record.status === "starting" || record.status === "interrupted" ? "running" : record.status;
-    const waiting = waitingFor(record, live);
-    return {
-      runId: record.runId,
-      status,
-      milestones: [...(live?.milestones ?? record.milestones ?? [])],
-      lastSequence: live?.log.lastSequence ?? record.lastSequence,
-      startedAt: record.startedAt,
-      ...(record.summary !== undefined ? { summary: record.summary } : {}),
-      ...(record.output !== undefined ? { output: record.output } : {}),
-      ...(record.error !== undefined ? { error: record.error } : {}),
-      ...(record.progress !== undefined ? { progress: record.progress } : {}),
-      ...(record.completedAt !== undefined ? { completedAt: record.completedAt } : {}),
-      ...(record.usage !== undefined ? { usage: record.usage } : {}),
-      ...(record.budgetExceeded !== undefined ? { budgetExceeded: record.budgetExceeded } : {}),
-      ...(waiting.length > 0 ? { awaitingApproval: waiting } : {}),
-    };
-  }
-
   #emit(event: Parameters<RunEventSink["emit"]>[0]): void {
     try {
       this.#sink.emit(event);
@@ -417,10 +343,4 @@ export class AgentToolChildRunner {
       // observability never breaks a run
     }
   }
-}
-
-/** The approvals a run waits for: those still pending in its log (its own and its descendants'), or its row's. */
-function waitingFor(record: RunRecord, live: LiveRun | undefined): AgentToolApproval[] {
-  if (!live) return record.status === "running" ? (record.awaitingApproval ?? []) : [];
-  return live.pendingApprovals();
 }

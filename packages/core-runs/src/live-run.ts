@@ -134,6 +134,19 @@ export class LiveRun {
     this.log.publish({ type: "progress", body, at: this.#clock.now() });
   }
 
+  /**
+   * A run resumed after a restart: what the runs it dispatched before spent is read back from their rows
+   * (`definition.dispatchedUsage`) into its budget. Resolves once done (never rejects).
+   */
+  restoreDispatchedUsage(definition: AgentToolChildDefinition): Promise<void> {
+    const read = definition.dispatchedUsage;
+    if (!read) return Promise.resolve();
+    return Promise.resolve()
+      .then(() => read(this.runId))
+      .then(({ children, dispatched }) => this.budget.restore(children, dispatched))
+      .catch(() => undefined);
+  }
+
   recordProgress(snapshot: AgentToolProgressSnapshot): void {
     this.progress = snapshot;
     void this.#store.updateRun(this.runId, { progress: snapshot }).catch(() => undefined);

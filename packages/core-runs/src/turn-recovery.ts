@@ -1,3 +1,4 @@
+import { AgentToolsError } from "./errors.js";
 import type { LiveRunStart } from "./live-run.js";
 import type { Clock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
@@ -21,6 +22,36 @@ export type TurnRecoveryOptions = {
   shouldKeepRecovering: (run: RunRecord) => boolean;
   emit: RunEventSink["emit"];
 };
+
+/**
+ * The options of a runner's recovery, checked: `maxRecoveryAttempts` (default 3) must be a whole number ≥ 0.
+ * @internal
+ */
+export function recoveryOptions(options: {
+  store: RunStore;
+  clock: Clock;
+  agentType: string;
+  maxRecoveryAttempts?: number;
+  shouldKeepRecovering?: (run: RunRecord) => boolean;
+  emit: RunEventSink["emit"];
+}): TurnRecoveryOptions {
+  const maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
+  if (!Number.isSafeInteger(maxRecoveryAttempts) || maxRecoveryAttempts < 0) {
+    throw new AgentToolsError(
+      "INVALID_ARGUMENT",
+      `AgentToolChildRunner: maxRecoveryAttempts must be a whole number ≥ 0, got ${maxRecoveryAttempts}`,
+    );
+  }
+  const { store, clock, agentType, emit } = options;
+  return {
+    store,
+    clock,
+    agentType,
+    maxRecoveryAttempts,
+    shouldKeepRecovering: options.shouldKeepRecovering ?? (() => true),
+    emit,
+  };
+}
 
 /**
  * A run's journal, read when the run is made live again: its entries (void ones left out) and what its live run

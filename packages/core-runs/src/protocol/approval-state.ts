@@ -37,7 +37,9 @@ export function foldApprovalStates(states: Iterable<AgentToolApproval>): AgentTo
  * shows an answered approval as pending. Sequences stay; only the approval chunks' bodies change (the same array when
  * none does).
  */
-export function withLatestApprovals<TEntry extends Pick<AgentToolLogEntry, "body">>(entries: readonly TEntry[]): readonly TEntry[] {
+export function withLatestApprovals<TEntry extends Pick<AgentToolLogEntry, "body">>(
+  entries: readonly TEntry[],
+): readonly TEntry[] {
   const latest = new Map<string, AgentToolApproval>();
   for (const entry of entries) {
     const approval = readApprovalChunk(entry.body);
