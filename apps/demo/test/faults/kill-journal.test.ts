@@ -57,6 +57,16 @@ async function replayedApprovals(chatId: string): Promise<AgentToolApproval[]> {
   }
 }
 
+/** The toolCallId of the Editor's `write` call, once its log (at the top) holds it. */
+const writeCallIn = (messages: unknown[]): string | undefined => {
+  for (const frame of agentFrames(messages)) {
+    if (frame.event.kind !== "chunk") continue;
+    const body = frame.event.body as { toolName?: string; toolCallId?: string };
+    if (body.toolName === "write" && body.toolCallId !== undefined) return body.toolCallId;
+  }
+  return undefined;
+};
+
 const approve = (chatId: string, runId: string, approvalId: string) =>
   host.fetchJson<{ answered: boolean }>(
     `${base(chatId)}/approve/${encodeURIComponent(runId)}/${encodeURIComponent(approvalId)}`,
@@ -93,15 +103,8 @@ describe("killed right after the approve POST returns", () => {
     const events = await openEvents(host, chatId);
     const chat = await sendChat(host, chatId, WRITE, { requestId: `r-${chatId}`, userMessageId: `u-${chatId}` });
     // The Editor's `write` call names the Writer's run (`agent-tool:<toolCallId>`).
-    await events.waitFor((messages) =>
-      agentFrames(messages).some(
-        (frame) => frame.event.kind === "chunk" && (frame.event.body as { toolName?: string }).toolName === "write",
-      ),
-    );
-    const write = agentFrames(events.messages).find(
-      (frame) => frame.event.kind === "chunk" && (frame.event.body as { toolName?: string }).toolName === "write",
-    );
-    const writerRunId = `agent-tool:${(write?.event as { body: { toolCallId: string } }).body.toolCallId}`;
+    await events.waitFor((messages) => writeCallIn(messages) !== undefined);
+    const writerRunId = `agent-tool:${writeCallIn(events.messages)}`;
     await releaseHold(host, writerRunId);
     await events.waitFor((messages) => approvalsIn(messages).some((approval) => approval.status === "pending"));
     const [editor] = await listRuns(host, chatId);
