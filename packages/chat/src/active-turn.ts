@@ -42,6 +42,8 @@ export class ActiveTurn<TPeer> {
   readonly #limits: ChatLimits;
   #hasStart = false;
   #answerBytes = 0;
+  /** While `pushAll` runs: the chunks it writes together. */
+  #together: { written: UIMessageChunk[]; sent: UIMessageChunk[] } | null = null;
 
   constructor(options: {
     budget: RunBudget;
@@ -106,13 +108,14 @@ export class ActiveTurn<TPeer> {
       this.chunks.push(chunk);
       if (options.write !== false) this.#write(chunk);
     }
-    for (const [peer, following] of this.followers) this.#deliver(peer, following, chunk);
+    if (this.#together) this.#together.sent.push(chunk);
+    else for (const [peer, following] of this.followers) this.#deliver(peer, following, chunk);
     return "taken";
   }
 
   /**
    * Write a chunk the journal keeps that no follower is sent (the turn's usage as it changes): it goes with the next
-   * write, so a completed step's usage is durable with its `finish-step`.
+   * write (and takes no waiting `finish-step` along: see `ridesAlong`).
    */
   note(chunk: UIMessageChunk): void {
     this.chunks.push(chunk);
@@ -129,11 +132,37 @@ export class ActiveTurn<TPeer> {
     following.next += 1;
   }
 
+  /**
+   * Add chunks that go in the same write (a fact and the host's chunk that goes with it); the first result that is
+   * not `taken`, if any.
+   */
+  pushAll(chunks: readonly UIMessageChunk[]): PushResult {
+    const together = { written: [] as UIMessageChunk[], sent: [] as UIMessageChunk[] };
+    this.#together = together;
+    let result: PushResult = "taken";
+    try {
+      for (const chunk of chunks) if (result === "taken") result = this.push(chunk);
+    } finally {
+      this.#together = null;
+    }
+    this.writer.addAll(together.written);
+    // Ordering invariant, as for one chunk: a fact's write is issued before it is sent.
+    if (together.written.some(isJournalFact)) this.writer.flush().catch(() => undefined);
+    for (const chunk of together.sent) {
+      for (const [peer, following] of this.followers) this.#deliver(peer, following, chunk);
+    }
+    return result;
+  }
+
   #write(chunk: UIMessageChunk): void {
+    if (this.#together) {
+      this.#together.written.push(chunk);
+      return;
+    }
     this.writer.add(chunk);
-    // A fact of the journal (a call decided, its execution started, its result, a step finished) is written at once.
-    // Ordering invariant: its write is issued before it is sent to any follower (a Durable Object holds what it
-    // sends until the writes issued before are durable).
+    // A fact of the journal (a call decided, its execution started, its result, an approval, the stream's end) is
+    // written at once. Ordering invariant: its write is issued before it is sent to any follower (a Durable Object
+    // holds what it sends until the writes issued before are durable).
     if (isJournalFact(chunk)) this.writer.flush().catch(() => undefined);
   }
 

@@ -44,10 +44,14 @@ export class ChatTurnJournal<TPeer> implements TurnJournal {
   }
 
   append(chunk: UIMessageChunk): number {
-    this.#sequence += 1;
+    return this.appendAll([chunk]);
+  }
+
+  appendAll(chunks: readonly UIMessageChunk[]): number {
+    this.#sequence += chunks.length;
     const { state } = this.#active;
     if (state.phase === "ending" || state.phase === "ended") return this.#sequence;
-    const pushed = this.#active.push(chunk);
+    const pushed = chunks.length === 1 ? this.#active.push(chunks[0] as UIMessageChunk) : this.#active.pushAll(chunks);
     if (pushed === "over-answer-limit") {
       this.#onRefused(`The answer is too large to store (over ${this.#limit} bytes); it was ended there`);
     } else if (this.#active.writer.hasFailed) {
@@ -56,12 +60,7 @@ export class ChatTurnJournal<TPeer> implements TurnJournal {
     return this.#sequence;
   }
 
-  appendAll(chunks: readonly UIMessageChunk[]): number {
-    for (const chunk of chunks) this.append(chunk);
-    return this.#sequence;
-  }
-
-  /** Journal the turn's usage: written with the next write (a step's `finish-step` among them), sent to nobody. */
+  /** Journal the turn's usage: written with the next write, sent to nobody. */
   note(chunk: UIMessageChunk): void {
     this.#sequence += 1;
     this.#active.note(chunk);

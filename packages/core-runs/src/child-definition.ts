@@ -62,7 +62,7 @@ export type AgentToolTurnContext = {
   clock: Clock;
   /**
    * Record the run's structured output; `getAgentToolOutput` returns it by default. It is journaled in the run's log,
-   * so a run cut after its last step ends with it without calling its model again.
+   * so a run cut after its stream ended ends with it without calling its model again.
    */
   setOutput(output: unknown): void;
   /**

@@ -76,6 +76,8 @@ export async function runChildTurn(
     at: clock.now(),
     ...(record.trace !== undefined ? { trace: record.trace } : {}),
   });
+  // A run whose approvals were answered goes on on the log its paused turn finished.
+  log.reopen();
   const inputMessage = toInputMessage(record.input, runId, definition.formatAgentToolInput);
   const outcome = await runTurn(
     {

@@ -138,12 +138,14 @@ export {
   outputChunk,
   planResume,
   readOutputChunk,
+  ridesAlong,
   runDecidedCall,
   runTurn,
   TreeBinding,
   TurnRecord,
   turnRootId,
   undecidedCalls,
+  waitsForNext,
   wrapToolExecutes,
 } from "./turn/index.js";
 export { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./turn-recovery.js";

@@ -2,6 +2,7 @@ import type { UIMessageChunk } from "ai";
 import type { Clock, TimerHandle } from "./ports/clock.js";
 import type { RunStore } from "./ports/run-store.js";
 import type { AgentToolLogEntry, AgentToolTailItem } from "./protocol/index.js";
+import { ridesAlong, waitsForNext } from "./turn/journal-facts.js";
 
 /** Receives a live run's tail items in order: entries once they are written, ephemeral items in their place. */
 export type TailListener = (item: AgentToolTailItem) => void;
@@ -24,6 +25,11 @@ export const MAX_BURST_ENTRIES = 256;
  * - the others wait for the burst's end — a timer of 0 ms on the injected `Clock`, which fires once the event loop
  *   turns — or until `MAX_BURST_ENTRIES` are waiting, and go out in one write (of at most that many entries);
  * - `finish()` (the turn ended) writes the rest now.
+ *
+ * A step's `finish-step` (`waitsForNext`) is never written ahead of its burst: it goes with the next entry (a usage
+ * update aside) — the stream's `finish` after a turn's last step, which comes in the same burst — or at the burst's
+ * end (`writeNow`, `durable` and `finish` write it too). Entries appended together (`appendAll`) are never split
+ * between two writes either.
  *
  * A store failure is kept in `storeError`; the entries not yet written are dropped and `onStoreError` is called
  * (the runner aborts the turn).
@@ -52,6 +58,10 @@ export class LiveRunLog {
   #isForced = false;
   #lastSequence: number;
   #storeError: unknown;
+  /** The sequence of a `finish-step` waiting for the next entry or its burst's end: it and what follows wait too. */
+  #held: number | null = null;
+  /** Sequences written in the same write as the next one (entries appended together, a `finish-step` and its next). */
+  readonly #joined = new Set<number>();
 
   constructor(options: {
     store: RunStore;
@@ -96,11 +106,23 @@ export class LiveRunLog {
       this.#lastSequence += 1;
       return { sequence: this.#lastSequence, body, at: this.#clock.now() };
     });
-    if (entries.length === 0) return entries;
+    const first = entries[0];
+    if (first === undefined) return entries;
     const last = this.#pending.at(-1);
     if (last?.type === "entries") last.entries.push(...entries);
     else this.#pending.push({ type: "entries", entries: [...entries] });
     this.#pendingEntries += entries.length;
+    for (const entry of entries.slice(0, -1)) this.#joined.add(entry.sequence);
+    const held = this.#held;
+    const isReleased = held !== null && !bodies.every(ridesAlong);
+    if (isReleased) {
+      // The `finish-step` waiting goes in the same write as what comes after it.
+      for (let sequence = held; sequence < first.sequence; sequence += 1) this.#joined.add(sequence);
+      this.#held = null;
+    }
+    if (!this.#isFinished && this.#held === null && waitsForNext(bodies.at(-1) as UIMessageChunk)) {
+      this.#held = this.#lastSequence;
+    }
     if (this.#isFinished) {
       this.#startFlush();
     } else if (this.#burstEnd === null) {
@@ -108,11 +130,12 @@ export class LiveRunLog {
       // event loop to turn.
       this.#burstEnd = this.#clock.setTimeout(() => {
         this.#burstEnd = null;
+        this.#held = null;
         this.#startFlush();
       }, 0);
       this.#isLeadDue = true;
       this.#startFlush();
-    } else if (this.#pendingEntries >= MAX_BURST_ENTRIES) {
+    } else if (isReleased || this.#pendingEntries >= MAX_BURST_ENTRIES) {
       this.#startFlush();
     }
     return entries;
@@ -129,6 +152,7 @@ export class LiveRunLog {
 
   /** Write what is waiting now, without waiting for the burst's end (a fact of the turn's journal). */
   writeNow(): void {
+    this.#held = null;
     this.#isForced = true;
     this.#startFlush();
   }
@@ -146,8 +170,14 @@ export class LiveRunLog {
   /** The turn has ended: write everything now, and from now on at once. */
   finish(): void {
     this.#isFinished = true;
+    this.#held = null;
     this.#endBurst();
     this.#startFlush();
+  }
+
+  /** A turn of the run goes on (its approvals answered): entries are written per burst again, until `finish()`. */
+  reopen(): void {
+    this.#isFinished = false;
   }
 
   /** Resolves once nothing is being written (after `finish()`: once everything is). */
@@ -174,7 +204,10 @@ export class LiveRunLog {
     return this.#isForced || this.#burstEnd === null || this.#pendingEntries >= MAX_BURST_ENTRIES;
   }
 
-  /** Take the items waiting, up to `MAX_BURST_ENTRIES` entries (one append stays bounded too). */
+  /**
+   * Take the items waiting, up to `MAX_BURST_ENTRIES` entries (one append stays bounded too), none from a waiting
+   * `finish-step` on, and never splitting entries that go in the same write.
+   */
   #takeBatch(): AgentToolTailItem[] {
     const batch: AgentToolTailItem[] = [];
     let room = MAX_BURST_ENTRIES;
@@ -182,16 +215,35 @@ export class LiveRunLog {
       const item = this.#pending[0];
       if (item.type !== "entries") {
         batch.push(this.#pending.shift() as AgentToolTailItem);
-      } else if (item.entries.length <= room) {
-        batch.push(this.#pending.shift() as AgentToolTailItem);
-        room -= item.entries.length;
-      } else {
-        batch.push({ type: "entries", entries: item.entries.splice(0, room) });
-        room = 0;
+        continue;
       }
+      const count = this.#writableCount(item.entries, room, batch.length === 0);
+      if (count === 0) break;
+      const isWhole = count === item.entries.length;
+      const taken = isWhole ? item.entries : item.entries.splice(0, count);
+      if (isWhole) this.#pending.shift();
+      batch.push({ type: "entries", entries: taken });
+      for (const entry of taken) this.#joined.delete(entry.sequence);
+      room -= count;
+      // The rest of the item waits (for the next write, or for what a waiting `finish-step` goes with).
+      if (!isWhole) break;
     }
     this.#pendingEntries -= MAX_BURST_ENTRIES - room;
     return batch;
+  }
+
+  /** How many of `entries` (from the first) the next write takes, given `room` left in it. */
+  #writableCount(entries: readonly AgentToolLogEntry[], room: number, isFirst: boolean): number {
+    let count = 0;
+    for (const entry of entries) {
+      if (count === room || (this.#held !== null && entry.sequence >= this.#held)) break;
+      count += 1;
+    }
+    if (count === entries.length) return count;
+    // Cut before the entries that go in the same write as the last one taken (unless they alone fill a write).
+    let cut = count;
+    while (cut > 0 && this.#joined.has((entries[cut - 1] as AgentToolLogEntry).sequence)) cut -= 1;
+    return cut === 0 && isFirst && count === room ? count : cut;
   }
 
   #startFlush(): void {
@@ -212,6 +264,7 @@ export class LiveRunLog {
         if (this.#pending.length === 0) this.#isForced = false;
         if (this.#pending.length === 0 || !(this.#isLeadDue || this.#mayWrite())) break;
         const batch = this.#takeBatch();
+        if (batch.length === 0) break;
         this.#isLeadDue = false;
         const entries = batch.flatMap((item) => (item.type === "entries" ? item.entries : []));
         if (entries.length > 0) await this.#store.appendLog(this.#runId, entries);
@@ -221,6 +274,8 @@ export class LiveRunLog {
       this.#storeError = error;
       this.#pending.length = 0;
       this.#pendingEntries = 0;
+      this.#held = null;
+      this.#joined.clear();
       this.#endBurst();
       this.#onStoreError(error);
     } finally {

@@ -2,7 +2,14 @@
 // docs/decisions/2026-12-04-turn-engine.md).
 export type { DecidedCallOptions } from "./decided-call.js";
 export { callsNeedingApproval, noToolText, runDecidedCall } from "./decided-call.js";
-export { AGENT_OUTPUT_PART, isJournalFact, outputChunk, readOutputChunk } from "./journal-facts.js";
+export {
+  AGENT_OUTPUT_PART,
+  isJournalFact,
+  outputChunk,
+  readOutputChunk,
+  ridesAlong,
+  waitsForNext,
+} from "./journal-facts.js";
 export type { JournalEntry, JournaledApproval, JournaledCall, JournalFold } from "./journal-fold.js";
 export { emptyFold, foldEntry, foldJournal } from "./journal-fold.js";
 export type { ToolJournalGate } from "./journaled-tools.js";

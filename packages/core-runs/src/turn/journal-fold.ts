@@ -61,6 +61,8 @@ export type JournalFold = {
   error: string | undefined;
   /** The turn was aborted (an `abort` chunk). */
   aborted: boolean;
+  /** The turn's stream ended (`finish`) after its last step: nothing of it was cut. */
+  ended: boolean;
   /** The approvals the journal's `data-agent-approval` chunks hold (own and re-published), by the protocol's rule. */
   approvals: Map<string, AgentToolApproval>;
   /** The turn's own usage as the journal last recorded it. */
@@ -82,6 +84,7 @@ export function emptyFold(): JournalFold {
     text: "",
     error: undefined,
     aborted: false,
+    ended: false,
     approvals: new Map(),
     usage: undefined,
     output: undefined,
@@ -114,9 +117,16 @@ export function foldEntry(fold: JournalFold, entry: JournalEntry): void {
   }
   const open = fold.openStep;
   switch (body.type) {
+    case "start":
+      fold.ended = false;
+      return;
+    case "finish":
+      fold.ended = fold.openStep === null;
+      return;
     case "start-step":
       fold.openStep = { index: fold.finishedSteps.length, output: [sequence], parts: new Map() };
       fold.stepText = "";
+      fold.ended = false;
       return;
     case "finish-step": {
       const index = fold.finishedSteps.length;

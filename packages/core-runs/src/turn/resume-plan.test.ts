@@ -140,12 +140,16 @@ describe("planResume", () => {
     expect(cut).toMatchObject({ run: [], ask: [], waiting: [], next: "model" });
   });
 
-  it("a completed step is never done again: after its tool calls the model goes on, after text alone the turn is over", () => {
+  it("a completed step is never done again: the turn goes on after it, unless its stream had ended there", () => {
     const withCalls = journal(...STEP_ONE, { type: "start-step" }, ...decided("c1"), result("c1"), {
       type: "finish-step",
     });
     expect(plan(withCalls)).toMatchObject({ voided: [], run: [], next: "model" });
-    expect(plan(journal(...STEP_ONE))).toMatchObject({ voided: [], run: [], next: "end" });
+    // A turn's own steps (not the AI SDK's loop) may follow a step of text alone: the turn is over only at its end.
+    expect(plan(journal(...STEP_ONE))).toMatchObject({ voided: [], run: [], next: "model" });
+    expect(plan(journal(...STEP_ONE, { type: "finish" }))).toMatchObject({ voided: [], run: [], next: "end" });
+    // An approval's continuation starts a new stream: its `start` means the turn goes on again.
+    expect(plan(journal(...STEP_ONE, { type: "finish" }, { type: "start" })).next).toBe("model");
   });
 
   it("a call whose execution started and has no result runs again, also in a finished step; a client-side one waits", () => {

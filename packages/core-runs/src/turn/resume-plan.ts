@@ -22,7 +22,7 @@ export type ResumePlan = {
   waiting: JournaledCall[];
   /**
    * What comes next: the model goes on (`model`), the turn waits for approvals (`wait`), or it is over (`end`: its
-   * last step answered without a tool call, or the turn failed or was aborted).
+   * stream ended after its last step, or the turn failed or was aborted).
    */
   next: "model" | "wait" | "end";
 };
@@ -79,9 +79,9 @@ export function planResume(fold: JournalFold, requiresApproval: ReadonlySet<stri
     if (open) return "model";
     const answered = [...state.calls.values()].some((call) => call.approval?.answer && !call.settled);
     if (answered || run.length > 0) return "model";
-    const last = state.finishedSteps.at(-1);
-    // Nothing done yet, or the last step called tools: the model goes on (as the AI SDK's loop would).
-    return last === undefined || last ? "model" : "end";
+    // The turn's stream ended after its last step (its `finish` went with that step's end): it is over. Otherwise it
+    // was cut between two steps (or before its first): the model goes on.
+    return state.ended ? "end" : "model";
   }
 }
 

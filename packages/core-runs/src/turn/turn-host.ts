@@ -16,7 +16,7 @@ export type TurnStreamContext = {
   /** `model`, spending the turn's budget (see `budgetedModel`). */
   model<TModel extends WrappableLanguageModel>(model: TModel): ReturnType<typeof budgetedModel>;
   budget: RunBudget;
-  /** Record the turn's output: journaled, so a turn whose last step is journaled ends with it after a restart. */
+  /** Record the turn's output: journaled, so a turn whose stream ended ends with it after a restart. */
   setOutput(value: unknown): void;
 };
 

@@ -7,9 +7,11 @@ import type { JournalEntry } from "./journal-fold.js";
  *
  * Guarantees an implementation gives:
  * - `append` numbers each chunk with the next sequence and queues it for a bounded write; a **fact**
- *   (`isJournalFact`) is written at once. Nothing is handed to a reader (a tail, a follower) before it is written,
- *   or — where the host's platform holds what it sends until the writes before it are durable (a Durable Object's
- *   output gate) — before its write is issued;
+ *   (`isJournalFact`) is written at once, a step's `finish-step` never ahead of the chunk after it in the same burst
+ *   (`waitsForNext`). A fact is handed to no reader (a tail, a follower) before it is written, or — where the host's
+ *   platform holds what it sends until the writes before it are durable (a Durable Object's output gate) — before
+ *   its write is issued;
+ * - `appendAll` does the same for chunks that go in one write (never split between two);
  * - `durable()` resolves once everything appended before the call is stored, and rejects once a write failed;
  * - `read()` gives what is stored (entries void by a step reset left out), in order;
  * - `keep(entries, voided)` makes the journal go on from `entries` without the sequences `voided` (durably: a step
