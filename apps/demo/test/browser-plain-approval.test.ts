@@ -45,11 +45,11 @@ describe.skipIf(!hasChromium)("a reload of /plain.html while an approval waits, 
   };
   const pending = (tab: Page) => tab.locator('section.approval[data-status="pending"]');
   const storedOf = (chat: string) => demo.fetchJson<StoredMessage[]>(`/agents/plain/${chat}/messages`);
-  /** The approval chunks the top-level runs' logs hold, as a fresh client replays them. */
+  /** The approval chunks the top-level runs' logs hold, as a fresh client replays them (to the run's end). */
   const approvalChunks = async (chat: string) => {
     const events = await RecordingSocket.open(demoWsUrl(demo.host, `/agents/plain/${chat}`));
     try {
-      await events.waitFor((messages) => agentFrames(messages).some((frame) => frame.event.kind === "started"));
+      await events.waitFor((messages) => agentFrames(messages).some((frame) => frame.event.kind === "finished"));
       return agentFrames(events.messages).flatMap((frame: AgentToolEventFrame) => {
         const approval = frame.event.kind === "chunk" ? readApprovalChunk(frame.event.body) : null;
         return approval ? [approval.approvalId] : [];
