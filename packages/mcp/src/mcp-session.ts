@@ -44,7 +44,10 @@ export class McpSession {
   readonly #tasks: RunTasks;
   readonly #elicitationTimeoutMs: number;
   /** The tasks this session created: their progress token (if the call gave one) and the progress sent so far. */
-  readonly #created = new Map<string, { token: ProgressToken | undefined; sent: number; status: string }>();
+  readonly #created = new Map<
+    string,
+    { token: ProgressToken | undefined; sent: number; last: string | undefined; status: string }
+  >();
   /** The approvals asked of this session's client and not answered yet (their elicitations are out). */
   readonly #asked = new Set<string>();
 
@@ -68,10 +71,17 @@ export class McpSession {
     return this.#created.has(taskId);
   }
 
-  /** Tell the client of progress of a task this session created (on its standalone stream, if it has one open). */
+  /**
+   * Tell the client of progress of a task this session created (on its standalone stream, if it has one open). A
+   * report that brings nothing new (the snapshot sent last, as a tail that attaches again repeats it) is not sent.
+   */
   progress(taskId: string, snapshot: AgentToolProgressSnapshot, message: string): void {
     const created = this.#created.get(taskId);
     if (!created || created.token === undefined) return;
+    const { milestone, message: said, phase, fraction, at, data } = snapshot;
+    const text = JSON.stringify([milestone, said, phase, fraction, at, data]);
+    if (text === created.last) return;
+    created.last = text;
     created.sent += 1;
     const params = {
       progressToken: created.token,
@@ -95,7 +105,7 @@ export class McpSession {
       const started = await this.#tasks.start(name, tool.child, args);
       if (!started.ok) throw new McpError(ErrorCode.InvalidParams, started.error);
       const { taskId, status } = started.task;
-      this.#created.set(taskId, { token: extra._meta?.progressToken, sent: 0, status });
+      this.#created.set(taskId, { token: extra._meta?.progressToken, sent: 0, last: undefined, status });
       return { task: started.task };
     };
     const handler = {
