@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 /** The SDK's client on the parent `name`'s MCP endpoint; `streamOpen` resolves once its own stream (GET) is open. */
-async function connect(running: MiniflareHost, name: string) {
+async function connect(running: MiniflareHost, name: string, headers: Record<string, string> = {}) {
   let opened: () => void = () => undefined;
   const streamOpen = new Promise<void>((resolve) => {
     opened = resolve;
@@ -34,6 +34,7 @@ async function connect(running: MiniflareHost, name: string) {
     { capabilities: { elicitation: { form: {} }, tasks: { list: {}, cancel: {} } } },
   );
   const transport = new StreamableHTTPClientTransport(new URL(`/agents/parent/${name}/mcp`, running.url), {
+    requestInit: { headers },
     fetch: async (url, init) => {
       const response = await fetch(url, init);
       if (init?.method === "GET" && response.ok) opened();
@@ -59,6 +60,25 @@ const untilStatus = (client: Client, taskId: string, status: string) =>
 const runsOf = (running: MiniflareHost, name: string) => running.fetchJson<RunInfo[]>(`/agents/parent/${name}/runs`);
 
 describe("MCP tasks on a parent (workerd)", () => {
+  it("is authorized by the parent's authorize hook, as every route is", async () => {
+    const running = await startHost({ PARENT_KEY: "secret" });
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+    };
+    const refused = await running.fetch("/agents/parent/mcp-auth/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify(initialize),
+    });
+    expect(refused.status).toBe(401);
+    await expect(connect(running, "mcp-auth")).rejects.toThrow(/Unauthorized/);
+    const { client } = await connect(running, "mcp-auth", { authorization: "Bearer secret" });
+    expect((await client.listTools()).tools.length).toBe(3);
+  });
+
   it("a call is a task at once, and the task survives a kill while it runs: the same run finishes, once", async () => {
     const running = await startHost({ ECHO_HOLD_AFTER: "2" });
     const { client } = await connect(running, "mcp-run");
