@@ -16,7 +16,7 @@ export {
 } from "./mcp-task-endpoint.js";
 export { ApprovalFold } from "./pending-approvals.js";
 export { PROGRESS_META_KEY, progressOfChunk } from "./progress-notification.js";
-export { MCP_CANCEL_REASON, RunTaskStore, TaskSideChannel } from "./run-task-store.js";
+export { MCP_CANCEL_REASON, RunTaskStore } from "./run-task-store.js";
 export {
   MCP_TASK_META_KEY,
   MCP_TASK_PAGE_SIZE,
@@ -26,4 +26,5 @@ export {
   type TaskStartRefusal,
 } from "./run-tasks.js";
 export { isoTime, type TaskRun, taskOfRun } from "./task-of-run.js";
+export { TaskSideChannel } from "./task-side-channel.js";
 export { toolResultOf } from "./tool-result.js";

@@ -11,8 +11,9 @@ import {
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { approvalAnswerOf, approvalElicitation } from "./approval-elicitation.js";
 import { PROGRESS_META_KEY } from "./progress-notification.js";
-import { RunTaskStore, TaskSideChannel } from "./run-task-store.js";
+import { RunTaskStore } from "./run-task-store.js";
 import type { RunTasks } from "./run-tasks.js";
+import { TaskSideChannel } from "./task-side-channel.js";
 
 /** An agent tool served as an MCP tool: the child it runs, and what MCP clients see of it. */
 export type McpAgentTool = {

@@ -26,6 +26,9 @@ import { createOpenTelemetryExporter } from "./otel-exporter.js";
 import { createRunSpanIds } from "./run-span-ids.js";
 import { parseTraceparent } from "./traceparent.js";
 
+/** A run's recorded start (epoch ms). */
+const T0 = 1_767_225_600_000;
+
 let spans: InMemorySpanExporter;
 let provider: BasicTracerProvider;
 
@@ -205,7 +208,7 @@ describe("GenAI agent spans", () => {
       tracer: first.getTracer("agent-tools"),
       source: hub,
       ids,
-      now: () => 1_000,
+      now: () => T0,
       parentContext: () => trace.setSpan(ROOT_CONTEXT, turnSpan),
     });
     const stored = dying.traceContext({
@@ -223,8 +226,13 @@ describe("GenAI agent spans", () => {
     const next = new BasicTracerProvider({ idGenerator: nextIds, spanProcessors: [new SimpleSpanProcessor(spans)] });
     const nextHub = createRunEventHub();
     createOpenTelemetryExporter({ tracer: next.getTracer("agent-tools"), source: nextHub, ids: nextIds });
-    const reattach = { runId: "r1", agentType: "Echo", afterSequence: 3, startedAt: 1_000 };
-    nextHub.emit({ type: "agent_tool:run:reattach", ...reattach, ...(stored ? { trace: stored } : {}), at: 5_000 });
+    const reattach = { runId: "r1", agentType: "Echo", afterSequence: 3, startedAt: T0 };
+    nextHub.emit({
+      type: "agent_tool:run:reattach",
+      ...reattach,
+      ...(stored ? { trace: stored } : {}),
+      at: T0 + 4_000,
+    });
     nextHub.emit({
       type: "agent_tool:run:finish",
       runId: "r1",
@@ -232,7 +240,7 @@ describe("GenAI agent spans", () => {
       status: "completed",
       previousStatus: "running",
       durationMs: 9_000,
-      at: 10_000,
+      at: T0 + 9_000,
     });
     const agent = one("invoke_agent Echo");
     const tool = one("execute_tool Echo");
@@ -243,9 +251,10 @@ describe("GenAI agent spans", () => {
     expect(parentOf(tool)).toBe(turnSpan.spanContext().spanId);
     // From the run's recorded start to its end.
     for (const span of [agent, tool]) {
+      // (Epoch ms, as a registry's clock gives them: the SDK takes numbers below its process's uptime for its own.)
       expect([span.startTime, span.endTime]).toEqual([
-        [1, 0],
-        [10, 0],
+        [1_767_225_600, 0],
+        [1_767_225_609, 0],
       ]);
       expect(span.status.code).toBe(SpanStatusCode.OK);
     }
