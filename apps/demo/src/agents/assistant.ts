@@ -37,6 +37,37 @@ export const SERVER_TURN_SOURCE = "assistant:server-turn";
 /** How `@agent-tools/detached`'s default `formatDetachedCompletion` starts a completion message. */
 const COMPLETION_PREFIX = "Background task ";
 
+/**
+ * The Assistant's child tools, by name: what its model calls (`getTools`) and what MCP clients call as tasks
+ * (`mcp()`, at `/agents/assistant/<name>/mcp`), the same child and options.
+ */
+const CHILD_TOOLS = {
+  research: {
+    child: Researcher,
+    description: "Ask the Researcher agent to look up a topic and report findings",
+    inputSchema: z.object({ topic: z.string().min(1) }),
+    displayName: "Researcher",
+  },
+  summarize: {
+    child: Summarizer,
+    description: "Ask the Summarizer agent for a structured summary of a text",
+    inputSchema: z.object({ text: z.string().min(1) }),
+    displayName: "Summarizer",
+  },
+  edit: {
+    child: Editor,
+    description: "Ask the Editor to tidy a text and have its Writer save it as a file (the write needs approval)",
+    inputSchema: z.object({ text: z.string().min(1) }),
+    displayName: "Editor",
+  },
+  importData: {
+    child: Importer,
+    description: "Import a data set in batches",
+    inputSchema: z.object({ batches: z.number().int().min(1).max(20) }),
+    displayName: "Importer",
+  },
+};
+
 /** Recovery windows from optional bindings (tests shorten them); unset → the spec's defaults. */
 const RECOVERY_KNOBS = {
   agentToolInspectTimeoutMs: "RECOVERY_INSPECT_TIMEOUT_MS",
@@ -88,27 +119,10 @@ export class Assistant extends AgentToolParent<Env> {
         ? this.agentTool(child, { ...options, preliminaryResults: true })
         : this.agentTool(child, { ...options, preliminaryResults: false });
     return {
-      research: childTool(Researcher, {
-        description: "Ask the Researcher agent to look up a topic and report findings",
-        inputSchema: z.object({ topic: z.string().min(1) }),
-        displayName: "Researcher",
-      }),
-      summarize: childTool(Summarizer, {
-        description: "Ask the Summarizer agent for a structured summary of a text",
-        inputSchema: z.object({ text: z.string().min(1) }),
-        outputSchema: summarySchema,
-        displayName: "Summarizer",
-      }),
-      edit: childTool(Editor, {
-        description: "Ask the Editor to tidy a text and have its Writer save it as a file (the write needs approval)",
-        inputSchema: z.object({ text: z.string().min(1) }),
-        displayName: "Editor",
-      }),
-      importData: childTool(Importer, {
-        description: "Import a data set in batches",
-        inputSchema: z.object({ batches: z.number().int().min(1).max(20) }),
-        displayName: "Importer",
-      }),
+      research: childTool(Researcher, CHILD_TOOLS.research),
+      summarize: childTool(Summarizer, { ...CHILD_TOOLS.summarize, outputSchema: summarySchema }),
+      edit: childTool(Editor, CHILD_TOOLS.edit),
+      importData: childTool(Importer, CHILD_TOOLS.importData),
       startBackgroundImport: tool({
         description: "Start a data import in the background and answer at once; you are told when it finishes",
         inputSchema: z.object({ batches: z.number().int().min(1).max(20) }),
@@ -126,6 +140,17 @@ export class Assistant extends AgentToolParent<Env> {
         },
       }),
     } as ToolSet;
+  }
+
+  /** The child tools, served to MCP clients as tools that run as tasks (`@agent-tools/mcp`). */
+  protected override mcp() {
+    const tools = Object.fromEntries(
+      Object.entries(CHILD_TOOLS).map(([name, { child, description, inputSchema }]) => [
+        name,
+        { child, description, inputSchema },
+      ]),
+    );
+    return { tools, ...(this.env.DEMO_MCP_POLL_MS ? { pollIntervalMs: Number(this.env.DEMO_MCP_POLL_MS) } : {}) };
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {

@@ -17,6 +17,7 @@ import {
 import type { Tool, ToolSet, UIMessage } from "ai";
 import type { DetachedFinishHost, ParentRunAgentToolDetachedOptions } from "./detached-dispatch-options.js";
 import { parentHookOptions } from "./lifecycle-hooks.js";
+import { ParentMcp } from "./mcp-route.js";
 import { AgentToolParentDefinition } from "./parent-definition.js";
 import { buildParentParts, hasStoredState, type ParentParts, startUpParent } from "./parent-parts.js";
 import { serveParentRequest } from "./parent-route-table.js";
@@ -49,6 +50,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   #parts: ParentParts | undefined;
   #ready: Promise<void> | undefined;
   readonly #tokens = new RunReadTokens({ parentId: this.ctx.id.toString(), secret: () => this.runTokenSecret() });
+  readonly #mcp = new ParentMcp(() => this.mcp());
 
   constructor(ctx: DurableObjectState, env: TEnv) {
     super(ctx, env);
@@ -147,6 +149,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       tokens: this.#tokens,
       parts: () => this.#wired(),
       clock: systemClock,
+      mcp: this.#mcp,
       authorize: (incoming, route) => this.authorize(incoming, route),
       onRequest: (incoming, route) => this.onRequest(incoming, route),
     });

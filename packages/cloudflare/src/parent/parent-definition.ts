@@ -14,6 +14,7 @@ import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
 import type { ToolSet } from "ai";
 import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
 import type { ParentLifecycleHooks } from "./lifecycle-hooks.js";
+import type { AgentToolParentMcp } from "./mcp-route.js";
 import type { ParentChatOptions } from "./parent-chat.js";
 import type { AgentToolParentRoute } from "./parent-routes.js";
 import { RUN_TOKEN_SECRET_BINDING } from "./run-read-tokens.js";
@@ -88,6 +89,15 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
    * from the alarm. Replay shows clients the same runs. Default: none (full logs are kept until cleared).
    */
   protected retainLogs(): RetainLogsPolicy | undefined {
+    return undefined;
+  }
+  /**
+   * The agent tools this parent serves to MCP clients at `…/mcp` (Streamable HTTP, MCP Tasks: `@agent-tools/mcp`), by
+   * MCP tool name — `{ tools: { research: { child: Researcher, description, inputSchema } } }`, the same child and
+   * options as its `agentTool` — and the endpoint's options. Default: none (the route answers 404). Each request is
+   * authorized by `authorize` first.
+   */
+  protected mcp(): AgentToolParentMcp | undefined {
     return undefined;
   }
   /** Options of the conversation: size and queue limits, write interval, resume attempts. */

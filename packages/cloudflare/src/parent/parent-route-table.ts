@@ -11,6 +11,7 @@ import { serveAgUi } from "./ag-ui-route.js";
 import { readApprovalRequest } from "./approval-request.js";
 import { readCancelRequest } from "./cancel-request.js";
 import type { ParentEventSockets } from "./event-sockets.js";
+import type { ParentMcp } from "./mcp-route.js";
 import type { ParentChat } from "./parent-chat.js";
 import { type AgentToolParentRoute, parseParentRoute, readsRun } from "./parent-routes.js";
 import { badBody } from "./request-body.js";
@@ -32,6 +33,8 @@ export type ParentRouteHost = {
   /** The parent's parts, wired (storage created, start-up begun) on the first call: only for an authorized request. */
   parts(): ParentRouteParts;
   clock: Clock;
+  /** The parent's MCP endpoint (built on its first request). */
+  mcp: ParentMcp;
   sink?: RunEventSink;
   authorize(request: Request, route: AgentToolParentRoute): Response | undefined | Promise<Response | undefined>;
   onRequest(request: Request, route: AgentToolParentRoute): Response | Promise<Response>;
@@ -101,6 +104,8 @@ async function serveRoute(
       return Response.json(await registry.listAgentToolRuns());
     case "ag-ui":
       return serveAgUi(request, parts);
+    case "mcp":
+      return host.mcp.serve(request, parts);
     case "cancel": {
       const body = await readCancelRequest(request);
       if (!body.ok) return badBody(body);

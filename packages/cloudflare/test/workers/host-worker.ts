@@ -42,6 +42,7 @@
  *   static options: `detachedMaxBudgetMs = 400`, `agentToolReattachNoProgressTimeoutMs = 0`. `POST /test/start` with
  *   `&detached=1` dispatches a detached run (answers the dispatch's result).
  * - `WorkflowParent` (binding `WORKFLOW`, under `/agents/workflow/<name>/…`) has no conversation, only workflow runs.
+ * - `Parent` serves `echo`, `gauge` and `relay` as MCP tools at `/agents/parent/<name>/mcp` (MCP Tasks).
  * - `PARENT_RETAIN_RUNS` sets the parent's `retainLogs` to `{ maxRuns: N, settleMs: 0 }`; `GET /test/compacted` lists
  *   the runs whose logs it compacted.
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
@@ -409,6 +410,26 @@ export class Parent extends AgentToolParent<Env> {
       Gauge: this.env.GAUGE,
       Middle: this.env.MIDDLE,
       Relay: this.env.RELAY,
+    };
+  }
+
+  /** Its MCP tools (`/mcp`): `echo`, `gauge` and `relay`, each an agent tool of the same child as in its chat. */
+  protected override mcp() {
+    return {
+      pollIntervalMs: 50,
+      tools: {
+        echo: { child: Echo, description: "Echo a text", inputSchema: z.object({ text: z.string() }) },
+        gauge: {
+          child: Gauge,
+          description: "Measure, reporting progress",
+          inputSchema: z.object({ text: z.string() }),
+        },
+        relay: {
+          child: Relay,
+          description: "Relay a text down to a Writer, whose write needs approval",
+          inputSchema: z.object({ text: z.string(), depth: z.number() }),
+        },
+      },
     };
   }
 
