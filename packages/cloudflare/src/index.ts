@@ -9,6 +9,7 @@ export type {
   AgentToolChildChatRpc,
   AgentToolChildRpc,
   AgentToolChildStub,
+  AgentToolRunChatOptions,
   AgentToolRunChatResult,
   ChildNamespace,
 } from "./adapters/durable-object-child-transport.js";
