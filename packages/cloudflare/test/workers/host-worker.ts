@@ -45,6 +45,7 @@
  *   static options: `detachedMaxBudgetMs = 400`, `agentToolReattachNoProgressTimeoutMs = 0`. `POST /test/start` with
  *   `&detached=1` dispatches a detached run (answers the dispatch's result).
  * - `WorkflowParent` (binding `WORKFLOW`, under `/agents/workflow/<name>/…`) has no conversation, only workflow runs.
+ * - `PARENT_PAGE_BURST`, `PARENT_PAGE_REFILL_MS` and `PARENT_MAX_PAGE_BYTES` set the parent's `eventSocketOptions()`.
  * - `PARENT_RETAIN_RUNS` sets the parent's `retainLogs` to `{ maxRuns: N, settleMs: 0 }`; `GET /test/compacted` lists
  *   the runs whose logs it compacted.
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
@@ -129,6 +130,10 @@ type Env = {
   MIDDLE: DurableObjectNamespace;
   RELAY: DurableObjectNamespace;
   WRITER: DurableObjectNamespace;
+  /** The parent's event socket options: page requests at once, then one per this many ms, and bytes a page. */
+  PARENT_PAGE_BURST?: string;
+  PARENT_PAGE_REFILL_MS?: string;
+  PARENT_MAX_PAGE_BYTES?: string;
   /** The parent keeps full logs for this many finished runs (`retainLogs`); unset: all. */
   PARENT_RETAIN_RUNS?: string;
   /** The span log (`OTEL=1`). */
@@ -412,6 +417,16 @@ export class Parent extends AgentToolParent<Env> {
       Gauge: this.env.GAUGE,
       Middle: this.env.MIDDLE,
       Relay: this.env.RELAY,
+    };
+  }
+
+  /** Page requests on the event socket: `PARENT_PAGE_BURST`, `PARENT_PAGE_REFILL_MS`, `PARENT_MAX_PAGE_BYTES`. */
+  protected override eventSocketOptions() {
+    const { PARENT_PAGE_BURST: burst, PARENT_PAGE_REFILL_MS: refill, PARENT_MAX_PAGE_BYTES: bytes } = this.env;
+    return {
+      ...(burst ? { pageRequestBurst: Number(burst) } : {}),
+      ...(refill ? { pageRequestRefillMs: Number(refill) } : {}),
+      ...(bytes ? { maxPageBytes: Number(bytes) } : {}),
     };
   }
 
