@@ -2,7 +2,7 @@
 // the send queue, size limits, storage failures, and start-up recovery.
 import { AgentToolsError, WRAP_UP_INSTRUCTION } from "@agent-tools/core-runs";
 import { textStep, toolCallsStep, toolResultsSeen, withUsage } from "@agent-tools/core-runs/testing";
-import { convertToModelMessages, tool, type UIMessage } from "ai";
+import { convertToModelMessages, tool, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { INTERRUPTED_TURN_TEXT, UNSTORED_TURN_TEXT } from "./chat-engine.js";
@@ -62,6 +62,29 @@ describe("a turn", () => {
     expect(frameTypes(tab, "r1").at(-1)).toBe("end");
     expect(announced.map((event) => event.kind)).toEqual(["message", "turn-started", "turn-ended"]);
     expect(announced.at(-1)).toMatchObject({ kind: "turn-ended", status: "completed" });
+  });
+
+  it("lets the turn wait until what its stream gave so far is stored (context.whenStored), within a write interval", async () => {
+    const storedWhenAsked: string[][] = [];
+    const { engine, store, clock } = setUpEngine({
+      stream: (context) =>
+        (async function* (): AsyncGenerator<UIMessageChunk> {
+          yield { type: "start" };
+          yield { type: "text-start", id: "t" };
+          yield { type: "text-delta", id: "t", delta: "stored " };
+          yield { type: "tool-output-available", toolCallId: "c1", output: "done" } as UIMessageChunk;
+          // The clock has not moved: the chunks after the first wait for the next write, unless asked for.
+          storedWhenAsked.push((await store.turnChunks(context.turnId)).map((chunk) => chunk.type));
+          await context.whenStored();
+          storedWhenAsked.push((await store.turnChunks(context.turnId)).map((chunk) => chunk.type));
+          yield { type: "text-end", id: "t" };
+          yield { type: "finish" };
+        })(),
+    });
+    const start = clock.now();
+    await engine.sendMessage(userMessage("u1", "hi"));
+    expect(clock.now()).toBe(start);
+    expect(storedWhenAsked).toEqual([["start"], ["start", "text-start", "text-delta", "tool-output-available"]]);
   });
 });
 

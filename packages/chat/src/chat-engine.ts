@@ -68,6 +68,13 @@ export type ChatTurnContext = {
   model<TModel extends WrappableLanguageModel>(model: TModel): ReturnType<typeof budgetedModel>;
   /** The turn's budget as it is spent (what is left for the runs its tools dispatch). */
   budget: RunBudget;
+  /**
+   * Resolves once every chunk the engine has taken from this turn's stream so far is stored (a streaming answer is
+   * otherwise written at most once per `writeIntervalMs`); rejects when a write failed. Called from the turn's own
+   * stream (after a `yield`), that is everything it yielded before: e.g. wait for a tool result to be durable before
+   * doing something a crash must not find undone.
+   */
+  whenStored(): Promise<void>;
 };
 
 /**
@@ -571,6 +578,7 @@ export class ChatEngine<TPeer> {
       origin: active.stored.origin,
       model: (model) => budgetedModel(model, active.budget, { abortSignal }),
       budget: active.budget,
+      whenStored: () => active.writer.flush(),
     });
     for await (const chunk of stream as AsyncIterable<UIMessageChunk>) {
       if (active.controller.signal.aborted) break;

@@ -9,6 +9,7 @@ export type {
   AgentToolChildChatRpc,
   AgentToolChildRpc,
   AgentToolChildStub,
+  AgentToolRunChatOptions,
   AgentToolRunChatResult,
   ChildNamespace,
 } from "./adapters/durable-object-child-transport.js";
@@ -38,6 +39,12 @@ export { AgentToolChild, DEFAULT_CHILD_WAKE_INTERVAL_MS } from "./child/agent-to
 export { AgentToolParent } from "./parent/agent-tool-parent.js";
 export type { CancelRequestBody } from "./parent/cancel-request.js";
 export { MAX_CANCEL_BODY_BYTES, MAX_CANCEL_REASON_LENGTH, readCancelRequest } from "./parent/cancel-request.js";
+export type { ParentEventSocketOptions } from "./parent/event-sockets.js";
+export {
+  DEFAULT_MAX_PAGE_BYTES,
+  DEFAULT_PAGE_REQUEST_BURST,
+  DEFAULT_PAGE_REQUEST_REFILL_MS,
+} from "./parent/event-sockets.js";
 export type { AgentToolParentMcp } from "./parent/mcp-route.js";
 export type { ParentChatOptions } from "./parent/parent-chat.js";
 export { AgentToolParentDefinition, DEFAULT_PARENT_WAKE_INTERVAL_MS } from "./parent/parent-definition.js";

@@ -48,6 +48,8 @@ export function hostWorkerPerTest(
           SPANS: "SpanLog",
         },
         persistDirectory: persist.path,
+        // `request.signal` aborts when a client goes away (a post to a child's chat is then dropped before its turn).
+        compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
         bindings,
       });
       return host;

@@ -90,15 +90,18 @@ export class FaultHold {
 
 /**
  * A turn stream that passes `stream`'s chunks through until `isHoldPoint` holds for one; when the consumer asks for
- * the chunk after it (so it has taken that one: sent it, logged it), `hold()` is awaited instead, which never ends.
+ * the chunk after it (so it has taken that one: sent it, logged it), `hold(streamed)` is awaited instead, which never
+ * ends (`streamed`: every chunk passed through).
  */
 export async function* holdStreamAfter(
   stream: AgentToolTurnStream,
   isHoldPoint: (chunk: UIMessageChunk) => boolean,
-  hold: () => Promise<never>,
+  hold: (streamed: readonly UIMessageChunk[]) => Promise<never>,
 ): AsyncGenerator<UIMessageChunk> {
+  const streamed: UIMessageChunk[] = [];
   for await (const chunk of stream as AsyncIterable<UIMessageChunk>) {
+    streamed.push(chunk);
     yield chunk;
-    if (isHoldPoint(chunk)) await hold();
+    if (isHoldPoint(chunk)) await hold(streamed);
   }
 }

@@ -23,6 +23,7 @@ import {
   type ChildStartOptions,
   DEFAULT_MAX_RECOVERY_ATTEMPTS,
   delay,
+  getDefaultRunEventHub,
   positionOf,
   type RunRecord,
   systemClock,
@@ -37,6 +38,7 @@ import type { Tool, UIMessage } from "ai";
 import type {
   AgentToolChildChatRpc,
   AgentToolChildRpc,
+  AgentToolRunChatOptions,
   AgentToolRunChatResult,
   ChildNamespace,
 } from "../adapters/durable-object-child-transport.js";
@@ -401,9 +403,20 @@ export abstract class AgentToolChild<TEnv = unknown>
   /**
    * Talk on in the conversation of run `runId` once it has ended (the parent's `POST …/sub/<agentType>/<runId>/chat`):
    * the child answers with the run's messages and what was said since before the new message, as a direct chat does.
+   * The messages of one conversation are answered in turn; with `options.maxQueuedSends`, one more waiting is refused,
+   * and one withdrawn before its turn (`agentToolRunChatWithdraw`) never runs.
    */
-  agentToolRunChat(runId: string, message: UIMessage): Promise<AgentToolRunChatResult> {
-    return this.#directChat().sendToRun(runId, message);
+  agentToolRunChat(
+    runId: string,
+    message: UIMessage,
+    options?: AgentToolRunChatOptions,
+  ): Promise<AgentToolRunChatResult> {
+    return this.#directChat().sendToRun(runId, message, options);
+  }
+
+  /** Withdraw a message into a run's conversation that still waits for its turn (its sender went away). */
+  async agentToolRunChatWithdraw(requestId: string): Promise<boolean> {
+    return this.#directChat().withdraw(requestId);
   }
 
   /** Run `runId`'s conversation: its input and answer, then what was said since through the parent. */
@@ -416,6 +429,8 @@ export abstract class AgentToolChild<TEnv = unknown>
       ctx: this.ctx,
       runner: () => this.runner,
       start: (runId, input) => this.agentToolStart(runId, input),
+      sink: getDefaultRunEventHub(),
+      clock: systemClock,
     });
     return this.#chat;
   }

@@ -193,6 +193,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       detachedOptions: options.detached,
       recoveryOptions: options.recovery,
       chatOptions: this.chatOptions(),
+      eventSocketOptions: this.eventSocketOptions(),
       retainLogs: this.retainLogs(),
     });
     // Start-up follows wiring, after construction: whatever wired the parent first (a request, an alarm, a call).

@@ -13,6 +13,7 @@ import type { DetachedRunsOptions } from "@agent-tools/detached";
 import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
 import type { ToolSet } from "ai";
 import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
+import type { ParentEventSocketOptions } from "./event-sockets.js";
 import type { ParentLifecycleHooks } from "./lifecycle-hooks.js";
 import type { AgentToolParentMcp } from "./mcp-route.js";
 import type { ParentChatOptions } from "./parent-chat.js";
@@ -102,6 +103,14 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
   }
   /** Options of the conversation: size and queue limits, write interval, resume attempts. */
   protected chatOptions(): ParentChatOptions {
+    return {};
+  }
+  /**
+   * What the event sockets' page requests (paged replay) may cost: requests a socket may make at once and how fast
+   * they come back (past them, a request is refused with when to ask again), and the bytes one page of older runs
+   * may send. Defaults: 10, one a second, 1 MB.
+   */
+  protected eventSocketOptions(): ParentEventSocketOptions {
     return {};
   }
   /** The secret run read tokens are signed with (default: the `AGENT_TOOLS_RUN_TOKEN_SECRET` binding). */

@@ -134,7 +134,12 @@ async function serveRoute(
     case "sub-chat":
     case "sub-messages":
       if (!(await registry.hasAgentToolRun(route.agentType, route.runId))) return noSuchRun();
-      return serveSubChat(request, route, transport.stub({ agentType: route.agentType, runId: route.runId }));
+      return serveSubChat(
+        request,
+        route,
+        transport.stub({ agentType: route.agentType, runId: route.runId }),
+        chat.engine,
+      );
     case "other":
       return host.onRequest(request, route);
   }

@@ -2,8 +2,15 @@ export type {
   AgentToolApproval,
   AgentToolApprovalAnswer,
   AgentToolApprovalStatus,
+  ApprovalReasonReading,
 } from "./approvals.js";
-export { AGENT_APPROVAL_PART, approvalChunk, MAX_APPROVAL_REASON_LENGTH, readApprovalChunk } from "./approvals.js";
+export {
+  AGENT_APPROVAL_PART,
+  approvalChunk,
+  MAX_APPROVAL_REASON_LENGTH,
+  readApprovalChunk,
+  readApprovalReason,
+} from "./approvals.js";
 export type { AgentChatEvent, AgentChatEventFrame, AgentChatTurnStatus } from "./chat-events.js";
 export {
   AGENT_CHAT_EVENT_TYPE,
