@@ -149,6 +149,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       clock: systemClock,
       authorize: (incoming, route) => this.authorize(incoming, route),
       onRequest: (incoming, route) => this.onRequest(incoming, route),
+      agUi: { maxStreams: this.agUiMaxStreams },
     });
   }
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {

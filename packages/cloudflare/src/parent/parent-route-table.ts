@@ -7,7 +7,7 @@ import {
 } from "@agent-tools/core-runs";
 import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { isCurrentGeneration } from "../auth/run-read-token.js";
-import { serveAgUi } from "./ag-ui-route.js";
+import { type AgUiRouteOptions, serveAgUi } from "./ag-ui-route.js";
 import { readApprovalRequest } from "./approval-request.js";
 import { readCancelRequest } from "./cancel-request.js";
 import type { ParentEventSockets } from "./event-sockets.js";
@@ -35,6 +35,8 @@ export type ParentRouteHost = {
   sink?: RunEventSink;
   authorize(request: Request, route: AgentToolParentRoute): Response | undefined | Promise<Response | undefined>;
   onRequest(request: Request, route: AgentToolParentRoute): Response | Promise<Response>;
+  /** The AG-UI route's options (its cap on open streams). */
+  agUi: AgUiRouteOptions;
 };
 
 /**
@@ -100,7 +102,7 @@ async function serveRoute(
     case "runs":
       return Response.json(await registry.listAgentToolRuns());
     case "ag-ui":
-      return serveAgUi(request, parts);
+      return serveAgUi(request, parts, host.agUi);
     case "cancel": {
       const body = await readCancelRequest(request);
       if (!body.ok) return badBody(body);

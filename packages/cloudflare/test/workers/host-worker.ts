@@ -44,6 +44,7 @@
  * - `WorkflowParent` (binding `WORKFLOW`, under `/agents/workflow/<name>/…`) has no conversation, only workflow runs.
  * - `PARENT_RETAIN_RUNS` sets the parent's `retainLogs` to `{ maxRuns: N, settleMs: 0 }`; `GET /test/compacted` lists
  *   the runs whose logs it compacted.
+ * - `PARENT_AG_UI_MAX_STREAMS` sets the parent's `agUiMaxStreams` (its open AG-UI streams at most).
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
  *   the parent tells the `Probe` object (binding `PROBE`) "answered" when its conversation ends with an answer; a test
  *   waits for that with `GET /probe/wait?event=answered` (Worker level, never touching the parent).
@@ -57,6 +58,7 @@ import {
   type ChatTurnContext,
   type ChildNamespace,
   childObjectName,
+  DEFAULT_AG_UI_MAX_STREAMS,
   DEFAULT_PARENT_WAKE_INTERVAL_MS,
   routeAgentToolRequest,
 } from "@agent-tools/cloudflare";
@@ -108,6 +110,8 @@ type Env = {
   /** "1": the `Lookout`'s `slow` tool never answers (a restart test's fault point). */
   LOOKOUT_HOLD_SLOW?: string;
   PARENT_WAKE_MS?: string;
+  /** The parent's `agUiMaxStreams`. */
+  PARENT_AG_UI_MAX_STREAMS?: string;
   AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
   PARENT_KEY?: string;
   /** Set: the Worker's router refuses requests without an `x-worker-key: <WORKER_KEY>` header. */
@@ -386,6 +390,7 @@ export class Parent extends AgentToolParent<Env> {
   protected override readonly agentToolWakeIntervalMs = Number(
     this.env.PARENT_WAKE_MS ?? DEFAULT_PARENT_WAKE_INTERVAL_MS,
   );
+  protected override readonly agUiMaxStreams = Number(this.env.PARENT_AG_UI_MAX_STREAMS ?? DEFAULT_AG_UI_MAX_STREAMS);
 
   /** With `OTEL=1`, each run's spans open at its dispatch and its trace context goes to its child. */
   protected override registryOptions() {
