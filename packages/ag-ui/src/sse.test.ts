@@ -1,4 +1,5 @@
 import { type BaseEvent, EventType } from "@ag-ui/core";
+import { ManualClock } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import { MemoryAgUiResumeStore, parseAgUiEventId } from "./cursor.js";
 import { AgUiProjection } from "./projection.js";
@@ -180,5 +181,21 @@ describe("agUiEventStream", () => {
     await checkAgUiStream(reader.events);
     expect(reader.events.map((event) => event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_FINISHED]);
     expect(reader.events[0]).toMatchObject({ runId: "client-run" });
+  });
+
+  it("keeps a followed stream alive with a comment every heartbeat, and ends it at its longest (the client goes on by id)", async () => {
+    const parent = new FakeParent();
+    const clock = new ManualClock(0);
+    const stream = agUiEventStream({
+      threadId: "thread-1",
+      replay: () => undefined,
+      follow: (push) => parent.listen(push),
+      keepAlive: { clock, heartbeatMs: 1_000, maxDurationMs: 2_500 },
+    });
+    const reader = new Reader(stream);
+    const read = reader.read();
+    await clock.advanceBy(2_500);
+    await read;
+    expect(reader.text).toBe(":\n\n:\n\n");
   });
 });

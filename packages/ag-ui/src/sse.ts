@@ -1,5 +1,6 @@
 import { type BaseEvent, EventType } from "@ag-ui/core";
 import { EventEncoder } from "@ag-ui/encoder";
+import type { Clock, TimerHandle } from "@agent-tools/core-runs";
 import { type AgUiResumeStore, formatAgUiEventId, parseAgUiEventId } from "./cursor.js";
 import { AgUiProjection } from "./projection.js";
 import type { AgUiSource } from "./sources.js";
@@ -41,6 +42,12 @@ export type AgUiStreamOptions = {
   run?: { runId: string; start?: () => unknown };
   /** Stops the stream (e.g. the request's signal). */
   signal?: AbortSignal;
+  /**
+   * While it follows: an SSE comment every `heartbeatMs` on `clock` (a proxy keeps an idle connection), and, with
+   * `maxDurationMs`, the stream's end that long after it opened (the client comes back with its last event id and goes
+   * on where it stopped): a bound on a stream followed for a client that left unnoticed.
+   */
+  keepAlive?: { clock: Clock; heartbeatMs: number; maxDurationMs?: number };
 };
 
 /**
@@ -66,11 +73,17 @@ export function agUiEventStream(options: AgUiStreamOptions): ReadableStream<Uint
   let batch = 0;
   let stop: (() => void) | undefined;
   let closed = false;
+  let beat: TimerHandle | undefined;
+  const stopBeating = () => {
+    if (beat !== undefined) options.keepAlive?.clock.clearTimeout(beat);
+    beat = undefined;
+  };
   return new ReadableStream<Uint8Array>({
     async start(controller) {
       const end = () => {
         if (closed) return;
         closed = true;
+        stopBeating();
         stop?.();
         try {
           controller.close();
@@ -144,10 +157,32 @@ export function agUiEventStream(options: AgUiStreamOptions): ReadableStream<Uint
       if (!options.follow) {
         send(projection.close(), true);
         end();
+        return;
       }
+      const keepAlive = options.keepAlive;
+      if (!keepAlive) return;
+      const { clock, heartbeatMs, maxDurationMs } = keepAlive;
+      const endsAt = maxDurationMs === undefined ? Number.POSITIVE_INFINITY : clock.now() + maxDurationMs;
+      const next = () => {
+        if (closed) return;
+        beat = clock.setTimeout(
+          () => {
+            if (clock.now() >= endsAt) return end();
+            try {
+              controller.enqueue(bytes.encode(":\n\n"));
+            } catch {
+              return end();
+            }
+            next();
+          },
+          Math.max(0, Math.min(heartbeatMs, endsAt - clock.now())),
+        );
+      };
+      next();
     },
     cancel() {
       closed = true;
+      stopBeating();
       stop?.();
     },
   });

@@ -1,14 +1,18 @@
 // The parent's AG-UI stream, complete (issue 34): every level of the tree, approvals as interrupts, the conversation
 // itself, and event ids of constant size. Each stream is checked event by event with @ag-ui/core's schemas and as a
 // whole with @ag-ui/client's verifyEvents.
-import type { BaseEvent } from "@ag-ui/core";
+import { HttpAgent } from "@ag-ui/client";
+import type { BaseEvent, Interrupt } from "@ag-ui/core";
 import type { MiniflareHost } from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ofType, SseRecording, verified } from "./ag-ui-sse.js";
-import { askUntilApproval, chatSend, hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
+import { approvalsIn, askUntilApproval, chatSend, hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
-const startHost = hostWorkerPerTest("agent-tools-ag-ui-complete-");
+// `enable_request_signal`: a client that leaves aborts its request, and its stream's place is freed.
+const startHost = hostWorkerPerTest("agent-tools-ag-ui-complete-", {
+  compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
+});
 
 type Message = { role: string; parts: Array<{ type: string; text?: string }> };
 type Subagent = BaseEvent & {
@@ -175,5 +179,73 @@ describe("the AG-UI stream, complete", () => {
       expect(resumed.bytes).toBeLessThanOrEqual(forty.bytes + 1_024);
       await verified(resumed);
     }
+  });
+
+  it("answers an approval through HttpAgent after a restart: an interrupt, then a run whose resume reaches the same durable approval, once", async () => {
+    const host = await startHost({ PARENT_TOOL: "relay" });
+    const base = "/agents/parent/resume";
+    const { events, chat } = await askUntilApproval(host, base, "hello");
+    events.close();
+    chat.close();
+    await host.killAndRestart();
+    // The parent is back (it re-attached to its run: the request is shown again).
+    const after = await RecordingSocket.open(wsUrl(host, base));
+    await after.waitFor((messages) => approvalsIn(messages).length > 0, 30_000);
+    after.close();
+
+    // A front end on @ag-ui/client: the conversation so far, which ends on the approval.
+    const agent = new HttpAgent({ url: new URL(`${base}/ag-ui?follow=false`, host.url).toString() });
+    const seen: BaseEvent[] = [];
+    const record = { onEvent: ({ event }: { event: BaseEvent }) => void seen.push(event) };
+    await agent.runAgent({}, record);
+    expect(agent.pendingInterrupts).toHaveLength(1);
+    const [interrupt] = agent.pendingInterrupts as [Interrupt];
+    expect(interrupt).toMatchObject({ reason: "tool_approval", message: "write needs approval" });
+    expect(interrupt.subagentRunId?.split("/")).toHaveLength(3);
+    const answer = (payload: unknown) => [{ interruptId: interrupt.id, status: "resolved" as const, payload }];
+    const counts = () => host.fetchJson<Record<string, number>>("/probe/counts");
+
+    // A bad answer is refused as the approve route refuses it, and changes nothing.
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    await expect(agent.runAgent({ resume: answer({ approved: "yes" }) })).rejects.toThrow(/400.*approved must be/);
+    errors.mockRestore();
+    expect((await counts())["writer-write"]).toBeUndefined();
+
+    // Approved: the run the client starts is what follows, to the turn's end.
+    seen.length = 0;
+    await agent.runAgent({ runId: "resume-1", resume: answer({ approved: true }) }, record);
+    expect(seen[0]).toMatchObject({ type: "RUN_STARTED", runId: "resume-1" });
+    expect(seen.at(-1)).toEqual(expect.objectContaining({ type: "RUN_FINISHED", runId: "resume-1" }));
+    expect((seen.at(-1) as { outcome?: unknown }).outcome).toBeUndefined();
+    expect(agent.pendingInterrupts).toEqual([]);
+    const texts = (agent.messages as Array<{ role: string; content?: unknown; subagentRunId?: string }>).filter(
+      (message) => message.role === "assistant" && message.subagentRunId === undefined,
+    );
+    expect(texts.map((message) => message.content).join(" ")).toContain("wrote hello");
+    expect((await counts())["writer-write"]).toBe(1);
+
+    // Once: the same answer again reaches an approval already answered, and starts nothing.
+    seen.length = 0;
+    agent.pendingInterrupts = [interrupt];
+    await agent.runAgent({ runId: "resume-2", resume: answer({ approved: true }) }, record);
+    expect(seen.map((event) => event.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    expect((await counts())["writer-write"]).toBe(1);
+    const runs = await host.fetchJson<Array<{ status: string }>>(`${base}/runs`);
+    expect(runs.map((run) => run.status)).toEqual(["completed"]);
+  });
+
+  it("refuses a stream past the parent's cap of open AG-UI streams, clearly, and serves one again once a stream closed", async () => {
+    const host = await startHost({ PARENT_AG_UI_MAX_STREAMS: "2" });
+    const path = "/agents/parent/capped/ag-ui";
+    const open = [await SseRecording.open(host, path), await SseRecording.open(host, path)];
+    const refused = await host.fetch(path);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({
+      error: "Too many AG-UI streams are open on this agent (2): close one, or try again later",
+      code: "LIMIT_EXCEEDED",
+    });
+    open[0]?.close();
+    await expect.poll(async () => (await host.fetch(`${path}?follow=false`)).status, { timeout: 30_000 }).toBe(200);
+    open[1]?.close();
   });
 });

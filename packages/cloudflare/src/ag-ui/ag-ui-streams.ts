@@ -1,7 +1,25 @@
 import { type AgUiResumeStore, MemoryAgUiResumeStore } from "@agent-tools/ag-ui";
 
-/** Default `agUiMaxStreams`: at most this many AG-UI streams of one parent are open at once (32). */
-export const DEFAULT_AG_UI_MAX_STREAMS = 32;
+/** A parent's AG-UI streams: how many may be open, how they are kept alive (see `AgentToolParent.agUiOptions()`). */
+export type AgUiOptions = {
+  /** At most this many AG-UI streams of the parent are open at once; the next is refused (429). Default 32. */
+  maxStreams?: number;
+  /** A followed stream sends an SSE comment this often (proxies drop idle connections). Default 15 s. */
+  heartbeatMs?: number;
+  /**
+   * A followed stream ends this long after it opened; its client comes back with its last event id and goes on where
+   * it stopped. A bound on a stream kept for a client that left while the runtime could not tell (without the
+   * `enable_request_signal` compatibility flag). Default 1 h.
+   */
+  maxStreamMs?: number;
+};
+
+/** The defaults of `AgUiOptions`. */
+export const DEFAULT_AG_UI_OPTIONS: Readonly<Required<AgUiOptions>> = Object.freeze({
+  maxStreams: 32,
+  heartbeatMs: 15_000,
+  maxStreamMs: 60 * 60 * 1_000,
+});
 
 /**
  * The AG-UI streams of one parent (one per parent object, in its isolate): how many are open, within a cap (each

@@ -1,6 +1,7 @@
 import { agUiEventStream, readAgUiRunInput } from "@agent-tools/ag-ui";
+import { systemClock } from "@agent-tools/core-runs";
 import type { AgentToolApprovalAnswer } from "@agent-tools/core-runs/protocol";
-import { AgUiStreams, agUiStreamsOf } from "../ag-ui/ag-ui-streams.js";
+import { type AgUiOptions, AgUiStreams, agUiStreamsOf } from "../ag-ui/ag-ui-streams.js";
 import { type AgUiParentParts, ParentAgUiSources } from "../ag-ui/parent-sources.js";
 import { readApprovalAnswer } from "./approval-request.js";
 import { PARENT_PATH_SEGMENTS } from "./parent-routes.js";
@@ -17,12 +18,6 @@ const RUN_INPUT_SHAPE = "send an AG-UI RunAgentInput (@ag-ui/client's HttpAgent 
 /** The answer an approval gets from a resume entry that abandons it (`status: "cancelled"`). */
 const CANCELLED_REASON = "The request was cancelled";
 
-/** What the parent's AG-UI route is configured with. */
-export type AgUiRouteOptions = {
-  /** At most this many AG-UI streams of the parent are open at once; the next is refused (429). */
-  maxStreams: number;
-};
-
 /**
  * `GET …/ag-ui` (or `POST`): the parent's conversation and runs, at every depth, as an AG-UI event stream
  * (`@agent-tools/ag-ui`), from where the client stopped (`Last-Event-ID`, or `?cursor=`), then live until the client
@@ -34,7 +29,7 @@ export type AgUiRouteOptions = {
 export async function serveAgUi(
   request: Request,
   parts: AgUiParentParts,
-  options: AgUiRouteOptions,
+  options: Required<AgUiOptions>,
 ): Promise<Response> {
   const url = new URL(request.url);
   const name = url.pathname.split("/").filter((segment) => segment !== "")[PARENT_PATH_SEGMENTS - 1] ?? "";
@@ -84,6 +79,9 @@ export async function serveAgUi(
     cursor: request.headers.get(LAST_EVENT_ID) ?? url.searchParams.get("cursor"),
     store: streams.store,
     signal: request.signal,
+    // A client that leaves aborts the request (with `enable_request_signal`); else the stream ends at the latest after
+    // `maxStreamMs`.
+    keepAlive: { clock: systemClock, heartbeatMs: options.heartbeatMs, maxDurationMs: options.maxStreamMs },
     replay: (push, from) => sources.replay(push, from),
     ...(follow ? { follow: (push) => sources.follow(push) } : {}),
     ...(run

@@ -13,7 +13,7 @@ import type { DetachedRunsOptions } from "@agent-tools/detached";
 import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
 import type { ToolSet } from "ai";
 import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
-import { DEFAULT_AG_UI_MAX_STREAMS } from "../ag-ui/ag-ui-streams.js";
+import type { AgUiOptions } from "../ag-ui/ag-ui-streams.js";
 import type { ParentLifecycleHooks } from "./lifecycle-hooks.js";
 import type { ParentChatOptions } from "./parent-chat.js";
 import type { AgentToolParentRoute } from "./parent-routes.js";
@@ -45,11 +45,6 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
 
   /** While work is in flight, the alarm wakes the parent at least this often, so a crash is followed by a start-up. */
   protected readonly agentToolWakeIntervalMs: number = DEFAULT_PARENT_WAKE_INTERVAL_MS;
-  /**
-   * At most this many AG-UI streams (`GET …/ag-ui`) are open at once (each one follows every frame the parent sends);
-   * the next is refused with 429 until one closes. Default 32.
-   */
-  protected readonly agUiMaxStreams: number = DEFAULT_AG_UI_MAX_STREAMS;
 
   /** The child agent types this parent runs, by agentType (a class's `static agentType`): their namespaces. */
   protected abstract children(): Record<string, ChildNamespace>;
@@ -95,6 +90,13 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
    */
   protected retainLogs(): RetainLogsPolicy | undefined {
     return undefined;
+  }
+  /**
+   * Options of the AG-UI streams (`GET …/ag-ui`): how many may be open at once (each follows every frame the parent
+   * sends; the next is refused with 429), their heartbeat, and how long one is kept at most.
+   */
+  protected agUiOptions(): AgUiOptions {
+    return {};
   }
   /** Options of the conversation: size and queue limits, write interval, resume attempts. */
   protected chatOptions(): ParentChatOptions {

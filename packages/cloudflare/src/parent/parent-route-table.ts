@@ -6,8 +6,9 @@ import {
   type RunEventSink,
 } from "@agent-tools/core-runs";
 import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
+import type { AgUiOptions } from "../ag-ui/ag-ui-streams.js";
 import { isCurrentGeneration } from "../auth/run-read-token.js";
-import { type AgUiRouteOptions, serveAgUi } from "./ag-ui-route.js";
+import { serveAgUi } from "./ag-ui-route.js";
 import { readApprovalRequest } from "./approval-request.js";
 import { readCancelRequest } from "./cancel-request.js";
 import type { ParentEventSockets } from "./event-sockets.js";
@@ -35,8 +36,8 @@ export type ParentRouteHost = {
   sink?: RunEventSink;
   authorize(request: Request, route: AgentToolParentRoute): Response | undefined | Promise<Response | undefined>;
   onRequest(request: Request, route: AgentToolParentRoute): Response | Promise<Response>;
-  /** The AG-UI route's options (its cap on open streams). */
-  agUi: AgUiRouteOptions;
+  /** The AG-UI streams' options, defaults applied. */
+  agUi: Required<AgUiOptions>;
 };
 
 /**

@@ -44,7 +44,7 @@
  * - `WorkflowParent` (binding `WORKFLOW`, under `/agents/workflow/<name>/…`) has no conversation, only workflow runs.
  * - `PARENT_RETAIN_RUNS` sets the parent's `retainLogs` to `{ maxRuns: N, settleMs: 0 }`; `GET /test/compacted` lists
  *   the runs whose logs it compacted.
- * - `PARENT_AG_UI_MAX_STREAMS` sets the parent's `agUiMaxStreams` (its open AG-UI streams at most).
+ * - `PARENT_AG_UI_MAX_STREAMS` sets the parent's `agUiOptions().maxStreams` (its open AG-UI streams at most).
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
  *   the parent tells the `Probe` object (binding `PROBE`) "answered" when its conversation ends with an answer; a test
  *   waits for that with `GET /probe/wait?event=answered` (Worker level, never touching the parent).
@@ -58,7 +58,6 @@ import {
   type ChatTurnContext,
   type ChildNamespace,
   childObjectName,
-  DEFAULT_AG_UI_MAX_STREAMS,
   DEFAULT_PARENT_WAKE_INTERVAL_MS,
   routeAgentToolRequest,
 } from "@agent-tools/cloudflare";
@@ -110,7 +109,7 @@ type Env = {
   /** "1": the `Lookout`'s `slow` tool never answers (a restart test's fault point). */
   LOOKOUT_HOLD_SLOW?: string;
   PARENT_WAKE_MS?: string;
-  /** The parent's `agUiMaxStreams`. */
+  /** The parent's `agUiOptions().maxStreams`. */
   PARENT_AG_UI_MAX_STREAMS?: string;
   AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
   PARENT_KEY?: string;
@@ -390,7 +389,10 @@ export class Parent extends AgentToolParent<Env> {
   protected override readonly agentToolWakeIntervalMs = Number(
     this.env.PARENT_WAKE_MS ?? DEFAULT_PARENT_WAKE_INTERVAL_MS,
   );
-  protected override readonly agUiMaxStreams = Number(this.env.PARENT_AG_UI_MAX_STREAMS ?? DEFAULT_AG_UI_MAX_STREAMS);
+  protected override agUiOptions() {
+    const max = this.env.PARENT_AG_UI_MAX_STREAMS;
+    return max === undefined ? {} : { maxStreams: Number(max) };
+  }
 
   /** With `OTEL=1`, each run's spans open at its dispatch and its trace context goes to its child. */
   protected override registryOptions() {
