@@ -9,10 +9,7 @@ import { describe, expect, it, vi } from "vitest";
 import { ofType, SseRecording, verified } from "./ag-ui-sse.js";
 import { approvalsIn, askUntilApproval, chatSend, hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
-// `enable_request_signal`: a client that leaves aborts its request, and its stream's place is freed.
-const startHost = hostWorkerPerTest("agent-tools-ag-ui-complete-", {
-  compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
-});
+const startHost = hostWorkerPerTest("agent-tools-ag-ui-complete-");
 
 type Message = { role: string; parts: Array<{ type: string; text?: string }> };
 type Subagent = BaseEvent & {
@@ -235,6 +232,7 @@ describe("the AG-UI stream, complete", () => {
   });
 
   it("refuses a stream past the parent's cap of open AG-UI streams, clearly, and serves one again once a stream closed", async () => {
+    // The harness's `enable_request_signal` flag: a client that leaves aborts its request, and its place is freed.
     const host = await startHost({ PARENT_AG_UI_MAX_STREAMS: "2" });
     const path = "/agents/parent/capped/ag-ui";
     const open = [await SseRecording.open(host, path), await SseRecording.open(host, path)];

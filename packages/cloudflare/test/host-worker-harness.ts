@@ -13,13 +13,11 @@ import { afterEach } from "vitest";
 const HOST_WORKER = fileURLToPath(new URL("./workers/host-worker.ts", import.meta.url));
 
 /**
- * Returns `start(bindings)`, which runs the host worker on a fresh persistence folder (named from `prefix`), with the
- * harness's compatibility flags unless `options` names others; the host a test started is disposed, and its folder
- * removed, after that test. `start.persistPath()` is that folder.
+ * Returns `start(bindings)`, which runs the host worker on a fresh persistence folder (named from `prefix`); the
+ * host a test started is disposed, and its folder removed, after that test. `start.persistPath()` is that folder.
  */
 export function hostWorkerPerTest(
   prefix: string,
-  options: { compatibilityFlags?: string[] } = {},
 ): ((bindings?: Record<string, string>) => Promise<MiniflareHost>) & { persistPath(): string } {
   let persist: PersistDirectory | undefined;
   let host: MiniflareHost | undefined;
@@ -53,7 +51,6 @@ export function hostWorkerPerTest(
         },
         persistDirectory: persist.path,
         bindings,
-        ...(options.compatibilityFlags ? { compatibilityFlags: options.compatibilityFlags } : {}),
       });
       return host;
     },
