@@ -57,7 +57,7 @@ describe("conversationReplay", () => {
       frames,
       activeTurn: { turnId: "t2", rootId: "turn:t2" },
     });
-    const projection = new AgUiProjection({ threadId: "thread" });
+    const projection = new AgUiProjection({ threadId: "thread", followsAnswer: true });
     const events = [...sources.flatMap((source) => projection.push(source)), ...projection.close()];
     await checkAgUiStream(events);
     const runs_ = events

@@ -17,7 +17,8 @@ type StoredTurn = { said: UIMessage[]; answer: UIMessage | null; runs: string[] 
  * and its end with the stored answer; then what was said after the last answer; then the turn in flight — its start,
  * its runs, and (`inFlight`) its answer's chunks so far. Runs tied to no told turn go first, outside any turn.
  * `from` is how many stored messages the client holds already: those turns are not told again (their runs' frames
- * still come, outside any turn, for a client to drop what it holds).
+ * still come, outside any turn, for a client to drop what it holds). Project it with `followsAnswer`: each run then
+ * waits for its tool call in the answer.
  */
 export function conversationReplay(options: {
   messages: UIMessage[];

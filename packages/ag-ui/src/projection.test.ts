@@ -130,7 +130,10 @@ describe("AgUiProjection", () => {
       turnEnded("t", "completed"),
     ];
     // As a replay sends them: what is below first; as they come live: each after what started it.
-    const replayed = project(turn([...leaves.flat(), ...middle]));
+    const replayed = project(
+      turn([...leaves.flat(), ...middle]),
+      new AgUiProjection({ threadId: "thread-1", followsAnswer: true }),
+    );
     const live = project([
       turnStarted("t"),
       ...answerChunks("t", [
@@ -178,6 +181,20 @@ describe("AgUiProjection", () => {
         expect(start).toBeLessThan(result);
       }
     }
+  });
+
+  it("without the answer's chunks, tells a run as it comes (a host that only sends frames and turn events)", () => {
+    const projection = new AgUiProjection({ threadId: "thread-1" });
+    const events = project(
+      [turnStarted("t"), started("r", 1, "call-1"), chunk("r", 1, { type: "text-delta", id: "x", delta: "live" })],
+      projection,
+    );
+    expect(types(events)).toEqual([
+      EventType.RUN_STARTED,
+      EventType.SUBAGENT_STARTED,
+      EventType.TEXT_MESSAGE_START,
+      EventType.TEXT_MESSAGE_CONTENT,
+    ]);
   });
 
   it("ends the AG-UI run at an approval asked below: the asker suspended with its interrupt, its ancestors suspended", async () => {

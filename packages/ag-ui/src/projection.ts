@@ -77,6 +77,13 @@ export type AgUiProjectionOptions = {
   state?: AgUiProjectionState;
   /** Start with an empty `MESSAGES_SNAPSHOT` in the first AG-UI run (a client that holds a past it must drop). */
   reset?: boolean;
+  /**
+   * The sources carry the answer of the turn in flight as it streams (`AgUiTurnChunk`s, from its first): a run its
+   * tool call started waits for that call, even before the answer's first chunk came (a replay of the turn in flight
+   * sends its runs first). Without, a run waits only once the answer's chunks come; a turn's stored answer
+   * (`turn-ended`) lets the runs it names through in place either way.
+   */
+  followsAnswer?: boolean;
 };
 
 const MAX_ENDED_TURNS = 32;
@@ -101,9 +108,11 @@ export class AgUiProjection {
   readonly threadId: string;
   #state: AgUiProjectionState;
   readonly #lanes = new Map<string, LaneState>();
+  readonly #followsAnswer: boolean;
 
   constructor(options: AgUiProjectionOptions) {
     this.threadId = options.threadId;
+    this.#followsAnswer = options.followsAnswer === true;
     const state = options.state ? structuredClone(options.state) : emptyState(options.threadId);
     if (options.reset) state.reset = true;
     this.#state = state;
@@ -348,7 +357,9 @@ export class AgUiProjection {
       return parent.waiting === true || (call !== undefined && !parent.calls.includes(call));
     }
     const turn = this.#state.turn;
-    return call !== undefined && turn !== null && !(turn.answer?.calls.includes(call) ?? false);
+    if (call === undefined || turn === null) return false;
+    if (!turn.answer) return this.#followsAnswer;
+    return !turn.answer.calls.includes(call);
   }
 
   /** Let through the sub-agents the lane's calls since `before` started (their held frames projected now, in order). */

@@ -27,6 +27,8 @@ export type AgUiStreamOptions = {
   cursor?: string | null;
   /** Where positions are kept for resuming (none: a cursor always starts the stream over). */
   store?: AgUiResumeStore;
+  /** The sources carry the answer of the turn in flight, from its first chunk (see `AgUiProjectionOptions`). */
+  followsAnswer?: boolean;
   /**
    * Send what the client misses (`push` each source, in order): given what it holds (`from`), e.g. the runs' frames
    * from `registry.replayAgentToolRuns(push, { cursors: from.cursors() })`.
@@ -68,6 +70,7 @@ export function agUiEventStream(options: AgUiStreamOptions): ReadableStream<Uint
     ...(restored && restored.threadId === options.threadId ? { state: restored } : {}),
     // A client that names a position the stream cannot go on from holds a past it must drop.
     reset: !restored && typeof options.cursor === "string" && options.cursor !== "",
+    followsAnswer: options.followsAnswer === true,
   });
   const stream = newStreamName();
   let batch = 0;

@@ -78,6 +78,8 @@ export async function serveAgUi(
     threadId: decodeURIComponent(name),
     cursor: request.headers.get(LAST_EVENT_ID) ?? url.searchParams.get("cursor"),
     store: streams.store,
+    // The turn in flight's answer streams in (the parent follows it as a tab does).
+    followsAnswer: true,
     signal: request.signal,
     // A client that leaves aborts the request (with `enable_request_signal`); else the stream ends at the latest after
     // `maxStreamMs`.
