@@ -1,4 +1,4 @@
-import { EventType } from "@ag-ui/core";
+import { EventType, type RunStartedEvent } from "@ag-ui/core";
 import type { AgentToolEventFrame, AgentToolRunInfo } from "@agent-tools/core-runs/protocol";
 import type { UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
@@ -60,11 +60,9 @@ describe("conversationReplay", () => {
     const projection = new AgUiProjection({ threadId: "thread", followsAnswer: true });
     const events = [...sources.flatMap((source) => projection.push(source)), ...projection.close()];
     await checkAgUiStream(events);
-    const runs_ = events
-      .filter((event) => event.type === EventType.RUN_STARTED)
-      .map((event) => (event as { runId: string }).runId);
+    const started = events.filter((event) => event.type === EventType.RUN_STARTED) as RunStartedEvent[];
     // The run dispatched from code first, on its own; then the answered turn; then the turn in flight.
-    expect(runs_).toEqual(["agent-tools:bg", "a1", "t2"]);
+    expect(started.map((event) => event.runId)).toEqual(["agent-tools:bg", "a1", "t2"]);
     const order = events.flatMap((event) => {
       const { type, messageId, toolCallId, subagentRunId, role } = event as Record<string, string | undefined>;
       if (type === EventType.TEXT_MESSAGE_START && role === "user") return [`user ${messageId}`];
