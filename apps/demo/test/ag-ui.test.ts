@@ -12,7 +12,12 @@ import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { describe, expect, it } from "vitest";
 import { chatSendRequest, demoHostPerFile, demoWsUrl } from "./harness/demo.js";
 
-type Event = BaseEvent & { outcome?: { type?: string }; name?: string; parentSubagentRunId?: string };
+type Event = BaseEvent & {
+  outcome?: { type?: string };
+  name?: string;
+  parentSubagentRunId?: string;
+  usage?: Array<{ model?: string; totalTokens?: number }>;
+};
 type Message = { id: string; role: string; content?: unknown; subagentRunId?: string };
 
 const interrupted = (events: Event[]) =>
@@ -75,6 +80,14 @@ describe("the demo's approval prompt on AG-UI", () => {
     ]);
     const said = parentOwn.filter((message) => message.role === "assistant").map((message) => message.content);
     expect(said.join("\n")).toContain("Saved notes.md (8 bytes)");
+    // The turn's usage on its runs' ends, by model: the calls made before the approval, then those after it.
+    for (const end of second.events.filter((event) => event.type === "RUN_FINISHED").slice(-2)) {
+      expect(end.usage?.length).toBeGreaterThan(0);
+      for (const entry of end.usage ?? []) {
+        expect(entry).toMatchObject({ model: expect.any(String), totalTokens: expect.any(Number) });
+        expect(entry.totalTokens).toBeGreaterThan(0);
+      }
+    }
     // The tree, every level: the Editor, and the Writer under it.
     const names = second.events.filter((event) => event.type === "SUBAGENT_STARTED").map((event) => event.name);
     expect(new Set(names)).toEqual(new Set(["Editor", "Writer"]));

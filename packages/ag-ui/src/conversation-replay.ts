@@ -4,6 +4,7 @@ import {
   type AgentChatTurnStatus,
   type AgentToolEventFrame,
   type AgentToolRunInfo,
+  type AgentToolUsage,
   FAILED_TURN_TEXT,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessage } from "ai";
@@ -15,7 +16,7 @@ type StoredTurn = { said: UIMessage[]; answer: UIMessage | null; runs: string[] 
  * The replay of a parent's conversation, in the order it happened: for each answered turn, its start (its AG-UI run
  * id: the answer's message id), what was said before it, the frames of the runs its answer's tool calls dispatched,
  * and its end with the stored answer; then what was said after the last answer; then the turn in flight — its start,
- * its runs, and (`inFlight`) its answer's chunks so far. Runs tied to no told turn go first, outside any turn.
+ * what it spent so far, its runs (its answer's chunks come from whoever follows it). Runs tied to no told turn go first, outside any turn.
  * `from` is how many stored messages the client holds already: those turns are not told again (their runs' frames
  * still come, outside any turn, for a client to drop what it holds). Project it with `followsAnswer`: each run then
  * waits for its tool call in the answer.
@@ -25,7 +26,7 @@ export function conversationReplay(options: {
   from: number;
   runs: AgentToolRunInfo[];
   frames: Map<string, AgentToolEventFrame[]>;
-  activeTurn: { turnId: string; rootId: string } | null;
+  activeTurn: { turnId: string; rootId: string; usage?: AgentToolUsage } | null;
 }): Array<AgentToolEventFrame | AgentChatEventFrame> {
   const { messages, runs, frames, activeTurn } = options;
   const turns: StoredTurn[] = [];
@@ -70,8 +71,10 @@ export function conversationReplay(options: {
   }
   sources.push(...inFlight.said.map((message) => chat({ kind: "message", message })));
   if (activeTurn) {
+    const { turnId, usage } = activeTurn;
     sources.push(
-      chat({ kind: "turn-started", turnId: activeTurn.turnId, origin: "client", resumed: false }),
+      chat({ kind: "turn-started", turnId, origin: "client", resumed: false }),
+      ...(usage ? [chat({ kind: "turn-usage", turnId, usage })] : []),
       ...framesOf(inFlight.runs),
     );
   } else {

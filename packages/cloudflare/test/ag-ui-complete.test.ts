@@ -231,6 +231,32 @@ describe("the AG-UI stream, complete", () => {
     expect(runs.map((run) => run.status)).toEqual(["completed"]);
   });
 
+  it("ends the AG-UI run cancelled when the turn is stopped while an approval waits: the tree aborted, nothing pending", async () => {
+    const host = await startHost({ PARENT_TOOL: "relay" });
+    const base = "/agents/parent/stopping";
+    const live = await SseRecording.open(host, `${base}/ag-ui`);
+    const { events, chat } = await askUntilApproval(host, base, "hello");
+    const lastEnd = (recorded: BaseEvent[]) => recorded.filter((event) => event.type === "RUN_FINISHED").at(-1);
+    await live.waitFor((recorded) => (lastEnd(recorded) as RunFinished | undefined)?.outcome?.type === "interrupt");
+    const turnId = (events.messages as Array<{ type: string; event?: { kind: string; turnId?: string } }>).find(
+      (frame) => frame.type === "agent-chat-event" && frame.event?.kind === "turn-started",
+    )?.event?.turnId;
+    expect(await host.fetchJson(`${base}/chat/stop/${turnId}`, { method: "POST" })).toEqual({ stopped: true });
+    // The turn's run ends cancelled; every run of its tree ends aborted (as the cascade reaches it: in that run, or
+    // in one after it), and nothing is left waiting.
+    const aborted = (recorded: BaseEvent[]) =>
+      ofType<BaseEvent & { code?: string }>(recorded, "SUBAGENT_ERROR").filter((event) => event.code === "aborted");
+    await live.waitFor((recorded) => aborted(recorded).length === 3);
+    const stream = await verified(live);
+    const ends = ofType<RunFinished>(stream, "RUN_FINISHED");
+    expect(ends.find((end) => end.runId === `${turnId}:1`)?.outcome).toEqual({ type: "cancelled" });
+    expect(ends.at(-1)?.outcome?.type).not.toBe("interrupt");
+    expect(new Set(aborted(stream).map((event) => (event as { subagentRunId?: string }).subagentRunId)).size).toBe(3);
+    live.close();
+    events.close();
+    chat.close();
+  });
+
   it("refuses a stream past the parent's cap of open AG-UI streams, clearly, and serves one again once a stream closed", async () => {
     // The harness's `enable_request_signal` flag: a client that leaves aborts its request, and its place is freed.
     const host = await startHost({ PARENT_AG_UI_MAX_STREAMS: "2" });

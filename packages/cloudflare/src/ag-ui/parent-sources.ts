@@ -5,6 +5,7 @@ import {
   AGENT_TOOL_EVENT_TYPE,
   type AgentChatEventFrame,
   type AgentToolEventFrame,
+  type AgentToolUsage,
 } from "@agent-tools/core-runs/protocol";
 import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import type { ParentEventSockets } from "../parent/event-sockets.js";
@@ -84,7 +85,8 @@ export class ParentAgUiSources {
       from: lined ? held.count : 0,
       runs,
       frames,
-      activeTurn: turnId === null ? null : { turnId, rootId: turnRootId(turnId) },
+      activeTurn:
+        turnId === null ? null : { turnId, rootId: turnRootId(turnId), ...usageOf(chat.engine.activeBudget?.total()) },
     });
     const collected = this.#collected ?? [];
     this.#collected = null;
@@ -134,3 +136,5 @@ const isTurnChunk = (source: AgUiSource) =>
   source.type !== AG_UI_DESCENDANT_TYPE &&
   source.type !== AGENT_CHAT_EVENT_TYPE &&
   source.type !== AGENT_TOOL_EVENT_TYPE;
+
+const usageOf = (usage: AgentToolUsage | undefined) => (usage ? { usage } : {});
