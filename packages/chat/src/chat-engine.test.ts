@@ -457,7 +457,12 @@ describe("start-up recovery", () => {
     }));
     await cut.started;
     const [stored] = await store.turns();
-    expect(stored?.usage).toEqual({ inputTokens: 20, outputTokens: 5, runs: 0 });
+    expect(stored?.usage).toEqual({
+      inputTokens: 20,
+      outputTokens: 5,
+      runs: 0,
+      models: [{ model: "mock-model-id", provider: "mock-provider", inputTokens: 20, outputTokens: 5 }],
+    });
 
     // The host is gone; a new one resumes the turn. Its budget is already out: its one model call is the wrap-up.
     const prompts: string[] = [];

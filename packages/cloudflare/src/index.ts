@@ -19,6 +19,7 @@ export { DurableObjectRunStore, RUN_STORE_TABLES } from "./adapters/durable-obje
 export type { DurableObjectWakeupSchedulerStorage } from "./adapters/durable-object-wakeup-scheduler.js";
 export { DurableObjectWakeupScheduler } from "./adapters/durable-object-wakeup-scheduler.js";
 export { fromNdjson, NdjsonLines, toNdjson } from "./adapters/ndjson.js";
+export { type AgUiOptions, DEFAULT_AG_UI_OPTIONS } from "./ag-ui/ag-ui-streams.js";
 // run read tokens
 export type {
   RunReadTokenCheck,

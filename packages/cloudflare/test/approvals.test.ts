@@ -3,34 +3,15 @@
 // the parent's top-level run; workerd is killed before anyone answers; after the restart the request is shown again,
 // and approving it resumes that same Writer run — no completed step run again, no run started anew. A denial's reason
 // reaches storage and the model without control characters (issue 36).
-import type { AgentToolApproval, AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import type { MiniflareHost } from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { describe, expect, it } from "vitest";
-import { chatSend, hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
+import { approvalsIn, askUntilApproval, hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
 type RunInfo = { runId: string; agentType: string; status: string };
 type Message = { role: string; parts: Array<{ type: string; text?: string }> };
 
 const startHost = hostWorkerPerTest("agent-tools-approvals-");
-
-/** The approval states the events socket delivered, in order. */
-const approvalsIn = (messages: unknown[]): AgentToolApproval[] =>
-  (messages as AgentToolEventFrame[]).flatMap((frame) => {
-    if (frame.type !== "agent-tool-event" || frame.event.kind !== "chunk") return [];
-    const body = frame.event.body as { type: string; data?: AgentToolApproval };
-    return body.type === "data-agent-approval" && body.data ? [body.data] : [];
-  });
-
-/** Open the events and chat sockets of parent `base`, send one message, and wait for the approval its Writer asks. */
-async function askApproval(running: MiniflareHost, base: string) {
-  const events = await RecordingSocket.open(wsUrl(running, base));
-  const chat = await RecordingSocket.open(wsUrl(running, `${base}/chat`));
-  chat.send(chatSend("r1", "hello"));
-  await events.waitFor((messages) => approvalsIn(messages).length > 0, 30_000);
-  const [asked] = approvalsIn(events.messages);
-  return { events, chat, asked };
-}
 
 /** The texts of the parent's last message, once it is an answer (none before). */
 async function answerOf(running: MiniflareHost, base: string): Promise<string[]> {
@@ -44,7 +25,7 @@ describe("approvals at any depth", () => {
   it("a great-grandchild's request survives a kill, and approving after the restart resumes that same run", async () => {
     const running = await startHost({ PARENT_TOOL: "relay" });
     const base = "/agents/parent/approvals";
-    const { events, chat, asked } = await askApproval(running, base);
+    const { events, chat, asked } = await askUntilApproval(running, base, "hello");
     expect(asked).toMatchObject({ toolName: "write", input: { text: "hello" }, status: "pending" });
     // Which run asks: from the top-level Relay's child (a Relay) down to the Writer.
     expect(asked?.path.map((node) => node.agentType)).toEqual(["Relay", "Writer"]);
@@ -100,7 +81,7 @@ describe("approvals at any depth", () => {
   it("a denial's reason reaches storage and the model without its control characters", async () => {
     const running = await startHost({ PARENT_TOOL: "relay" });
     const base = "/agents/parent/approvals-reason";
-    const { events, chat, asked } = await askApproval(running, base);
+    const { events, chat, asked } = await askUntilApproval(running, base, "hello");
     const [relay] = await running.fetchJson<RunInfo[]>(`${base}/runs`);
     // A terminal escape, a NUL, a bell, a line break and a right-to-left override, as a stranger may send them.
     const reason = "\u001b[2JNot\u0000 that\u0007 file,\r\nplease\u202e";

@@ -46,6 +46,7 @@ export function budgetedModel(
         inputTokens: result.usage.inputTokens.total ?? 0,
         outputTokens: result.usage.outputTokens.total ?? 0,
         modelId: called.modelId,
+        provider: called.provider,
       });
       return result;
     },
@@ -59,6 +60,7 @@ export function budgetedModel(
                 inputTokens: part.usage.inputTokens.total ?? 0,
                 outputTokens: part.usage.outputTokens.total ?? 0,
                 modelId: called.modelId,
+                provider: called.provider,
               });
             }
             controller.enqueue(part);

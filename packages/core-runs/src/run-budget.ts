@@ -9,7 +9,7 @@ import {
 } from "./protocol/index.js";
 
 /** What one model call spent, as the AI SDK reports it. */
-export type ModelCallUsage = { inputTokens: number; outputTokens: number; modelId?: string };
+export type ModelCallUsage = { inputTokens: number; outputTokens: number; modelId?: string; provider?: string };
 
 /** Prices a model call (the root's cost function, for `maxCost`). */
 export type AgentToolCostFunction = (usage: ModelCallUsage) => number;
@@ -143,11 +143,15 @@ export class RunBudget {
   /** A model call ended, having spent `usage`. */
   recordModelCall(usage: ModelCallUsage): void {
     const cost = this.#options.costOf?.(usage);
+    const { inputTokens, outputTokens, modelId, provider } = usage;
     this.#own = addUsage(this.#own, {
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
+      inputTokens,
+      outputTokens,
       runs: 0,
       ...(cost !== undefined ? { cost } : {}),
+      ...(modelId !== undefined
+        ? { models: [{ model: modelId, ...(provider !== undefined ? { provider } : {}), inputTokens, outputTokens }] }
+        : {}),
     });
     this.#changed();
   }

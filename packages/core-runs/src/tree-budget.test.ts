@@ -208,7 +208,12 @@ describe("a tree's budget", () => {
       .filter((usage) => usage !== null);
     expect(usageChunks.length).toBeGreaterThan(1);
     const last = usageChunks.at(-1);
-    // The coordinator's two steps and its leaf's 20 steps, and one run below it.
-    expect(last).toEqual({ inputTokens: 220, outputTokens: 220, runs: 1 });
+    // The coordinator's two steps and its leaf's 20 steps, and one run below it; all of one model.
+    expect(last).toEqual({
+      inputTokens: 220,
+      outputTokens: 220,
+      runs: 1,
+      models: [{ model: "mock-model-id", provider: "mock-provider", inputTokens: 220, outputTokens: 220 }],
+    });
   });
 });

@@ -36,7 +36,11 @@ export type MiniflareHostOptions = {
 };
 
 export const DEFAULT_COMPATIBILITY_DATE = "2026-04-20";
-export const DEFAULT_COMPATIBILITY_FLAGS: readonly string[] = ["nodejs_compat"];
+/**
+ * As apps/demo/wrangler.jsonc: `nodejs_compat`, and `enable_request_signal` (a client that leaves aborts its request's
+ * `signal`: a parent's AG-UI stream stops following it).
+ */
+export const DEFAULT_COMPATIBILITY_FLAGS: readonly string[] = ["nodejs_compat", "enable_request_signal"];
 
 /** What `kill()` did: the workerd process it killed. */
 export type KillReport = { pid: number };

@@ -29,6 +29,12 @@ export interface AgentToolChildRpc {
   agentToolAnswerApproval?(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean>;
   agentToolDestroy(runId: string): Promise<void>;
   agentToolMessages(runId: string): Promise<UIMessage[]>;
+  /**
+   * What the run dispatched, at every depth below it, as NDJSON items (a parent's AG-UI stream reads it): the replay,
+   * then (`follow`) live frames until the run and everything below it are over (optional: a child without it shows
+   * nothing below it).
+   */
+  agentToolDescendants?(runId: string, follow: boolean): Promise<ReadableStream<Uint8Array>>;
 }
 
 /** What a child offers for direct chat, outside any tool call (`AgentToolChild` does). */

@@ -44,6 +44,7 @@ import type {
 } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
 import { toNdjson } from "../adapters/ndjson.js";
+import { descendantFeed, descendantsThrough, drained, emptyDescendantFeed } from "../ag-ui/descendant-feed.js";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
 import { ChildDispatcher } from "./child-dispatcher.js";
 import { DirectChat } from "./direct-chat.js";
@@ -378,6 +379,25 @@ export abstract class AgentToolChild<TEnv = unknown>
     this.#runner = undefined;
     this.#store = undefined;
     this.#dispatch = undefined;
+  }
+
+  /**
+   * What run `runId` dispatched, at every depth below it, as NDJSON (the parent's AG-UI stream reads it, only while
+   * someone follows): the replay, then with `follow` live frames until the run and everything below it are over.
+   */
+  async agentToolDescendants(runId: string, follow: boolean): Promise<ReadableStream<Uint8Array>> {
+    const dispatcher = this.#dispatcher();
+    if (!dispatcher) return toNdjson(emptyDescendantFeed());
+    return toNdjson(
+      descendantFeed({
+        registry: dispatcher.registry,
+        listen: (listener) => dispatcher.listen(listener),
+        runId,
+        follow,
+        runEnded: () => drained(this.runner.tail(runId, { afterSequence: Number.MAX_SAFE_INTEGER })),
+        open: descendantsThrough(dispatcher.transport),
+      }),
+    );
   }
 
   /** The run's conversation: its input message and the assistant message built from its log. */

@@ -1,6 +1,7 @@
 import {
   type AgentToolApproval,
   type AgentToolBudgetExhaustion,
+  type AgentToolEventFrame,
   type AgentToolPosition,
   AgentToolRegistry,
   type AgentToolRegistryOptions,
@@ -30,6 +31,8 @@ export const DISPATCHED_RUN_TABLES: RunStoreTables = {
 export class ChildDispatcher {
   readonly registry: AgentToolRegistry;
   readonly transport: DurableObjectChildTransport;
+  /** Who hears the dispatched runs' frames (an AG-UI stream's feed of this child's descendants): none, mostly. */
+  readonly #listeners = new Set<(frame: AgentToolEventFrame) => void>();
 
   constructor(options: {
     ctx: DurableObjectState;
@@ -52,11 +55,26 @@ export class ChildDispatcher {
       clock: systemClock,
       waitUntil: (work) => ctx.waitUntil(work),
       position: options.position,
+      broadcast: (frame) => {
+        for (const listener of this.#listeners) {
+          try {
+            listener(frame);
+          } catch {
+            // a listener never breaks a run
+          }
+        }
+      },
       onDispatch: options.onDispatch,
       hooks: { onUsage: options.onUsage, onApproval: options.onApproval },
       ...(options.traceContext ? { traceContext: options.traceContext } : {}),
       ...(options.sink ? { sink: options.sink } : {}),
     });
+  }
+
+  /** Hear the frames of the runs this child dispatches (as a parent's event socket does its own); returns how to stop. */
+  listen(listener: (frame: AgentToolEventFrame) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Cancel what run `runId`'s turn dispatched (depth first) and resolve once it all ended. */

@@ -15,6 +15,7 @@ import {
   systemClock,
 } from "@agent-tools/core-runs";
 import type { Tool, ToolSet, UIMessage } from "ai";
+import { DEFAULT_AG_UI_OPTIONS } from "../ag-ui/ag-ui-streams.js";
 import type { DetachedFinishHost, ParentRunAgentToolDetachedOptions } from "./detached-dispatch-options.js";
 import { parentHookOptions } from "./lifecycle-hooks.js";
 import { ParentMcp } from "./mcp-route.js";
@@ -152,6 +153,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       mcp: this.#mcp,
       authorize: (incoming, route) => this.authorize(incoming, route),
       onRequest: (incoming, route) => this.onRequest(incoming, route),
+      agUi: { ...DEFAULT_AG_UI_OPTIONS, ...this.agUiOptions() },
     });
   }
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {

@@ -21,7 +21,18 @@ export type ApprovalRequestBody =
 export async function readApprovalRequest(request: Request): Promise<ApprovalRequestBody> {
   const body = await readJsonObjectBody(request, SHAPE, MAX_APPROVAL_BODY_BYTES);
   if (!body.ok) return body;
-  const { approved, reason, ...unknown } = body.value ?? {};
+  return readApprovalAnswer(body.value ?? {});
+}
+
+/**
+ * An approval answer, read from a JSON value (the approve route's body, or an AG-UI resume entry's `payload`): the
+ * same rules for both. Never throws.
+ */
+export function readApprovalAnswer(value: unknown): ApprovalRequestBody {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, status: 400, error: `The answer is not a JSON object: ${SHAPE}` };
+  }
+  const { approved, reason, ...unknown } = value as Record<string, unknown>;
   const refuse = (error: string): ApprovalRequestBody => ({ ok: false, status: 400, error: `${error}: ${SHAPE}` });
   const extra = Object.keys(unknown);
   if (extra.length > 0) return refuse(`unknown field ${extra.join(", ")}`);

@@ -13,6 +13,7 @@ import type { DetachedRunsOptions } from "@agent-tools/detached";
 import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
 import type { ToolSet } from "ai";
 import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
+import type { AgUiOptions } from "../ag-ui/ag-ui-streams.js";
 import type { ParentEventSocketOptions } from "./event-sockets.js";
 import type { ParentLifecycleHooks } from "./lifecycle-hooks.js";
 import type { AgentToolParentMcp } from "./mcp-route.js";
@@ -100,6 +101,13 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
    */
   protected mcp(): AgentToolParentMcp | undefined {
     return undefined;
+  }
+  /**
+   * Options of the AG-UI streams (`GET …/ag-ui`): how many may be open at once (each follows every frame the parent
+   * sends; the next is refused with 429), their heartbeat, and how long one is kept at most.
+   */
+  protected agUiOptions(): AgUiOptions {
+    return {};
   }
   /** Options of the conversation: size and queue limits, write interval, resume attempts. */
   protected chatOptions(): ParentChatOptions {

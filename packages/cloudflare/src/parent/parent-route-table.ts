@@ -6,6 +6,7 @@ import {
   type RunEventSink,
 } from "@agent-tools/core-runs";
 import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
+import type { AgUiOptions } from "../ag-ui/ag-ui-streams.js";
 import { isCurrentGeneration } from "../auth/run-read-token.js";
 import { serveAgUi } from "./ag-ui-route.js";
 import { readApprovalRequest } from "./approval-request.js";
@@ -38,6 +39,8 @@ export type ParentRouteHost = {
   sink?: RunEventSink;
   authorize(request: Request, route: AgentToolParentRoute): Response | undefined | Promise<Response | undefined>;
   onRequest(request: Request, route: AgentToolParentRoute): Response | Promise<Response>;
+  /** The AG-UI streams' options, defaults applied. */
+  agUi: Required<AgUiOptions>;
 };
 
 /**
@@ -103,7 +106,7 @@ async function serveRoute(
     case "runs":
       return Response.json(await registry.listAgentToolRuns());
     case "ag-ui":
-      return serveAgUi(request, parts);
+      return serveAgUi(request, parts, host.agUi);
     case "mcp":
       return host.mcp.serve(request, parts);
     case "cancel": {

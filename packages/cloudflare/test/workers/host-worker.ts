@@ -49,6 +49,7 @@
  * - `PARENT_PAGE_BURST`, `PARENT_PAGE_REFILL_MS` and `PARENT_MAX_PAGE_BYTES` set the parent's `eventSocketOptions()`.
  * - `PARENT_RETAIN_RUNS` sets the parent's `retainLogs` to `{ maxRuns: N, settleMs: 0 }`; `GET /test/compacted` lists
  *   the runs whose logs it compacted.
+ * - `PARENT_AG_UI_MAX_STREAMS` sets the parent's `agUiOptions().maxStreams` (its open AG-UI streams at most).
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
  *   the parent tells the `Probe` object (binding `PROBE`) "answered" when its conversation ends with an answer; a test
  *   waits for that with `GET /probe/wait?event=answered` (Worker level, never touching the parent).
@@ -113,6 +114,8 @@ type Env = {
   /** "1": the `Lookout`'s `slow` tool never answers (a restart test's fault point). */
   LOOKOUT_HOLD_SLOW?: string;
   PARENT_WAKE_MS?: string;
+  /** The parent's `agUiOptions().maxStreams`. */
+  PARENT_AG_UI_MAX_STREAMS?: string;
   AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
   PARENT_KEY?: string;
   /** Set: the Worker's router refuses requests without an `x-worker-key: <WORKER_KEY>` header. */
@@ -395,6 +398,10 @@ export class Parent extends AgentToolParent<Env> {
   protected override readonly agentToolWakeIntervalMs = Number(
     this.env.PARENT_WAKE_MS ?? DEFAULT_PARENT_WAKE_INTERVAL_MS,
   );
+  protected override agUiOptions() {
+    const max = this.env.PARENT_AG_UI_MAX_STREAMS;
+    return max === undefined ? {} : { maxStreams: Number(max) };
+  }
 
   /** With `OTEL=1`, each run's spans open at its dispatch and its trace context goes to its child. */
   protected override registryOptions() {

@@ -107,7 +107,7 @@ export {
   readAgentToolTree,
   treeDepth,
 } from "./tree.js";
-export type { AgentToolBudgetExhaustion, AgentToolUsage } from "./usage.js";
+export type { AgentToolBudgetExhaustion, AgentToolModelUsage, AgentToolUsage } from "./usage.js";
 export {
   AGENT_USAGE_PART,
   addUsage,
