@@ -87,7 +87,7 @@ let vitest: Vitest | undefined;
 beforeAll(async () => {
   // The root configuration, as `pnpm test` loads it, with no reporter (nothing runs).
   vitest = await createVitest({ root: ROOT, config: path.join(ROOT, "vitest.config.ts"), watch: false, reporters: [] });
-});
+}, 60_000); // a Vite server per project: under a second in all on an idle machine
 
 afterAll(async () => {
   await vitest?.close();
@@ -162,5 +162,5 @@ describe("TypeScript", () => {
       }
     }
     expect(problems).toEqual([]);
-  });
+  }, 60_000); // one tsc per tsconfig: about 0.1 s each on an idle machine, a budget a busy one meets
 });
