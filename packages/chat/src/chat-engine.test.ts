@@ -1,6 +1,7 @@
 // The conversation engine in Node, on the in-memory store and a manual clock: a turn's path, Stop with tools running,
 // the send queue, size limits, storage failures, and start-up recovery.
 import { AgentToolsError, WRAP_UP_INSTRUCTION } from "@agent-tools/core-runs";
+import { AGENT_USAGE_PART, readOwnUsage, readUsageChunk } from "@agent-tools/core-runs/protocol";
 import { textStep, toolCallsStep, toolResultsSeen, withUsage } from "@agent-tools/core-runs/testing";
 import { convertToModelMessages, tool, type UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
@@ -62,6 +63,33 @@ describe("a turn", () => {
     expect(frameTypes(tab, "r1").at(-1)).toBe("end");
     expect(announced.map((event) => event.kind)).toEqual(["message", "turn-started", "turn-ended"]);
     expect(announced.at(-1)).toMatchObject({ kind: "turn-ended", status: "completed" });
+  });
+
+  it("stores what the turn's tree spent with its answer, the turn's own share included, for a reload or a later tab", async () => {
+    const { engine, store, announced, script } = setUpEngine({ metered: true });
+    script([
+      withUsage(
+        textStep(() => "hello there"),
+        12,
+        4,
+      ),
+    ]);
+    const answer = await engine.send({ peer: peer("tab"), requestId: "r1" }, () => ({
+      kind: "append",
+      userMessage: userMessage("u1", "hi"),
+    }));
+
+    const stored = (await store.messages()).at(-1);
+    const usage = stored?.parts.find((part) => part.type === AGENT_USAGE_PART);
+    expect(readUsageChunk(usage)).toEqual({ inputTokens: 12, outputTokens: 4, runs: 0 });
+    expect(readOwnUsage(usage)).toEqual({ inputTokens: 12, outputTokens: 4, runs: 0 });
+    expect(textOf(stored)).toBe("hello there");
+    // What every tab is told at the end is the answer as stored, usage included.
+    expect(announced.at(-1)).toMatchObject({ kind: "turn-ended", message: stored });
+    expect(answer).toEqual(stored);
+    // It is not conversation: the next model call does not see it.
+    const modelMessages = await convertToModelMessages(await store.messages());
+    expect(JSON.stringify(modelMessages)).not.toContain(AGENT_USAGE_PART);
   });
 });
 
