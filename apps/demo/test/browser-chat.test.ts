@@ -91,7 +91,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
   const card = (agentType: string) => page.locator(`article.run[data-agent-type="${agentType}"]`);
   const cardText = async (agentType: string) =>
     (await card(agentType).first().locator(".t-text").allTextContents()).join("");
-  const tool = (name: string) => page.getByRole("region", { name: `Tool call: ${name}` });
+  const tool = (name: string) => page.getByRole("group", { name: `Tool call: ${name}` });
   const toolStates = () => page.locator(".tool-state").allTextContents();
   const isFocused = (locator: Locator) =>
     locator.evaluate((element) => element === element.ownerDocument.activeElement);

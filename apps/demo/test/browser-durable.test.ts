@@ -70,10 +70,10 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
     // The other tab shows the question and the child run streaming under its tool call, while the turn runs.
     await second.locator("li.msg.user").getByText("research cats").waitFor();
     const running = second
-      .getByRole("region", { name: "Tool call: research" })
+      .getByRole("group", { name: "Tool call: research" })
       .locator('article.run[data-agent-type="Researcher"][data-status="running"]');
     await running.locator(".t-text").first().waitFor();
-    expect(await second.getByRole("region", { name: "Tool call: research" }).locator(".tool-state").textContent()).toBe(
+    expect(await second.getByRole("group", { name: "Tool call: research" }).locator(".tool-state").textContent()).toBe(
       "running…",
     );
     await screenshot(second, "second-tab-live");

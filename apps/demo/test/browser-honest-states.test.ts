@@ -8,35 +8,26 @@
 // Skipped only when /usr/bin/chromium is missing (CI installs it in .ci/run). Screenshots in
 // apps/demo/test-results/screenshots/honest-states/.
 
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { formatTokens } from "../web/src/format.js";
 import {
   axeViolations,
-  type BrowserDemo,
-  chatPage,
+  browserSuite,
   hasChromium,
-  launchBrowser,
   type StoredMessage,
-  screenshotFolder,
   seriousAxeViolations,
-  startBrowserDemo,
   WAIT_MS,
 } from "./browser-harness.js";
 
 type StoredUsage = { inputTokens: number; outputTokens: number; runs: number; own?: StoredUsage };
 
 describe.skipIf(!hasChromium)("the demo page in Chromium: honest states", () => {
-  let demo: BrowserDemo;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
-  let screenshot: (page: Page, name: string) => Promise<void>;
-  const pageErrors: string[] = [];
-  const chat = chatPage(
-    () => demo,
-    () => context,
-    pageErrors,
-  );
+  // Test knob: each Researcher holds after its 4th text delta until it is cancelled or released: Cancel lands while it
+  // runs, however slow the machine.
+  const suite = browserSuite("honest-states", { DEMO_PACE_MS: "15", DEMO_HOLD_AFTER: "Researcher:4" });
+  const { chat, pageErrors } = suite;
+  const screenshot = (page: Page, name: string) => suite.screenshot(page, name);
 
   const tool = (page: Page, name: string) =>
     page.locator(".tool").filter({ has: page.locator(".tool-name").getByText(name, { exact: true }) });
@@ -48,22 +39,8 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: honest states", () => 
     await expect.poll(() => page.locator("article.run").count(), { timeout: WAIT_MS }).toBe(0);
   };
 
-  beforeAll(async () => {
-    screenshot = await screenshotFolder("honest-states");
-    // Test knob: each Researcher holds after its 4th text delta until it is cancelled or released: Cancel lands while
-    // it runs, however slow the machine.
-    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", DEMO_HOLD_AFTER: "Researcher:4" });
-    browser = await launchBrowser();
-    context = browser.context;
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.dispose();
-  });
-
   it("a child cancelled by you is not 'started in the background'", async () => {
-    const page = await chat.open("cancelled-child", context.pages()[0]);
+    const page = await chat.open("cancelled-child", suite.context.pages()[0]);
     await chat.send(page, "research cats");
     const researcher = page.locator('article.run[data-agent-type="Researcher"][data-status="running"]');
     await researcher.waitFor();
@@ -77,7 +54,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: honest states", () => 
   });
 
   it("after Clear runs: no raw run id, the background entry reads as its run, 'cancelled by you' stays; after a reload too", async () => {
-    const page = context.pages()[0] as Page;
+    const page = suite.context.pages()[0] as Page;
     await chat.send(page, "import data in the background");
     const entry = page.locator("li[data-background-run-id]");
     await entry.locator(".bg-reply").getByText("Update on your background task").waitFor();
@@ -87,7 +64,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: honest states", () => 
       (await page.locator("li.msg.assistant").last().locator(".text").allInnerTexts()).join(" ");
     expect(runId).toMatch(/^background:/);
     const before = {
-      line: await entry.locator(".bg-line").innerText(),
+      line: (await entry.locator(".bg-line").textContent()) ?? "",
       answer: await answerText(),
     };
     expect(before.line).toContain("Background import");
@@ -104,7 +81,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: honest states", () => 
       expect(await visibleText(page)).not.toContain(runId);
       expect(await answerText()).toBe(before.answer);
       // The entry still names the run and says how it ended, not the notice's raw words.
-      const line = await entry.locator(".bg-line").innerText();
+      const line = (await entry.locator(".bg-line").textContent()) ?? "";
       expect(line).toContain("Background import");
       expect(line).toContain("completed");
       expect(line).toContain("Imported 500 rows");
@@ -123,7 +100,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: honest states", () => 
     await chat.send(page, "research cats");
     const researcher = page.locator('article.run[data-agent-type="Researcher"][data-status="running"]');
     await researcher.waitFor();
-    await demo.releaseHold((await researcher.getAttribute("data-run-id")) ?? "");
+    await suite.demo.releaseHold((await researcher.getAttribute("data-run-id")) ?? "");
     await chat.replyEnded(page);
     await page.locator("li.msg.assistant").last().getByText("Here is what I found").waitFor();
     // What the server stored with the answer: the turn's whole tree, and the Assistant's own model calls.
@@ -157,7 +134,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: honest states", () => 
       await chat.send(page, topic);
       const researcher = page.locator('article.run[data-agent-type="Researcher"][data-status="running"]');
       await researcher.waitFor();
-      await demo.releaseHold((await researcher.getAttribute("data-run-id")) ?? "");
+      await suite.demo.releaseHold((await researcher.getAttribute("data-run-id")) ?? "");
       await chat.replyEnded(page);
     }
     expect(await tool(page, "research").count()).toBe(2);

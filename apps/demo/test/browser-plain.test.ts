@@ -33,7 +33,7 @@ describe.skipIf(!hasChromium)("a page on stock useChat alone, in Chromium", () =
   const pageErrors: string[] = [];
   const sockets: string[] = [];
 
-  const card = (name: string) => page.getByRole("region", { name: `Tool call: ${name}` });
+  const card = (name: string) => page.getByRole("group", { name: `Tool call: ${name}` });
   const childText = async (name: string) => ((await card(name).locator(".child-text").textContent()) ?? "").trim();
   const shot = (name: string) => screenshot(page, name);
   /** Let the Researcher (held: `DEMO_HOLD_AFTER`) past its hold. */

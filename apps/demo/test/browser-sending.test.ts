@@ -157,7 +157,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: sending", () => {
     await send(page, "research cats");
     const researcher = page.locator('article.run[data-agent-type="Researcher"]');
     await researcher.locator(".t-text").first().waitFor();
-    const header = page.getByRole("region", { name: "Tool call: research" }).locator(".tool-state");
+    const header = page.getByRole("group", { name: "Tool call: research" }).locator(".tool-state");
     expect(await header.textContent()).toBe("running…");
     const runId = (await researcher.getAttribute("data-run-id")) ?? "";
 

@@ -49,6 +49,15 @@ describe("describeUsage", () => {
     expect(describeUsage({ inputTokens: 1_150, outputTokens: 84, runs: 3 })).toEqual({
       short: "1.2k tokens · 3 runs",
       long: "1,150 input and 84 output tokens; 3 runs dispatched",
+      own: null,
+    });
+    // With the turn's own share: its tokens, short and in words.
+    expect(
+      describeUsage({ inputTokens: 700, outputTokens: 79, runs: 2 }, { inputTokens: 400, outputTokens: 36, runs: 2 }),
+    ).toEqual({
+      short: "779 tokens · 2 runs",
+      long: "700 input and 79 output tokens; 2 runs dispatched; its own model calls: 400 input and 36 output tokens",
+      own: "436",
     });
     expect(describeUsage({ inputTokens: 900, outputTokens: 50, runs: 0 })?.short).toBe("950 tokens");
     expect(describeUsage({ inputTokens: 0, outputTokens: 0, runs: 1 })?.short).toBe("0 tokens · 1 run");

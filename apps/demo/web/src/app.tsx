@@ -9,6 +9,7 @@ import { type UIMessage, WebSocketChatTransport } from "ai";
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { answerOutcome, liveAnswerId, saysError } from "./answer-state.js";
 import { BackgroundTray, TRAY_ID } from "./background-tray.js";
+import { conversationRunIds } from "./chat-entries.js";
 import { Composer } from "./composer.js";
 import { DevControls } from "./dev-controls.js";
 import { DrillInDialog } from "./drill-in-dialog.js";
@@ -95,7 +96,11 @@ export function App(): ReactNode {
     [agentTools.runsById],
   );
   const liveTrayRuns = trayRuns.filter(isLive).length;
-  const backgroundRunIds = useMemo(() => trayRuns.filter((run) => run.detached).map((run) => run.runId), [trayRuns]);
+  // Every run id the page knows, from the runs and from the conversation (which still names runs once they are cleared).
+  const runIds = useMemo(
+    () => [...new Set([...conversationRunIds(messages), ...Object.keys(agentTools.runsById)])],
+    [messages, agentTools.runsById],
+  );
 
   const { answerApproval } = agentTools;
   const actions: RunActions = useMemo(
@@ -130,7 +135,7 @@ export function App(): ReactNode {
   const context: MessageContext = {
     runsById: agentTools.runsById,
     runsFor,
-    backgroundRunIds,
+    runIds,
     actions,
     streamingMessageId,
     endedTurns: conversation.endedTurns,

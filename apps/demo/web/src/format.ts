@@ -124,18 +124,26 @@ export function formatTokens(count: number): string {
 
 /**
  * What a run (with its subtree) or a turn spent, in one short line — "1.2k tokens · 3 runs" — and in words for its
- * title: "1,150 input and 84 output tokens; 3 runs dispatched". `null` when nothing was counted.
+ * title: "1,150 input and 84 output tokens; 3 runs dispatched". With `own` (the turn's or run's own model calls), its
+ * share as tokens ("436"), also in the title. `null` when nothing was counted.
  */
-export function describeUsage(usage: AgentToolUsage | null | undefined): { short: string; long: string } | null {
+export function describeUsage(
+  usage: AgentToolUsage | null | undefined,
+  own?: AgentToolUsage | null,
+): { short: string; long: string; own: string | null } | null {
   if (!usage) return null;
   const tokens = usage.inputTokens + usage.outputTokens;
   if (tokens === 0 && usage.runs === 0) return null;
   const runs = usage.runs === 1 ? "1 run" : `${usage.runs} runs`;
   const cost = usage.cost !== undefined ? ` · cost ${usage.cost}` : "";
+  const ownTokens = own ? own.inputTokens + own.outputTokens : null;
   return {
     short: `${formatTokens(tokens)} tokens${usage.runs > 0 ? ` · ${runs}` : ""}${cost}`,
     long:
       `${usage.inputTokens.toLocaleString("en")} input and ${usage.outputTokens.toLocaleString("en")} output tokens` +
-      `${usage.runs > 0 ? `; ${runs} dispatched` : ""}${usage.cost !== undefined ? `; cost ${usage.cost}` : ""}`,
+      `${usage.runs > 0 ? `; ${runs} dispatched` : ""}${usage.cost !== undefined ? `; cost ${usage.cost}` : ""}` +
+      (own ? `; its own model calls: ${own.inputTokens.toLocaleString("en")} input and ` : "") +
+      (own ? `${own.outputTokens.toLocaleString("en")} output tokens` : ""),
+    own: ownTokens === null ? null : formatTokens(ownTokens),
   };
 }

@@ -1,8 +1,9 @@
-import type {
-  AgentChatTurnStatus,
-  AgentChatUnsentMessage,
-  AgentToolRunState,
-  AgentToolUsage,
+import {
+  type AgentChatTurnStatus,
+  type AgentChatUnsentMessage,
+  type AgentToolRunState,
+  type AgentToolUsage,
+  selectAnswerUsage,
 } from "@agent-tools/react";
 import type { UIMessage } from "ai";
 import type { ReactNode } from "react";
@@ -16,8 +17,8 @@ export type MessageContext = {
   runsById: Readonly<Record<string, AgentToolRunState>>;
   /** The runs a tool call started that show under it (background runs go to the tray). */
   runsFor(toolCallId: string): readonly AgentToolRunState[];
-  /** Background run ids, left out of the text shown (the run's name says which run). */
-  backgroundRunIds: readonly string[];
+  /** The run ids the conversation names and the page knows, left out of the text shown (the run's name says which). */
+  runIds: readonly string[];
   actions: RunActions;
   /** The id of the message streaming now, if any. */
   streamingMessageId: string | null;
@@ -46,7 +47,7 @@ export function MessageParts({ message, context }: { message: UIMessage; context
         : [
             // biome-ignore lint/suspicious/noArrayIndexKey: text parts have no id; parts only grow at the end
             <p key={`text-${index}`} className="text">
-              {withoutRunIds(part.text, context.backgroundRunIds)}
+              {withoutRunIds(part.text, context.runIds)}
             </p>,
           ];
     }
@@ -78,7 +79,10 @@ export function MessageView({ message, context }: { message: UIMessage; context:
   const unsent = context.unsent.get(message.id);
   const answer = context.lastAnswer?.id === message.id ? context.lastAnswer : null;
   const failed = answer?.outcome === "failed";
-  const usage = message.role === "assistant" ? describeUsage(context.usageOf(message.id)) : null;
+  // What the answer's turn spent: as stored with the answer once its turn ended, else as the turn's events told.
+  const spent = message.role === "assistant" ? selectAnswerUsage(message) : null;
+  const usage =
+    message.role === "assistant" ? describeUsage(spent?.usage ?? context.usageOf(message.id), spent?.own) : null;
   return (
     <li
       className={`msg ${message.role}${unsent ? " unsent" : ""}${failed ? " failed" : ""}`}
@@ -93,6 +97,7 @@ export function MessageView({ message, context }: { message: UIMessage; context:
         <p className="msg-usage" title={usage.long}>
           <span className="visually-hidden">This answer spent: </span>
           {usage.short}
+          {usage.own !== null && <span className="msg-usage-own">{` (the Assistant itself: ${usage.own})`}</span>}
         </p>
       )}
       {unsent && <UnsentNote unsent={unsent} context={context} />}

@@ -47,8 +47,11 @@ export function toolCallState(part: ToolPart, context: ToolCallContext): ToolCal
   const closedBy = part.state === "output-error" ? closedByTurn(part.errorText) : null;
   // A call with no result whose turn is over was stopped with its reply; one with a result was cancelled on its own.
   const hasResult = part.state === "output-available" || (part.state === "output-error" && closedBy === null);
+  const ownRunId = outputRunId(part);
   const cancelCause = (): CancelCause => {
+    // The run this page cancelled, also once it is cleared (its result still names it).
     if (aborted.some((run) => context.cancelledHere(run.runId))) return "you";
+    if (ownRunId !== null && context.cancelledHere(ownRunId)) return "you";
     if (hasResult) return "elsewhere";
     if (context.stoppedHere) return "reply-stopped-by-you";
     if (context.turnStatus === "aborted" || !context.isStreaming) return "reply-stopped";
@@ -102,6 +105,13 @@ export function toolCallState(part: ToolPart, context: ToolCallContext): ToolCal
     default:
       return { label: String((part as { state?: unknown }).state ?? ""), tone: "done", cancelCause: null };
   }
+}
+
+/** The run a tool call's result names (an agent tool's failure, a background run it started), if any. */
+export function outputRunId(part: ToolPart): string | null {
+  if (part.state !== "output-available") return null;
+  const runId = (part.output as { runId?: unknown } | null)?.runId;
+  return typeof runId === "string" ? runId : null;
 }
 
 /** How the server closed a call when its turn ended (`stop`: Stop; `end`: the answer failed or was cut), if it did. */

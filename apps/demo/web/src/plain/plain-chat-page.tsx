@@ -117,7 +117,9 @@ function PartView({ part, base }: { part: UIMessage["parts"][number]; base: stri
           ? "working…"
           : "starting…";
   return (
-    <section className="tool" aria-label={`Tool call: ${name}`} data-state={state}>
+    // A group, not a region: a tool called twice would make two landmarks of one name.
+    // biome-ignore lint/a11y/useSemanticElements: a tool call groups its header and runs; a fieldset is for form controls
+    <section className="tool" role="group" aria-label={`Tool call: ${name}`} data-state={state}>
       <h3>
         {output?.agentType ?? name} <span className="state">{state}</span>
       </h3>
