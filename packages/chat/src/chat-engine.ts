@@ -123,7 +123,7 @@ export type ChatEngineOptions<TPeer> = {
 };
 
 /** The reason a stopped turn's model and tools (and the runs they dispatched) are aborted with. */
-export const STOP_REASON = "Stopped by the user";
+export const STOP_REASON = STOPPED_TOOL_CALL_TEXT;
 
 /** The text that ends an answer closed because it could not be resumed. */
 export const INTERRUPTED_TURN_TEXT = "This answer was interrupted before it could finish.";
