@@ -405,7 +405,10 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     const section = tool("research").last();
     await expect.poll(() => section.locator(".tool-state").textContent(), { timeout: WAIT_MS }).toBe("stopped by you");
     expect(await toolStates()).not.toContain("running…");
-    await researcher.locator(".run-line").getByText("Stopped with the reply (you stopped it)").waitFor();
+    await researcher.locator(".run-line").getByText("Stopped by you", { exact: true }).waitFor();
+    // One wording for one fact: the call says it once, as its header does, in the server's words too.
+    expect(await section.locator(".tool-error").count()).toBe(0);
+    expect(await section.textContent()).not.toMatch(/before this tool finished|with the reply/);
     // The server ended the turn as stopped, and stored what it had.
     await expect.poll(async () => (await stored()).at(-1)?.role, { timeout: WAIT_MS }).toBe("assistant");
     await shot("stopped");

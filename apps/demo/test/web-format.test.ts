@@ -37,7 +37,8 @@ describe("resultText of a cancelled run", () => {
 
   it("says who cancelled: this page, the reply's stop, or the run's own reason when it was cancelled elsewhere", () => {
     expect(resultText(cancelled("Cancelled by the user"), "you")).toBe("Cancelled by you");
-    expect(resultText(cancelled("Stopped"), "reply-stopped")).toBe("Stopped with the reply");
+    expect(resultText(cancelled("Stopped by the user"), "reply-stopped")).toBe("Stopped");
+    expect(resultText(cancelled("Stopped by the user"), "reply-stopped-by-you")).toBe("Stopped by you");
     expect(resultText(cancelled("Cancelled by the user"), "elsewhere")).toBe("Cancelled by the user");
     expect(resultText(cancelled("Cancelled by the parent"))).toBe("Cancelled by the parent");
     expect(resultText(cancelled(null), "elsewhere")).toBe("Cancelled");

@@ -8,6 +8,7 @@ import { Chat, useChat } from "@ai-sdk/react";
 import { type UIMessage, WebSocketChatTransport } from "ai";
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { answerOutcome, liveAnswerId, saysError } from "./answer-state.js";
+import { ApprovalAnnouncer } from "./approval-announcer.js";
 import { BackgroundTray, TRAY_ID } from "./background-tray.js";
 import { conversationRunIds } from "./chat-entries.js";
 import { Composer } from "./composer.js";
@@ -91,6 +92,8 @@ export function App(): ReactNode {
       : null;
   const focusComposer = () => document.getElementById("prompt")?.focus({ preventScroll: true });
 
+  // The parent's own runs: each shows the approvals of its whole tree.
+  const allRuns = useMemo(() => Object.values(agentTools.runsById), [agentTools.runsById]);
   const trayRuns = useMemo(
     () => Object.values(agentTools.runsById).filter((run) => run.detached || run.parentToolCallId === null),
     [agentTools.runsById],
@@ -107,6 +110,7 @@ export function App(): ReactNode {
     () => ({
       onDrillIn: setDrillInRunId,
       onAnswerApproval: answerApproval,
+      isOffline: isDisconnected,
       cancelling,
       cancelledHere: (runId) => cancelledHere.has(runId),
       onCancel: (runId) => {
@@ -125,7 +129,7 @@ export function App(): ReactNode {
           .finally(() => setCancelling((previous) => withoutItem(previous, runId)));
       },
     }),
-    [cancelling, cancelledHere, routes, answerApproval],
+    [cancelling, cancelledHere, routes, answerApproval, isDisconnected],
   );
 
   const runsFor = useCallback(
@@ -233,6 +237,7 @@ export function App(): ReactNode {
           />
         )}
       </header>
+      <ApprovalAnnouncer runs={allRuns} />
       <div className="connection-banner" role="status">
         {isDisconnected && (
           <p>

@@ -76,12 +76,41 @@ export const STATUS_LABELS: Record<AgentToolRunState["status"], string> = {
 /** Who ended a cancelled run, as far as this page knows. */
 export type CancelCause = "you" | "reply-stopped" | "reply-stopped-by-you" | "elsewhere";
 
+/** One wording for each: the tool call's header says the same in lower case ("stopped by you"). */
 export const CANCEL_LABELS: Record<CancelCause, string> = {
   you: "Cancelled by you",
-  "reply-stopped-by-you": "Stopped with the reply (you stopped it)",
-  "reply-stopped": "Stopped with the reply",
+  "reply-stopped-by-you": "Stopped by you",
+  "reply-stopped": "Stopped",
   elsewhere: "Cancelled",
 };
+
+/** A cancel cause as the middle of a sentence says it: "cancelled by you", "stopped by you". */
+export function cancelLabel(cause: CancelCause): string {
+  const label = CANCEL_LABELS[cause];
+  return label.charAt(0).toLowerCase() + label.slice(1);
+}
+
+const unique = (names: readonly string[]) => [...new Set(names)];
+
+/** The tools a live run's tree waits to be approved for (none: it waits for nothing). */
+export function waitingToolNames(run: AgentToolRunState): string[] {
+  if (!isLive(run)) return [];
+  return unique(run.approvals.filter((approval) => approval.status === "pending").map((each) => each.toolName));
+}
+
+/** The tools a completed run's tree was denied (or not approved in time): its end is not a plain success. */
+export function deniedToolNames(run: AgentToolRunState): string[] {
+  if (run.status !== "completed") return [];
+  const denied = run.approvals.filter((approval) => approval.status === "denied" || approval.status === "expired");
+  return unique(denied.map((approval) => approval.toolName));
+}
+
+/** How a run stands, in words: its status, or that it waits for approval, or what its tree was denied. */
+export function runStatusLabel(run: AgentToolRunState): string {
+  if (waitingToolNames(run).length > 0) return "waiting for approval";
+  const denied = deniedToolNames(run);
+  return denied.length > 0 ? `${STATUS_LABELS[run.status]}, ${denied.join(", ")} denied` : STATUS_LABELS[run.status];
+}
 
 /** The one-line outcome of a finished run. */
 export function resultText(run: AgentToolRunState, cancelCause: CancelCause = "elsewhere"): string {

@@ -5,7 +5,7 @@ import {
   UNFINISHED_TOOL_CALL_TEXT,
 } from "@agent-tools/react";
 import type { UIMessage } from "ai";
-import { type CancelCause, isLive } from "./format.js";
+import { type CancelCause, cancelLabel, deniedToolNames, isLive } from "./format.js";
 
 type MessagePart = UIMessage["parts"][number];
 export type ToolPart = Extract<MessagePart, { toolCallId: string }>;
@@ -82,7 +82,13 @@ export function toolCallState(part: ToolPart, context: ToolCallContext): ToolCal
       return { label: "finishing…", tone: "live", cancelCause: null };
     }
     case "output-available": {
-      if (!isFailure(part.output)) return { label: "done", tone: "done", cancelCause: null };
+      if (!isFailure(part.output)) {
+        // Done, but without a tool its runs' trees were denied: not a plain success.
+        const denied = [...new Set(context.runs.flatMap(deniedToolNames))];
+        return denied.length > 0
+          ? { label: `done, ${denied.join(", ")} denied`, tone: "stopped", cancelCause: null }
+          : { label: "done", tone: "done", cancelCause: null };
+      }
       switch (part.output.status) {
         case "aborted":
           return cancelled();
@@ -115,20 +121,7 @@ export function outputRunId(part: ToolPart): string | null {
 }
 
 /** How the server closed a call when its turn ended (`stop`: Stop; `end`: the answer failed or was cut), if it did. */
-function closedByTurn(errorText: string | undefined): "stop" | "end" | null {
+export function closedByTurn(errorText: string | undefined): "stop" | "end" | null {
   if (errorText === STOPPED_TOOL_CALL_TEXT) return "stop";
   return errorText === UNFINISHED_TOOL_CALL_TEXT ? "end" : null;
-}
-
-function cancelLabel(cause: CancelCause): string {
-  switch (cause) {
-    case "you":
-      return "cancelled by you";
-    case "reply-stopped-by-you":
-      return "stopped by you";
-    case "reply-stopped":
-      return "stopped with the reply";
-    case "elsewhere":
-      return "cancelled";
-  }
 }

@@ -3,7 +3,7 @@ import { getToolName } from "ai";
 import type { ReactNode } from "react";
 import { describeInput, runName } from "./format.js";
 import { type RunActions, RunCard } from "./run-card.js";
-import { outputRunId, type ToolCallContext, type ToolPart, toolCallState } from "./tool-call-state.js";
+import { closedByTurn, outputRunId, type ToolCallContext, type ToolPart, toolCallState } from "./tool-call-state.js";
 
 /**
  * The background run a tool's result names (a detached run it started), if the page knows it. A child's own result
@@ -51,7 +51,10 @@ export function ToolCall({
           {state.label}
         </span>
       </div>
-      {part.state === "output-error" && part.errorText && <p className="tool-error">{part.errorText}</p>}
+      {/* A call Stop closed says so in its header ("stopped by you"), not a second time in the server's words. */}
+      {part.state === "output-error" && part.errorText && closedByTurn(part.errorText) !== "stop" && (
+        <p className="tool-error">{part.errorText}</p>
+      )}
       {background && (
         <p className="tool-note">Started “{runName(background)}” in the background: follow it under Background runs.</p>
       )}
