@@ -16,6 +16,7 @@ import {
   hasChromium,
   launchBrowser,
   occurrences,
+  replyEnded as replyOver,
   type StoredMessage,
   screenshotFolder,
   seriousAxeViolations,
@@ -103,8 +104,8 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     await page.getByRole("textbox", { name: "Message" }).fill(text);
     await page.keyboard.press("Enter");
   };
-  /** The reply is over: the composer offers Send again. */
-  const replyEnded = () => page.getByRole("button", { name: "Send" }).waitFor();
+  /** The reply is over: the composer's Stop is off again. */
+  const replyEnded = () => replyOver(page);
   /** The visible part of an element, in the viewport between the sticky header and the composer. */
   const isInView = (locator: Locator) =>
     locator.evaluate((element) => {

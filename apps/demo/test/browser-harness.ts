@@ -224,8 +224,8 @@ export function chatPage(demo: () => BrowserDemo, context: () => BrowserContext,
     /** The ids of the messages shown, in order. */
     shownIds: (page: Page) =>
       page.locator("li.msg[data-message-id]").evaluateAll((items) => items.map((item) => item.dataset["messageId"])),
-    /** The reply is over: the composer offers Send again. */
-    replyEnded: (page: Page) => page.getByRole("button", { name: "Send" }).waitFor(),
+    /** The reply is over: the composer's Stop is off again. */
+    replyEnded: (page: Page) => replyEnded(page),
   };
 }
 
@@ -273,6 +273,11 @@ export function browserSuite(suite: string, bindings: Record<string, string>): B
     chat: chatPage(() => started(demo), context, pageErrors),
     screenshot: (page, name) => started(shoot)(page, name),
   };
+}
+
+/** Resolves once no reply is in flight in `page`: the composer's Stop (always there) is off. */
+export function replyEnded(page: Page): Promise<void> {
+  return page.getByRole("button", { name: "Stop" }).and(page.locator('[aria-disabled="true"]')).waitFor();
 }
 
 /** A headless Chromium with a fresh profile; `close()` removes the profile. */
