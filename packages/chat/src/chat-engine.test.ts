@@ -179,6 +179,29 @@ describe("Stop while a tool runs", () => {
   });
 });
 
+describe("Stop by the answer's id", () => {
+  it("stops the turn that streams that answer (what a page on stock useChat knows of it), never another", async () => {
+    const { slow, started } = blockingTool();
+    const { engine, script } = setUpEngine({ tools: { slow } });
+    script([toolCallsStep("slow", [["call-1", { topic: "cats" }]])]);
+    const follower = peer("reloaded tab");
+    const turn = engine.send(null, () => ({ kind: "append", userMessage: userMessage("u1", "research cats") }));
+    await started;
+    // A tab that reloaded follows the turn: the stream it resumes starts with the answer's id.
+    engine.resume({ peer: follower, requestId: "resume-1" });
+    const start = follower.frames.flatMap((frame) => (frame.type === "chunk" ? [frame.chunk] : []))[0];
+    expect(start).toMatchObject({ type: "start" });
+    const answerId = (start as { messageId?: string }).messageId as string;
+    expect(engine.stop("u1")).toBe(false);
+    expect(engine.stop("another-answer")).toBe(false);
+    expect(engine.stop(answerId)).toBe(true);
+    const stopped = await turn;
+    expect(stopped?.id).toBe(answerId);
+    expect(toolParts(stopped)).toMatchObject([{ state: "output-error", errorText: STOPPED_TOOL_CALL_TEXT }]);
+    expect(engine.stop(answerId)).toBe(false);
+  });
+});
+
 describe("the send queue", () => {
   it("refuses a send past maxQueuedSends with a clear error frame and a ChatLimitError, running the others", async () => {
     const { slow, started } = blockingTool();

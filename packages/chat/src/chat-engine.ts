@@ -343,10 +343,13 @@ export class ChatEngine<TPeer> {
     else this.#stopActive(active);
   }
 
-  /** Stop the turn in flight for everybody, if it is `turnId` (never a later one); returns whether it stopped it. */
+  /**
+   * Stop the turn in flight for everybody, if it is `turnId` — or the turn that streams the answer of that id (what a
+   * page on stock `useChat` knows of it) — never a later one; returns whether it stopped it.
+   */
   stop(turnId: string): boolean {
     const active = this.#active;
-    if (!active || active.stored.turnId !== turnId) return false;
+    if (!active || (active.stored.turnId !== turnId && active.stored.assistantMessageId !== turnId)) return false;
     return this.#stopActive(active);
   }
 
