@@ -136,10 +136,10 @@ describe.skipIf(!hasChromium)("the demo page's composer and what covers the conv
       reason: "refused",
       error: "The message is too large (3.1 MB; the limit is 1.0 MB)",
     };
-    await page.evaluate(
-      ([storageKey, value]) => sessionStorage.setItem(storageKey, value),
-      [key, JSON.stringify([record])],
-    );
+    await page.evaluate(([storageKey, value]) => sessionStorage.setItem(storageKey, value), [
+      key,
+      JSON.stringify([record]),
+    ] as const);
     await page.reload();
     const mine = page.locator('li.msg[data-message-id="refused-1"]');
     await mine.getByText("Not sent").waitFor();

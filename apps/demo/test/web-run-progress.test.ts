@@ -36,8 +36,9 @@ describe("runProgressView", () => {
   });
 
   it("says a run waits for an approval rather than what it did last, keeping how far it is", () => {
-    const asked = (status: "pending" | "approved") =>
-      [{ approvalId: "a1", toolName: "saveFile", status }] as AgentToolRunState["approvals"];
+    const asked = (status: "pending" | "approved"): AgentToolRunState["approvals"] => [
+      { approvalId: "a1", toolCallId: "c1", toolName: "saveFile", input: {}, path: [], status, at: 1 },
+    ];
     expect(runProgressView(run({ approvals: asked("pending") }), null).text).toBe(
       "Waiting for your approval: saveFile",
     );

@@ -55,7 +55,9 @@ describe("toolCallState", () => {
     expect(label(part("output-available", { ok: false, status: "error" }), { runs: [run("error")] })).toBe("failed");
     expect(label(part("output-available", "a summary"), { runs: [run("completed")] })).toBe("done");
     // Done without a tool its tree was denied is not a plain success.
-    const denied = [{ approvalId: "a1", toolName: "saveFile", status: "denied" }] as AgentToolRunState["approvals"];
+    const denied: AgentToolRunState["approvals"] = [
+      { approvalId: "a1", toolCallId: "c1", toolName: "saveFile", input: {}, path: [], status: "denied", at: 1 },
+    ];
     expect(
       toolCallState(part("output-available", "not saved"), context({ runs: [run("completed", "r1", denied)] })),
     ).toEqual({ label: "done, saveFile denied", tone: "stopped", cancelCause: null });
