@@ -1,6 +1,12 @@
 import { type AgentToolApproval, type AgentToolApprovalAnswer, MAX_APPROVAL_REASON_LENGTH } from "@agent-tools/react";
 import { type FormEvent, type ReactNode, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
-import { type ApprovalClosedBy, approvalAsker, approvalInputText, approvalOutcome } from "./approval-format.js";
+import {
+  type ApprovalClosedBy,
+  approvalAsker,
+  approvalInputText,
+  approvalOutcome,
+  isClosedByRun,
+} from "./approval-format.js";
 import "./approval.css";
 
 /** Send an answer; resolves whether the server took it (`false`: it was already answered, or is unknown). */
@@ -88,6 +94,8 @@ export function ApprovalPanel({
   const panel = useRef<HTMLElement>(null);
   const outcome = useRef<HTMLParagraphElement>(null);
   const isPending = approval.status === "pending";
+  // Closed by its run's end (a Cancel, a Stop), not denied by anyone: said in neutral colours.
+  const shownStatus = isClosedByRun(approval, closedBy) ? "closed" : approval.status;
   const wasPending = useRef(isPending);
   const hadFocus = useRef(false);
 
@@ -130,7 +138,7 @@ export function ApprovalPanel({
   return (
     <section
       ref={panel}
-      className={`approval a-${approval.status}`}
+      className={`approval a-${shownStatus}`}
       aria-labelledby={titleId}
       data-approval-id={approval.approvalId}
       data-status={approval.status}
@@ -193,7 +201,7 @@ export function ApprovalPanel({
           </p>
         </form>
       ) : (
-        <p ref={outcome} className={`approval-outcome o-${approval.status}`} tabIndex={-1}>
+        <p ref={outcome} className={`approval-outcome o-${shownStatus}`} tabIndex={-1}>
           {approvalOutcome(approval, closedBy)}
           {lost !== null && ` (your ${lost} came too late: it was already answered)`}
         </p>
