@@ -20,6 +20,8 @@ export {
   STOPPED_TOOL_CALL_TEXT,
   UNFINISHED_TOOL_CALL_TEXT,
 } from "./chat-events.js";
+export type { AgentChatMessageRun } from "./chat-message-run.js";
+export { readChatMessageRun } from "./chat-message-run.js";
 export type { AgentToolCursor, AgentToolCursors } from "./cursors.js";
 export { AGENT_TOOL_CURSORS_PARAM, encodeAgentToolCursors, parseAgentToolCursors } from "./cursors.js";
 export type {
