@@ -104,8 +104,14 @@ describe("a turn", () => {
 
     const stored = (await store.messages()).at(-1);
     const usage = stored?.parts.find((part) => part.type === AGENT_USAGE_PART);
-    expect(readUsageChunk(usage)).toEqual({ inputTokens: 12, outputTokens: 4, runs: 0 });
-    expect(readOwnUsage(usage)).toEqual({ inputTokens: 12, outputTokens: 4, runs: 0 });
+    const spent = {
+      inputTokens: 12,
+      outputTokens: 4,
+      runs: 0,
+      models: [{ provider: "mock-provider", model: "mock-model-id", inputTokens: 12, outputTokens: 4 }],
+    };
+    expect(readUsageChunk(usage)).toEqual(spent);
+    expect(readOwnUsage(usage)).toEqual(spent);
     expect(textOf(stored)).toBe("hello there");
     // What every tab is told at the end is the answer as stored, usage included.
     expect(announced.at(-1)).toMatchObject({ kind: "turn-ended", message: stored });
