@@ -1,9 +1,15 @@
 // Tree budgets as a property (issue 25), over thousands of random trees of runs spending random steps in a random
 // interleaving, with usage reports travelling up and wrap-up signals travelling down as messages delivered at random
 // later moments (as between Durable Objects): the real RunBudget, narrowBudget and budgetRejection decide.
+// A model call takes time: it starts (the budget decides: call, wrap-up or refuse) and finishes later (its usage is
+// recorded), and other runs step, report and dispatch in between, as runs stepping in parallel do.
 // - never widened: a run's budget is never wider than what its parent had left when it dispatched it;
-// - overshoot: once a run's budget is out, it starts one model call at most (its wrap-up);
-// - with reports delivered at once, the model calls started after the root's budget ran out are at most one per run.
+// - overshoot per run: once a run's budget is out, it starts one model call at most (its wrap-up); so whatever the
+//   reports' delays, a run spends itself at most its share (the tokens it was given) plus two steps: the call under
+//   way when its budget ran out, and its wrap-up;
+// - overshoot of the tree, with reports delivered at once: every run live when the root's budget ran out has at most
+//   one call under way then and starts at most one after, so the tree spends at most its limit plus two steps per
+//   run live at that moment.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type AgentToolBudget, type AgentToolTree, dispatchTree } from "./protocol/index.js";
@@ -36,6 +42,11 @@ type Node = {
   dispatched: boolean;
   callsAfterExhausted: number;
   isExhausted: boolean;
+  /** The size of the model call under way (started, not yet finished), or null. */
+  inFlight: number | null;
+  /** Tokens this run's own model calls spent. */
+  spent: number;
+  callsAfterRootOut: number;
   children: Node[];
   /** What the parent had left when it dispatched this run. */
   parentLeft: AgentToolBudget | undefined;
@@ -47,9 +58,9 @@ function simulate(root: Plan, limits: AgentToolBudget, choices: number[], delive
   const clock = new ManualClock(0);
   const nodes: Node[] = [];
   const pending: Message[] = [];
-  let callsAfterRootOut = 0;
   let rootOut = false;
-  let liveAtRootOut = 0;
+  let liveAtRootOut: Node[] = [];
+  let inFlightAtRootOut: Node[] = [];
   let nextId = 0;
 
   const make = (plan: Plan, parent: Node | null, tree: AgentToolTree, parentLeft: AgentToolBudget | undefined) => {
@@ -64,6 +75,9 @@ function simulate(root: Plan, limits: AgentToolBudget, choices: number[], delive
       dispatched: false,
       callsAfterExhausted: 0,
       isExhausted: false,
+      inFlight: null,
+      spent: 0,
+      callsAfterRootOut: 0,
       children: [],
       parentLeft,
       budget: new RunBudget({
@@ -76,7 +90,8 @@ function simulate(root: Plan, limits: AgentToolBudget, choices: number[], delive
           node.isExhausted = true;
           if (node === nodes[0] && !rootOut) {
             rootOut = true;
-            liveAtRootOut = nodes.filter((candidate) => !candidate.isDone).length;
+            liveAtRootOut = nodes.filter((candidate) => !candidate.isDone);
+            inFlightAtRootOut = nodes.filter((candidate) => candidate.inFlight !== null);
           }
           for (const child of node.children) pending.push({ kind: "wrap-up", to: child });
         },
@@ -92,6 +107,17 @@ function simulate(root: Plan, limits: AgentToolBudget, choices: number[], delive
   };
 
   const step = (node: Node) => {
+    // A call under way finishes: its usage is recorded (which may exhaust this run's budget and, by its reports,
+    // its ancestors').
+    if (node.inFlight !== null) {
+      const size = node.inFlight;
+      node.inFlight = null;
+      node.spent += size;
+      node.budget.recordModelCall({ inputTokens: size, outputTokens: 0 });
+      // A model may keep asking for steps after its wrap-up: only the budget stops it.
+      node.stepIndex += 1;
+      return;
+    }
     // Dispatch its children once it reached its dispatch point, each within what it has left.
     if (!node.dispatched && node.stepIndex >= node.plan.dispatchAfter) {
       node.dispatched = true;
@@ -122,13 +148,12 @@ function simulate(root: Plan, limits: AgentToolBudget, choices: number[], delive
       return;
     }
     if (wasOut || node.isExhausted) node.callsAfterExhausted += 1;
-    if (rootOut) callsAfterRootOut += 1;
-    node.budget.recordModelCall({ inputTokens: size, outputTokens: 0 });
-    // A model may keep asking for steps after its wrap-up: only the budget stops it.
-    node.stepIndex += 1;
+    if (rootOut) node.callsAfterRootOut += 1;
+    node.inFlight = size;
   };
 
-  const isWaiting = (node: Node) => node.dispatched && node.stepIndex >= node.plan.steps.length;
+  const isWaiting = (node: Node) =>
+    node.dispatched && node.inFlight === null && node.stepIndex >= node.plan.steps.length;
   make(root, null, { rootId: "root", ancestors: [], budget: limits }, undefined);
   for (let turn = 0; turn < 2_000; turn += 1) {
     const live = nodes.filter((node) => !node.isDone && !isWaiting(node));
@@ -143,7 +168,7 @@ function simulate(root: Plan, limits: AgentToolBudget, choices: number[], delive
     if (choice < live.length) step(live[choice] as Node);
     else deliver(pending.splice(choice - live.length, 1)[0] as Message);
   }
-  return { nodes, callsAfterRootOut, liveAtRootOut, rootOut };
+  return { nodes, liveAtRootOut, inFlightAtRootOut, rootOut };
 }
 
 const limitsArbitrary: fc.Arbitrary<AgentToolBudget> = fc.record(
@@ -161,8 +186,10 @@ const widened = (child: AgentToolBudget | undefined, left: AgentToolBudget | und
     return value === undefined || value > (limit as number);
   });
 
+const largestStep = (plan: Plan): number => Math.max(...plan.steps, ...plan.children.map(largestStep));
+
 describe("tree budgets, over random trees", () => {
-  it("are never widened, and no run starts more than one model call once its budget is out", () => {
+  it("are never widened; once a run's budget is out it starts one model call at most, so it spends at most its share and two steps", () => {
     fc.assert(
       fc.property(
         planArbitrary,
@@ -170,9 +197,13 @@ describe("tree budgets, over random trees", () => {
         fc.array(fc.nat(), { minLength: 1, maxLength: 64 }),
         (plan, limits, choices) => {
           const { nodes } = simulate(plan, limits, choices, false);
+          const step = largestStep(plan);
           for (const node of nodes) {
             if (node.parent) expect(widened(node.tree.budget, node.parentLeft)).toBe(false);
             expect(node.callsAfterExhausted).toBeLessThanOrEqual(1);
+            expect(node.inFlight).toBeNull();
+            // Its share: the tokens it was given (the root: the limit). Below it, the call under way, the wrap-up.
+            expect(node.spent).toBeLessThanOrEqual((node.tree.budget?.maxTokens ?? 0) + 2 * step);
           }
         },
       ),
@@ -180,15 +211,27 @@ describe("tree budgets, over random trees", () => {
     );
   });
 
-  it("with reports delivered at once: after the root's budget runs out, one model call per run at most", () => {
+  it("with reports delivered at once: the tree spends at most its limit and two steps per run live when it ran out", () => {
     fc.assert(
       fc.property(
         planArbitrary,
         limitsArbitrary,
         fc.array(fc.nat(), { minLength: 1, maxLength: 64 }),
         (plan, limits, choices) => {
-          const { callsAfterRootOut, liveAtRootOut, rootOut } = simulate(plan, limits, choices, true);
-          if (rootOut) expect(callsAfterRootOut).toBeLessThanOrEqual(liveAtRootOut);
+          const { nodes, liveAtRootOut, inFlightAtRootOut, rootOut } = simulate(plan, limits, choices, true);
+          const spent = nodes.reduce((sum, node) => sum + node.spent, 0);
+          if (!rootOut) {
+            expect(spent).toBeLessThan(limits.maxTokens ?? 0);
+            return;
+          }
+          // Each run live then: at most one call under way (it finishes and counts), at most one started after.
+          for (const node of inFlightAtRootOut) expect(liveAtRootOut).toContain(node);
+          for (const node of nodes) {
+            expect(node.callsAfterRootOut).toBeLessThanOrEqual(liveAtRootOut.includes(node) ? 1 : 0);
+          }
+          const calls = inFlightAtRootOut.length + nodes.reduce((sum, node) => sum + node.callsAfterRootOut, 0);
+          expect(calls).toBeLessThanOrEqual(2 * liveAtRootOut.length);
+          expect(spent).toBeLessThanOrEqual((limits.maxTokens ?? 0) + 2 * largestStep(plan) * liveAtRootOut.length);
         },
       ),
       { numRuns: 2_000 },
