@@ -22,7 +22,6 @@ const EVENTS_TAG = "agent-tools:events";
 /**
  * The parent's event sockets (server → client only): a client connects with its cursors and gets the runs' frames it
  * missed (replay), then every run frame and conversation event live.
- * @internal
  */
 export class ParentEventSockets {
   readonly #ctx: DurableObjectState;
