@@ -13,6 +13,13 @@ import {
 import { describe, expect, it } from "vitest";
 import { createDetachedRuns } from "./detach-run.js";
 
+/**
+ * CPU-heavy (hundreds of runs, each through the registry and the reconcile tick): a time budget of its own. vitest's
+ * five-second default is for unit tests, and a busy machine runs this several times slower than an idle one; the
+ * budget still ends a test that hangs.
+ */
+const CPU_HEAVY = { timeout: 60_000 };
+
 const CAP = 5;
 const RUNS = 300;
 
@@ -60,7 +67,7 @@ function setup(overCap: "record" | "refuse" = "record") {
 
 const CAP_ERROR = `maxConcurrentAgentTools (${CAP}) exceeded`;
 
-describe(`load: ${RUNS} detached runs under maxConcurrentAgentTools: ${CAP}`, () => {
+describe(`load: ${RUNS} detached runs under maxConcurrentAgentTools: ${CAP}`, CPU_HEAVY, () => {
   it("refuses those over the cap with a result, never exceeds the cap, and a retrying dispatcher gets all done", async () => {
     const world = setup();
     const { detached, store, worker, host } = world;
