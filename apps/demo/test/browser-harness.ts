@@ -280,6 +280,26 @@ export function replyEnded(page: Page): Promise<void> {
   return page.getByRole("button", { name: "Stop" }).and(page.locator('[aria-disabled="true"]')).waitFor();
 }
 
+/**
+ * Record, from now on, the text of every alert (`role="alert"`) the page shows, however briefly: what a screen reader
+ * announces. Resolves to a function that reads the record.
+ */
+export async function recordAlerts(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const shown: string[] = [];
+    const record = () => {
+      for (const alert of document.querySelectorAll('[role="alert"]')) {
+        const text = alert.textContent ?? "";
+        if (shown.at(-1) !== text) shown.push(text);
+      }
+    };
+    new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });
+    record();
+    (window as unknown as { __alertsShown: string[] }).__alertsShown = shown;
+  });
+  return () => page.evaluate(() => [...(window as unknown as { __alertsShown: string[] }).__alertsShown]);
+}
+
 /** A headless Chromium with a fresh profile; `close()` removes the profile. */
 export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), "agent-tools-chromium-"));

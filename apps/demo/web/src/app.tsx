@@ -90,10 +90,19 @@ export function App(): ReactNode {
     : unsent.length > 0
       ? "Retry or discard the message that was not sent first."
       : null;
+  // The chat's request failed (not a disconnect) with the last answer streamed: that answer failed. The chat's socket
+  // brings the error before the event socket brings the turn's end and the stored "This answer failed: …": until
+  // then too, the failure is the answer's (Retry on it), not an alert of its own.
+  const hasLastAnswerFailed =
+    status === "error" &&
+    error !== undefined &&
+    !isAgentChatDisconnect(error) &&
+    last?.role === "assistant" &&
+    conversation.endedTurns[last.id] !== "completed";
   // The last answer, once its turn is over: it may be regenerated (retried, if it failed).
   const lastAnswer =
     !isBusy && last?.role === "assistant" && streamingMessageId !== last.id
-      ? { id: last.id, outcome: answerOutcome(last, conversation.endedTurns) }
+      ? { id: last.id, outcome: hasLastAnswerFailed ? "failed" : answerOutcome(last, conversation.endedTurns) }
       : null;
   const focusComposer = () => document.getElementById("prompt")?.focus({ preventScroll: true });
 
@@ -211,6 +220,7 @@ export function App(): ReactNode {
     error === undefined ||
     isAgentChatDisconnect(error) ||
     unsent.some((each) => each.error === error.message) ||
+    hasLastAnswerFailed ||
     (lastAnswer?.outcome === "failed" && last !== undefined && saysError(last, error.message));
   const drillInRun: AgentToolRunState | undefined =
     drillInRunId === null ? undefined : agentTools.runsById[drillInRunId];
