@@ -16,7 +16,13 @@ import {
   type TimerHandle,
   type WrappableLanguageModel,
 } from "@agent-tools/core-runs";
-import { type AgentChatEvent, type AgentChatTurnStatus, FAILED_TURN_TEXT } from "@agent-tools/core-runs/protocol";
+import {
+  AGENT_USAGE_PART,
+  type AgentChatEvent,
+  type AgentChatTurnStatus,
+  FAILED_TURN_TEXT,
+  usageChunk,
+} from "@agent-tools/core-runs/protocol";
 import type { ToolSet, UIMessage, UIMessageChunk, WebSocketChatTransportResponse } from "ai";
 import { ActiveTurn } from "./active-turn.js";
 import { ChatLimitError, type ChatLimits, checkSize, resolveChatLimits } from "./chat-limits.js";
@@ -124,7 +130,7 @@ export type ChatEngineOptions<TPeer> = {
 };
 
 /** The reason a stopped turn's model and tools (and the runs they dispatched) are aborted with. */
-export const STOP_REASON = "Stopped by the user";
+export const STOP_REASON = STOPPED_TOOL_CALL_TEXT;
 
 /** The text that ends an answer closed because it could not be resumed. */
 export const INTERRUPTED_TURN_TEXT = "This answer was interrupted before it could finish.";
@@ -344,10 +350,13 @@ export class ChatEngine<TPeer> {
     else this.#stopActive(active);
   }
 
-  /** Stop the turn in flight for everybody, if it is `turnId` (never a later one); returns whether it stopped it. */
+  /**
+   * Stop the turn in flight for everybody, if it is `turnId` — or the turn that streams the answer of that id (what a
+   * page on stock `useChat` knows of it) — never a later one; returns whether it stopped it.
+   */
   stop(turnId: string): boolean {
     const active = this.#active;
-    if (!active || active.stored.turnId !== turnId) return false;
+    if (!active || (active.stored.turnId !== turnId && active.stored.assistantMessageId !== turnId)) return false;
     return this.#stopActive(active);
   }
 
@@ -625,7 +634,10 @@ export class ChatEngine<TPeer> {
     await active.usage.close();
     // Followers see each call closed before their stream ends; the stored answer has the same.
     for (const chunk of closing) active.push(chunk, { write: false });
-    let answer = await assembleAnswer(chunks, assistantMessageId);
+    // What the turn's tree spent goes with its answer (a `data-agent-usage` part, with the turn's own share), so that a
+    // reload, or a tab opened later, shows it too.
+    const spent = usageChunk(active.budget.total(), active.budget.own());
+    let answer = await assembleAnswer(chunks, assistantMessageId, spent);
     // A failed answer says so where it is stored, for every tab and every later reload, not only in the sender's
     // error frame.
     if (end === "error") answer = withNotice(answer, assistantMessageId, failedTurnText(active.state.errorText));
@@ -751,8 +763,12 @@ function withNotice(answer: UIMessage | null, id: string, notice: string): UIMes
   };
 }
 
-/** The answer the chunks make, or `null` when they make none. */
-async function assembleAnswer(chunks: readonly UIMessageChunk[], id: string): Promise<UIMessage | null> {
-  const assembled = await assembleMessage(chunks, id);
-  return assembled && assembled.parts.length > 0 ? assembled : null;
+/** The answer the chunks make (with `usage` last, when given), or `null` when they make none. */
+async function assembleAnswer(
+  chunks: readonly UIMessageChunk[],
+  id: string,
+  usage?: UIMessageChunk,
+): Promise<UIMessage | null> {
+  const assembled = await assembleMessage(usage ? [...chunks, usage] : chunks, id);
+  return assembled?.parts.some((part) => part.type !== AGENT_USAGE_PART) ? assembled : null;
 }

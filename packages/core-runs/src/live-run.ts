@@ -2,7 +2,7 @@ import type { LiveRunLog } from "./live-run-log.js";
 import type { AgentToolApproval, AgentToolMilestone, AgentToolProgressSnapshot } from "./protocol/index.js";
 import type { RunBudget } from "./run-budget.js";
 
-/** A run whose turn is executing in this runner. @internal */
+/** A run whose turn is executing in this runner. */
 export type LiveRun = {
   readonly controller: AbortController;
   readonly log: LiveRunLog;

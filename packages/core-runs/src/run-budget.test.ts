@@ -206,11 +206,15 @@ describe("budgetedModel", () => {
     const controller = new AbortController();
     controller.abort("Stopped by the user");
     const budget = new RunBudget({ budget: undefined, clock: new ManualClock(0) });
+    // The abort is the error this test expects: captured here (the AI SDK's default onError would print it).
+    const errors: unknown[] = [];
     const result = streamText({
       model: budgetedModel(model, budget, { abortSignal: controller.signal }),
       prompt: "hi",
+      onError: ({ error }) => void errors.push(error),
     });
-    await expect(result.text).rejects.toBeDefined();
+    await expect(result.text).rejects.toMatchObject({ name: "AI_NoOutputGeneratedError" });
+    expect(errors).toEqual([expect.objectContaining({ name: "AbortError", message: "Stopped by the user" })]);
     expect(calls).toEqual([]);
   });
 });

@@ -70,7 +70,7 @@ export type RunBudgetOptions = {
  * One run's (or a chat turn's) budget as it is spent: its own model calls, the subtree totals its dispatched runs
  * report, and the runs it dispatches. Once the budget is out — by its own usage or its children's, by the clock, or
  * because an ancestor's ran out (`exhaust`) — the run gets one more model call, the wrap-up, and no other: a run
- * overshoots its budget by one model step at most.
+ * passes its budget by two model steps at most (the one under way when it ran out, and the wrap-up).
  */
 export class RunBudget {
   readonly #options: RunBudgetOptions;

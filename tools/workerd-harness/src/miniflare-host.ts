@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import type { Readable } from "node:stream";
 import {
   Log,
   LogLevel,
@@ -10,6 +11,7 @@ import {
   type Response as MiniflareResponse,
   type WorkerOptions as MiniflareWorkerOptions,
 } from "miniflare";
+import { forwardWorkerdOutput } from "./workerd-output.js";
 import { findWorkerdProcess, isProcessRunning } from "./workerd-process.js";
 
 /** A Durable Object binding: the exported class name, or the class name and whether it uses SQLite (default). */
@@ -202,6 +204,8 @@ function toMiniflareOptions(options: MiniflareHostOptions): MiniflareOptions {
     // A placeholder Request.cf instead of fetching one: this machine is offline.
     cf: false,
     log: new Log(options.logLevel ?? LogLevel.WARN),
+    // workerd's output as Miniflare prints it, without the diagnostics workerd marks as expected (NOSENTRY).
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => void forwardWorkerdOutput(stdout, stderr),
   };
 }
 

@@ -24,7 +24,6 @@ export const DEFAULT_AG_UI_OPTIONS: Readonly<Required<AgUiOptions>> = Object.fre
 /**
  * The AG-UI streams of one parent (one per parent object, in its isolate): how many are open, within a cap (each
  * one follows every frame the parent sends), and where their positions are kept for clients that come back.
- * @internal
  */
 export class AgUiStreams {
   readonly store: AgUiResumeStore = new MemoryAgUiResumeStore();

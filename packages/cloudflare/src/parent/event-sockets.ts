@@ -47,7 +47,6 @@ export type ParentEventSocketOptions = {
 /**
  * The parent's event sockets (server → client only): a client connects with its cursors and gets the runs' frames it
  * missed (replay), then every run frame and conversation event live.
- * @internal
  */
 export class ParentEventSockets {
   readonly #ctx: DurableObjectState;

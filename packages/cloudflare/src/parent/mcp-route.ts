@@ -15,7 +15,6 @@ export type AgentToolParentMcp = {
 /**
  * The parent's MCP endpoint (`@agent-tools/mcp`), built on its first request over the parent's registry and fed the
  * frames of its runs (their progress and status reach the MCP clients that created them). `null` without MCP tools.
- * @internal
  */
 export class ParentMcp {
   #endpoint: McpTaskEndpoint | null | undefined;

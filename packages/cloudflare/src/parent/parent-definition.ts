@@ -34,7 +34,7 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
   implements ParentLifecycleHooks
 {
   /**
-   * The origin page's static options (`static detachedMaxBudgetMs = 2 * 60 * 60_000;` on the subclass): defaults of
+   * Static options (`static detachedMaxBudgetMs = 2 * 60 * 60_000;` on the subclass): defaults of
    * detached runs' budgets and start-up recovery's waits, see `AgentToolParentStaticOptions`. What
    * `detachedOptions()` and `recoveryOptions()` return wins over them.
    */

@@ -1,7 +1,7 @@
 /**
  * A request to a parent agent, by what it asks for. Paths are the part after the parent's own address
  * (`/agents/<parent>/<name>`): the events socket at the root, the chat socket at `/chat`, a Stop of the conversation's
- * turn in flight at `/chat/stop/<turnId>`, the stored conversation at `/messages`, the runs at `/runs`,
+ * turn in flight at `/chat/stop/<turnId>` (or the id of the answer it streams), the stored conversation at `/messages`, the runs at `/runs`,
  * `/cancel/<runId>` (an optional JSON body `{ "reason": "…" }`), an answer to an approval asked in a run's tree at
  * `POST /approve/<runId>/<approvalId>` (`{ "approved": boolean, "reason"?: "…" }`), `/clear`, drill-in at `/sub/<agentType>/<runId>` (and
  * a run read token for it at `/sub/<agentType>/<runId>/token`), talking to that run's child at

@@ -20,6 +20,8 @@ export {
   STOPPED_TOOL_CALL_TEXT,
   UNFINISHED_TOOL_CALL_TEXT,
 } from "./chat-events.js";
+export type { AgentChatMessageRun } from "./chat-message-run.js";
+export { readChatMessageRun } from "./chat-message-run.js";
 export type { AgentToolCursor, AgentToolCursors } from "./cursors.js";
 export { AGENT_TOOL_CURSORS_PARAM, encodeAgentToolCursors, parseAgentToolCursors } from "./cursors.js";
 export type {
@@ -35,7 +37,14 @@ export {
   parseAgentToolDrillInFrame,
   readUIMessageChunkBody,
 } from "./drill-in.js";
-export type { AgentToolFailure, AgentToolInterruptedReason, AgentToolResult, AgentToolSuccess } from "./failure.js";
+export type {
+  AgentToolFailure,
+  AgentToolInterruptedReason,
+  AgentToolPartialResult,
+  AgentToolResult,
+  AgentToolSuccess,
+  DispatchRejection,
+} from "./failure.js";
 export { AGENT_TOOL_INTERRUPTED_REASONS, isAgentToolFailure, isAgentToolInterruptedReason } from "./failure.js";
 export type {
   AgentToolAbortedEvent,
@@ -88,7 +97,6 @@ export type {
   AgentToolTailItem,
   ChildRunStatus,
   DetachedRunAgentToolResult,
-  DispatchRejection,
 } from "./run-types.js";
 export type { HardTerminalRunStatus, LiveRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_STATUSES } from "./status.js";
