@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { AgentToolLogEntry, RunRecord } from "@agent-tools/core-runs";
-import { makeLogEntry, makeRunRecord, runStoreContractCases } from "@agent-tools/core-runs/testing/portable";
+import { makeLogEntry, makeRunRecord } from "@agent-tools/core-runs/testing/portable";
 import { describe, expect, it } from "vitest";
 import {
   CONTRACT_WORKER_DURABLE_OBJECTS,
-  type ContractCaseResult,
   type LogWriteCount,
   type SchedulerState,
 } from "./fixtures/contract-worker-api.js";
 import { workerPerFile } from "./worker-per-file.js";
 
+// The RunStore contract runs in contract-suites.test.ts.
 const CONTRACT_WORKER = fileURLToPath(new URL("./fixtures/contract-worker.ts", import.meta.url));
 const HOUR = 3_600_000;
 
@@ -31,23 +31,6 @@ async function callStore<TResult>(object: string, method: string, ...args: unkno
 function entries(from: number, to: number): AgentToolLogEntry[] {
   return Array.from({ length: to - from + 1 }, (_, index) => makeLogEntry(from + index));
 }
-
-describe("DurableObjectRunStore passes the RunStore contract inside workerd", () => {
-  it("the worker bundles the same contract cases as Node imports", async () => {
-    const names = await worker().fetchJson<string[]>("/contract/cases");
-    expect(names).toEqual(runStoreContractCases.map((contractCase) => contractCase.name));
-    expect(names.length).toBeGreaterThan(0);
-  });
-
-  for (const { name } of runStoreContractCases) {
-    it(name, async () => {
-      const result = await worker().fetchJson<ContractCaseResult>(`/contract/run?case=${encodeURIComponent(name)}`, {
-        method: "POST",
-      });
-      if (!result.ok) expect.fail(result.error);
-    });
-  }
-});
 
 describe("DurableObjectRunStore storage", () => {
   const appendCounted = (object: string, batch: AgentToolLogEntry[], runId = "run-1") =>

@@ -285,6 +285,108 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
   /** A context whose span is `spanContext` (no `@opentelemetry/api` at run time: a non-recording span of our own). */
   const remoteContext = (spanContext: SpanContext): Context => contextWithSpan(spanContext);
 
+  const onDispatch = (event: CoreRunEventOf<"agent_tool:run:dispatch">) => {
+    const existing = runs.get(event.runId);
+    if (existing) {
+      existing.addEvent(event.type, {}, event.at);
+      return;
+    }
+    openRun(event, dispatchAttributes(event), event.at, {
+      detached: event.detached,
+      ...(event.parentToolCallId !== undefined ? { parentToolCallId: event.parentToolCallId } : {}),
+    });
+  };
+
+  const onRejected = (event: CoreRunEventOf<"agent_tool:run:rejected">) => {
+    // Only the cap refuses a dispatch that was recorded (and opened a span); other refusals come before any
+    // run exists, and an open span of the same runId belongs to the run the refused dispatch collided with.
+    const span = event.rejection === "max-concurrency" ? runs.get(event.runId) : undefined;
+    if (span) {
+      span.setAttributes({ "agent_tool.rejection": event.rejection });
+      span.addEvent(event.type, { "agent_tool.rejection": event.rejection }, event.at);
+      return;
+    }
+    // Refused before any run existed: a span of no length, so the refusal shows in the trace.
+    const refused = startSpan(
+      `execute_tool ${event.agentType}`,
+      event,
+      {
+        "agent_tool.run_id": event.runId,
+        "agent_tool.agent_type": event.agentType,
+        "agent_tool.status": "error",
+        "agent_tool.rejection": event.rejection,
+      },
+      event.at,
+    );
+    refused.setStatus({ code: STATUS_ERROR, message: `rejected: ${event.rejection}` });
+    refused.end(event.at);
+  };
+
+  const onFinish = (event: CoreRunEventOf<"agent_tool:run:finish">) => {
+    const span = runs.get(event.runId) ?? openRun(event, { "agent_tool.rebuilt": true }, event.at - event.durationMs);
+    runs.delete(event.runId);
+    const tool = tools.get(event.runId);
+    tools.delete(event.runId);
+    const usage = usageAttributes(event.usage);
+    for (const ended of tool ? [span, tool] : [span]) endRun(ended, event, ended === span ? usage : {});
+  };
+
+  const onReattach = (event: CoreRunEventOf<"agent_tool:run:reattach">) => {
+    const span = runs.get(event.runId);
+    const stored = event.trace ? parseTraceparent(event.trace.traceparent) : undefined;
+    const attributes = { "agent_tool.reattached": true, "agent_tool.after_sequence": event.afterSequence };
+    const recorded = options.ids && event.trace ? readRecordedSpans(event.trace.tracestate) : undefined;
+    if (span) span.addEvent(event.type, { "agent_tool.after_sequence": event.afterSequence }, event.at);
+    // The run's spans died with the process that opened them: start them again, with their ids, …
+    else if (stored && recorded && options.ids) recreateRun(event, options.ids, stored, recorded);
+    // … or go on in the trace its row kept.
+    else if (stored) continueRun(event, stored, attributes);
+    else openRun(event, attributes, event.at);
+  };
+
+  const onClear = (event: CoreRunEventOf<"agent_tool:clear">) => {
+    for (const runId of event.runIds) {
+      for (const spans of [runs, turns, tools]) {
+        const span = spans.get(runId);
+        if (!span) continue;
+        spans.delete(runId);
+        span.setAttributes({ "agent_tool.cleared": true });
+        span.setStatus({ code: STATUS_ERROR, message: "cleared" });
+        span.end(event.at);
+      }
+    }
+  };
+
+  const onTurnStart = (event: CoreRunEventOf<"agent_tool:child:turn:start">) => {
+    // With the trace context its parent sent, the turn nests under the run's `invoke_agent` span; without, it is
+    // linked to the run's span when that is open here (or to `linkContext`).
+    const parent = event.trace ? parseTraceparent(event.trace.traceparent) : undefined;
+    const link = parent ? undefined : (runs.get(event.runId)?.spanContext() ?? options.linkContext?.(event));
+    const span = tracer.startSpan(
+      `agent_tool.child.turn ${event.agentType}`,
+      {
+        startTime: event.at,
+        attributes: {
+          "agent_tool.run_id": event.runId,
+          "agent_tool.agent_type": event.agentType,
+          "agent_tool.resumed": event.resumed,
+        },
+        ...(link !== undefined ? { links: [{ context: link }] } : {}),
+      },
+      parent ? remoteContext(parent) : options.parentContext?.(event),
+    );
+    track(turns, event.runId, span, event.at);
+  };
+
+  const onTurnFinish = (event: CoreRunEventOf<"agent_tool:child:turn:finish">) => {
+    const span = turns.get(event.runId);
+    if (!span) return;
+    turns.delete(event.runId);
+    span.setAttributes({ "agent_tool.status": event.status, "agent_tool.entries": event.entries });
+    span.setStatus(event.status === "completed" ? { code: STATUS_OK } : { code: STATUS_ERROR, message: event.status });
+    span.end(event.at);
+  };
+
   const onEvent = (event: RunEvent) => {
     if (!isCoreRunEvent(event)) {
       const runId = runIdOf(event);
@@ -293,69 +395,21 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
       return;
     }
     switch (event.type) {
-      case "agent_tool:run:dispatch": {
-        const existing = runs.get(event.runId);
-        if (existing) {
-          existing.addEvent(event.type, {}, event.at);
-          return;
-        }
-        openRun(event, dispatchAttributes(event), event.at, {
-          detached: event.detached,
-          ...(event.parentToolCallId !== undefined ? { parentToolCallId: event.parentToolCallId } : {}),
-        });
+      case "agent_tool:run:dispatch":
+        onDispatch(event);
         return;
-      }
       case "agent_tool:run:start":
         runs.get(event.runId)?.addEvent(event.type, {}, event.at);
         return;
-      case "agent_tool:run:rejected": {
-        // Only the cap refuses a dispatch that was recorded (and opened a span); other refusals come before any
-        // run exists, and an open span of the same runId belongs to the run the refused dispatch collided with.
-        const span = event.rejection === "max-concurrency" ? runs.get(event.runId) : undefined;
-        if (span) {
-          span.setAttributes({ "agent_tool.rejection": event.rejection });
-          span.addEvent(event.type, { "agent_tool.rejection": event.rejection }, event.at);
-          return;
-        }
-        // Refused before any run existed: a span of no length, so the refusal shows in the trace.
-        const refused = startSpan(
-          `execute_tool ${event.agentType}`,
-          event,
-          {
-            "agent_tool.run_id": event.runId,
-            "agent_tool.agent_type": event.agentType,
-            "agent_tool.status": "error",
-            "agent_tool.rejection": event.rejection,
-          },
-          event.at,
-        );
-        refused.setStatus({ code: STATUS_ERROR, message: `rejected: ${event.rejection}` });
-        refused.end(event.at);
+      case "agent_tool:run:rejected":
+        onRejected(event);
         return;
-      }
-      case "agent_tool:run:finish": {
-        const span =
-          runs.get(event.runId) ?? openRun(event, { "agent_tool.rebuilt": true }, event.at - event.durationMs);
-        runs.delete(event.runId);
-        const tool = tools.get(event.runId);
-        tools.delete(event.runId);
-        const usage = usageAttributes(event.usage);
-        for (const ended of tool ? [span, tool] : [span]) endRun(ended, event, ended === span ? usage : {});
+      case "agent_tool:run:finish":
+        onFinish(event);
         return;
-      }
-      case "agent_tool:run:reattach": {
-        const span = runs.get(event.runId);
-        const stored = event.trace ? parseTraceparent(event.trace.traceparent) : undefined;
-        const attributes = { "agent_tool.reattached": true, "agent_tool.after_sequence": event.afterSequence };
-        const recorded = options.ids && event.trace ? readRecordedSpans(event.trace.tracestate) : undefined;
-        if (span) span.addEvent(event.type, { "agent_tool.after_sequence": event.afterSequence }, event.at);
-        // The run's spans died with the process that opened them: start them again, with their ids, …
-        else if (stored && recorded && options.ids) recreateRun(event, options.ids, stored, recorded);
-        // … or go on in the trace its row kept.
-        else if (stored) continueRun(event, stored, attributes);
-        else openRun(event, attributes, event.at);
+      case "agent_tool:run:reattach":
+        onReattach(event);
         return;
-      }
       case "agent_tool:hook:error":
         runs
           .get(event.runId)
@@ -365,49 +419,14 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
         // About a connection, not a run: no span.
         return;
       case "agent_tool:clear":
-        for (const runId of event.runIds) {
-          for (const spans of [runs, turns, tools]) {
-            const span = spans.get(runId);
-            if (!span) continue;
-            spans.delete(runId);
-            span.setAttributes({ "agent_tool.cleared": true });
-            span.setStatus({ code: STATUS_ERROR, message: "cleared" });
-            span.end(event.at);
-          }
-        }
+        onClear(event);
         return;
-      case "agent_tool:child:turn:start": {
-        // With the trace context its parent sent, the turn nests under the run's `invoke_agent` span; without, it is
-        // linked to the run's span when that is open here (or to `linkContext`).
-        const parent = event.trace ? parseTraceparent(event.trace.traceparent) : undefined;
-        const link = parent ? undefined : (runs.get(event.runId)?.spanContext() ?? options.linkContext?.(event));
-        const span = tracer.startSpan(
-          `agent_tool.child.turn ${event.agentType}`,
-          {
-            startTime: event.at,
-            attributes: {
-              "agent_tool.run_id": event.runId,
-              "agent_tool.agent_type": event.agentType,
-              "agent_tool.resumed": event.resumed,
-            },
-            ...(link !== undefined ? { links: [{ context: link }] } : {}),
-          },
-          parent ? remoteContext(parent) : options.parentContext?.(event),
-        );
-        track(turns, event.runId, span, event.at);
+      case "agent_tool:child:turn:start":
+        onTurnStart(event);
         return;
-      }
-      case "agent_tool:child:turn:finish": {
-        const span = turns.get(event.runId);
-        if (!span) return;
-        turns.delete(event.runId);
-        span.setAttributes({ "agent_tool.status": event.status, "agent_tool.entries": event.entries });
-        span.setStatus(
-          event.status === "completed" ? { code: STATUS_OK } : { code: STATUS_ERROR, message: event.status },
-        );
-        span.end(event.at);
+      case "agent_tool:child:turn:finish":
+        onTurnFinish(event);
         return;
-      }
     }
   };
 
