@@ -1,10 +1,3 @@
-import { defineProject } from "vitest/config";
+import { sourceProject } from "@agent-tools/test-setup";
 
-export default defineProject({
-  resolve: { conditions: ["@agent-tools/source"] },
-  test: {
-    name: "ag-ui",
-    include: ["src/**/*.test.ts"],
-    environment: "node",
-  },
-});
+export default sourceProject("ag-ui");

@@ -1,16 +1,3 @@
-import { defineProject } from "vitest/config";
+import { sourceProject } from "@agent-tools/test-setup";
 
-// Workspace packages resolve to their TypeScript sources. Tests run in vite's server (SSR) environment, whose
-// conditions are separate from `resolve.conditions`; setting them replaces vite's defaults, so these repeat them.
-const SOURCE_CONDITIONS = ["@agent-tools/source", "module", "node", "development|production"];
-
-export default defineProject({
-  resolve: { conditions: ["@agent-tools/source"] },
-  ssr: { resolve: { conditions: SOURCE_CONDITIONS } },
-  test: {
-    name: "react",
-    include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
-    // The reducer's tests need no DOM; the hook's tests opt into happy-dom per file.
-    environment: "node",
-  },
-});
+export default sourceProject("react");

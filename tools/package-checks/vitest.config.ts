@@ -1,9 +1,3 @@
-import { defineProject } from "vitest/config";
+import { sourceProject } from "@agent-tools/test-setup";
 
-export default defineProject({
-  test: {
-    name: "package-checks",
-    include: ["test/**/*.test.ts"],
-    environment: "node",
-  },
-});
+export default sourceProject("package-checks");

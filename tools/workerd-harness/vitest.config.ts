@@ -1,12 +1,3 @@
-import { defineProject } from "vitest/config";
+import { sourceProject, WORKERD_TIMEOUTS } from "@agent-tools/test-setup";
 
-export default defineProject({
-  test: {
-    name: "workerd-harness",
-    include: ["test/**/*.test.ts"],
-    environment: "node",
-    // Each test boots workerd (about a second).
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-  },
-});
+export default sourceProject("workerd-harness", { test: WORKERD_TIMEOUTS });

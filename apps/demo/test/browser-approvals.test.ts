@@ -181,7 +181,9 @@ describe.skipIf(!hasChromium)("approvals at any depth on the demo page, in Chrom
       const card = approvalIn(page, approvalId).locator("xpath=ancestor::article[1]");
       expect(await card.locator(".usage").textContent()).toMatch(/^Spent: [\d.]+k? tokens · 1 run$/);
       const answerUsage = page.locator('li[data-role="assistant"] .msg-usage').last();
-      expect(await answerUsage.textContent()).toMatch(/^This answer spent: [\d.]+k? tokens · 2 runs$/);
+      expect(await answerUsage.textContent()).toMatch(
+        /^This answer spent: [\d.]+k? tokens · 2 runs \(the Assistant itself: [\d.]+k?\)$/,
+      );
     }
     expect(await seriousAxeViolations(tabB)).toEqual([]);
     expect(pageErrors).toEqual([]);

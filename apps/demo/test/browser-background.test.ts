@@ -77,7 +77,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: background runs", () =
     );
     // The tool call says where the run went, not its id.
     await page
-      .getByRole("region", { name: "Tool call: startBackgroundImport" })
+      .getByRole("group", { name: "Tool call: startBackgroundImport" })
       .getByText("Started “Background import”")
       .waitFor();
     await screenshot(page, "background-running");

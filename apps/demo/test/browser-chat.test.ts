@@ -16,6 +16,7 @@ import {
   hasChromium,
   launchBrowser,
   occurrences,
+  replyEnded as replyOver,
   type StoredMessage,
   screenshotFolder,
   seriousAxeViolations,
@@ -91,7 +92,7 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
   const card = (agentType: string) => page.locator(`article.run[data-agent-type="${agentType}"]`);
   const cardText = async (agentType: string) =>
     (await card(agentType).first().locator(".t-text").allTextContents()).join("");
-  const tool = (name: string) => page.getByRole("region", { name: `Tool call: ${name}` });
+  const tool = (name: string) => page.getByRole("group", { name: `Tool call: ${name}` });
   const toolStates = () => page.locator(".tool-state").allTextContents();
   const isFocused = (locator: Locator) =>
     locator.evaluate((element) => element === element.ownerDocument.activeElement);
@@ -103,8 +104,8 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     await page.getByRole("textbox", { name: "Message" }).fill(text);
     await page.keyboard.press("Enter");
   };
-  /** The reply is over: the composer offers Send again. */
-  const replyEnded = () => page.getByRole("button", { name: "Send" }).waitFor();
+  /** The reply is over: the composer's Stop is off again. */
+  const replyEnded = () => replyOver(page);
   /** The visible part of an element, in the viewport between the sticky header and the composer. */
   const isInView = (locator: Locator) =>
     locator.evaluate((element) => {
@@ -405,7 +406,10 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     const section = tool("research").last();
     await expect.poll(() => section.locator(".tool-state").textContent(), { timeout: WAIT_MS }).toBe("stopped by you");
     expect(await toolStates()).not.toContain("running…");
-    await researcher.locator(".run-line").getByText("Stopped with the reply (you stopped it)").waitFor();
+    await researcher.locator(".run-line").getByText("Stopped by you", { exact: true }).waitFor();
+    // One wording for one fact: the call says it once, as its header does, in the server's words too.
+    expect(await section.locator(".tool-error").count()).toBe(0);
+    expect(await section.textContent()).not.toMatch(/before this tool finished|with the reply/);
     // The server ended the turn as stopped, and stored what it had.
     await expect.poll(async () => (await stored()).at(-1)?.role, { timeout: WAIT_MS }).toBe("assistant");
     await shot("stopped");

@@ -70,10 +70,10 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
     // The other tab shows the question and the child run streaming under its tool call, while the turn runs.
     await second.locator("li.msg.user").getByText("research cats").waitFor();
     const running = second
-      .getByRole("region", { name: "Tool call: research" })
+      .getByRole("group", { name: "Tool call: research" })
       .locator('article.run[data-agent-type="Researcher"][data-status="running"]');
     await running.locator(".t-text").first().waitFor();
-    expect(await second.getByRole("region", { name: "Tool call: research" }).locator(".tool-state").textContent()).toBe(
+    expect(await second.getByRole("group", { name: "Tool call: research" }).locator(".tool-state").textContent()).toBe(
       "running…",
     );
     await screenshot(second, "second-tab-live");
@@ -107,8 +107,8 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
       await replyEnded(tab);
       await expect.poll(() => researcherIn(tab).getAttribute("data-status"), { timeout: WAIT_MS }).toBe("aborted");
     }
-    await researcherIn(second).locator(".run-line").getByText("Stopped with the reply (you stopped it)").waitFor();
-    await researcherIn(first).locator(".run-line").getByText("Stopped with the reply", { exact: true }).waitFor();
+    await researcherIn(second).locator(".run-line").getByText("Stopped by you", { exact: true }).waitFor();
+    await researcherIn(first).locator(".run-line").getByText("Stopped", { exact: true }).waitFor();
     await expect.poll(async () => (await storedOf(chat)).at(-1)?.role, { timeout: WAIT_MS }).toBe("assistant");
     await screenshot(first, "stopped-from-second-tab");
     for (const tab of [first, second]) await tab.close();

@@ -17,6 +17,7 @@ import {
   type PersistDirectory,
 } from "@agent-tools/workerd-harness/miniflare-host";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { buildWebPage } from "../web/build.mjs";
 import { releaseHold, startDemoHost } from "./harness/demo.js";
 
@@ -223,9 +224,80 @@ export function chatPage(demo: () => BrowserDemo, context: () => BrowserContext,
     /** The ids of the messages shown, in order. */
     shownIds: (page: Page) =>
       page.locator("li.msg[data-message-id]").evaluateAll((items) => items.map((item) => item.dataset["messageId"])),
-    /** The reply is over: the composer offers Send again. */
-    replyEnded: (page: Page) => page.getByRole("button", { name: "Send" }).waitFor(),
+    /** The reply is over: the composer's Stop is off again. */
+    replyEnded: (page: Page) => replyEnded(page),
   };
+}
+
+/** What `browserSuite` sets up for a test file (each getter is valid from its `beforeAll` on). */
+export type BrowserSuite = {
+  readonly demo: BrowserDemo;
+  readonly context: BrowserContext;
+  /** The page errors of every tab `chat.open` opened. */
+  readonly pageErrors: string[];
+  readonly chat: ReturnType<typeof chatPage>;
+  screenshot(page: Page, name: string): Promise<void>;
+};
+
+/**
+ * The set-up of a browser test file: the demo with `bindings` and a Chromium, started before its tests and disposed
+ * after them; screenshots go to apps/demo/test-results/screenshots/<suite>/.
+ */
+export function browserSuite(suite: string, bindings: Record<string, string>): BrowserSuite {
+  let demo: BrowserDemo | undefined;
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
+  let shoot: ((page: Page, name: string) => Promise<void>) | undefined;
+  const pageErrors: string[] = [];
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("the browser suite is not started: use it inside a test");
+    return value;
+  };
+  beforeAll(async () => {
+    shoot = await screenshotFolder(suite);
+    demo = await startBrowserDemo(bindings);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.dispose();
+  });
+  const context = () => started(browser).context;
+  return {
+    get demo() {
+      return started(demo);
+    },
+    get context() {
+      return context();
+    },
+    pageErrors,
+    chat: chatPage(() => started(demo), context, pageErrors),
+    screenshot: (page, name) => started(shoot)(page, name),
+  };
+}
+
+/** Resolves once no reply is in flight in `page`: the composer's Stop (always there) is off. */
+export function replyEnded(page: Page): Promise<void> {
+  return page.getByRole("button", { name: "Stop" }).and(page.locator('[aria-disabled="true"]')).waitFor();
+}
+
+/**
+ * Record, from now on, the text of every alert (`role="alert"`) the page shows, however briefly: what a screen reader
+ * announces. Resolves to a function that reads the record.
+ */
+export async function recordAlerts(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const shown: string[] = [];
+    const record = () => {
+      for (const alert of document.querySelectorAll('[role="alert"]')) {
+        const text = alert.textContent ?? "";
+        if (shown.at(-1) !== text) shown.push(text);
+      }
+    };
+    new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });
+    record();
+    (window as unknown as { __alertsShown: string[] }).__alertsShown = shown;
+  });
+  return () => page.evaluate(() => [...(window as unknown as { __alertsShown: string[] }).__alertsShown]);
 }
 
 /** A headless Chromium with a fresh profile; `close()` removes the profile. */
@@ -269,9 +341,15 @@ let axeSource: string | undefined;
  * `critical`, each with the elements it found.
  */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  const violations = await axeViolations(page);
+  return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+}
+
+/** Run axe-core (injected into the page) on the whole document; resolves every violation, whatever its impact. */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   axeSource ??= await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
   if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: axeSource });
-  const violations = await page.evaluate(async () => {
+  return page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<unknown> } }).axe;
     const results = (await axe.run(document, { resultTypes: ["violations"] })) as { violations: AxeViolation[] };
     return results.violations.map(({ id, impact, help, nodes }) => ({
@@ -281,7 +359,6 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
       nodes: nodes.map((node) => ({ target: node.target })),
     }));
   });
-  return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
 }
 
 /** The contrast ratio (WCAG) of an element's text colour on the background it sits on (the nearest opaque one). */

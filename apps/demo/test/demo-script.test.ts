@@ -207,7 +207,9 @@ describe("pnpm demo:chat with a background run", () => {
     const told = lines.findIndex((line) =>
       /^» Background task Background import \(background:\S+\) completed: /.test(line),
     );
-    const answer = lines.findIndex((line) => /^Update on your background task: Background import/.test(line));
+    const answer = lines.findIndex((line) =>
+      /^Update on your background task: Background task Background import/.test(line),
+    );
     expect(
       [runFinished, told, answer].every((index) => index >= 0),
       finished.stdout,

@@ -39,6 +39,18 @@ const isReactionStored = (frame: unknown) => {
   );
 };
 
+/** Send one chat message on a chat socket; resolves the text its turn answered, once the turn ended. */
+async function answerTo(chat: RecordingSocket, text: string, chatId: string, requestId: string): Promise<string> {
+  chat.send(chatSendRequest(text, chatId, requestId));
+  await chat.waitFor((frames) =>
+    frames.some((frame) => (frame as ChatFrame).requestId === requestId && (frame as ChatFrame).type === "end"),
+  );
+  return (chat.messages as ChatFrame[])
+    .filter((frame) => frame.requestId === requestId && frame.chunk?.type === "text-delta")
+    .map((frame) => String(frame.chunk?.["delta"]))
+    .join("");
+}
+
 describe("background runs started from chat (workerd)", () => {
   let persist: PersistDirectory;
   let host: MiniflareHost;
@@ -77,15 +89,8 @@ describe("background runs started from chat (workerd)", () => {
     const chatId = "background";
     const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
     const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
-    chat.send(chatSendRequest("please import the data in the background", chatId, "r-1"));
     // The turn answers at once, without waiting for the import.
-    await chat.waitFor((frames) =>
-      frames.some((frame) => (frame as ChatFrame).requestId === "r-1" && (frame as ChatFrame).type === "end"),
-    );
-    const answer = (chat.messages as ChatFrame[])
-      .filter((frame) => frame.requestId === "r-1" && frame.chunk?.type === "text-delta")
-      .map((frame) => String(frame.chunk?.["delta"]))
-      .join("");
+    const answer = await answerTo(chat, "please import the data in the background", chatId, "r-1");
     expect(answer).toContain("The import is running in the background (background:");
     // Then the run finishes, the completion is injected between turns, and the model reacts in a server turn.
     await events.waitFor((frames) => frames.some(isReactionStored));
@@ -100,7 +105,9 @@ describe("background runs started from chat (workerd)", () => {
     expect(textOf(completions[0] as StoredMessage)).toMatch(/completed: Imported 500 rows$/);
     const reactions = reactionsIn(messages);
     expect(reactions).toHaveLength(1);
-    expect(textOf(reactions[0] as StoredMessage)).toContain("Update on your background task: Background import");
+    expect(textOf(reactions[0] as StoredMessage)).toContain(
+      "Update on your background task: Background task Background import",
+    );
     expect(messages.filter((message) => message.id.endsWith(":milestone:half-way"))).toHaveLength(1);
     // The completion comes after the turn that started the run, the reaction right after the completion.
     const order = messages.map((message) => message.id);
@@ -150,5 +157,18 @@ describe("background runs started from chat (workerd)", () => {
     expect(messages.filter((message) => message.id.endsWith(":milestone:half-way")).length).toBeLessThanOrEqual(1);
     const runs = await host.fetchJson<Array<{ runId: string; status: string }>>(`/agents/assistant/${chatId}/runs`);
     expect(runs.filter((run) => run.runId.startsWith("background:")).map((run) => run.status)).toEqual(["completed"]);
+  });
+
+  it("a user's message that reads like a completion is answered as the user's, not as a completion", async () => {
+    // The Assistant tells a completion by the message's `metadata.source`, never by its words. (The import this
+    // message asks for holds in its first batch: nothing is delivered during the test.)
+    await host.dispose();
+    host = await startHost(persist, { DEMO_HOLD_AFTER: "Importer:2" });
+    const chatId = "reads-like-a-completion";
+    const chat = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}/chat`));
+    const answer = await answerTo(chat, "Background task report, please", chatId, "r-3");
+    expect(answer).not.toContain("Update on your background task");
+    expect(answer).toContain("I will run the import in the background.");
+    chat.close();
   });
 });

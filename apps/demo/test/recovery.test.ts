@@ -1,22 +1,18 @@
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
-import {
-  createPersistDirectory,
-  type MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
+import type { MiniflareHost } from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   agentFrames,
   chatSendRequest,
+  demoHostPerFile,
   demoWsUrl,
   framesOfRun,
   isTerminalKind,
   isVoidedIn,
   restartDemoHost,
   runIdOf,
-  startDemoHost,
   voidedSequences,
 } from "./harness/demo.js";
 
@@ -112,20 +108,8 @@ function describeWithHost(
   body: (context: { host: () => MiniflareHost; wsUrl: (path: string) => string }) => void,
 ) {
   describe(name, () => {
-    let persist: PersistDirectory;
-    let host: MiniflareHost;
-    beforeAll(async () => {
-      persist = await createPersistDirectory();
-      host = await startDemoHost(persist, bindings);
-    });
-    afterAll(async () => {
-      await host?.dispose();
-      await persist?.remove();
-    });
-    body({
-      host: () => host,
-      wsUrl: (path) => demoWsUrl(host, path),
-    });
+    const host = demoHostPerFile(bindings);
+    body({ host, wsUrl: (path) => demoWsUrl(host(), path) });
   });
 }
 

@@ -37,7 +37,8 @@ describe("resultText of a cancelled run", () => {
 
   it("says who cancelled: this page, the reply's stop, or the run's own reason when it was cancelled elsewhere", () => {
     expect(resultText(cancelled("Cancelled by the user"), "you")).toBe("Cancelled by you");
-    expect(resultText(cancelled("Stopped"), "reply-stopped")).toBe("Stopped with the reply");
+    expect(resultText(cancelled("Stopped by the user"), "reply-stopped")).toBe("Stopped");
+    expect(resultText(cancelled("Stopped by the user"), "reply-stopped-by-you")).toBe("Stopped by you");
     expect(resultText(cancelled("Cancelled by the user"), "elsewhere")).toBe("Cancelled by the user");
     expect(resultText(cancelled("Cancelled by the parent"))).toBe("Cancelled by the parent");
     expect(resultText(cancelled(null), "elsewhere")).toBe("Cancelled");
@@ -49,6 +50,15 @@ describe("describeUsage", () => {
     expect(describeUsage({ inputTokens: 1_150, outputTokens: 84, runs: 3 })).toEqual({
       short: "1.2k tokens · 3 runs",
       long: "1,150 input and 84 output tokens; 3 runs dispatched",
+      own: null,
+    });
+    // With the turn's own share: its tokens, short and in words.
+    expect(
+      describeUsage({ inputTokens: 700, outputTokens: 79, runs: 2 }, { inputTokens: 400, outputTokens: 36, runs: 2 }),
+    ).toEqual({
+      short: "779 tokens · 2 runs",
+      long: "700 input and 79 output tokens; 2 runs dispatched; its own model calls: 400 input and 36 output tokens",
+      own: "436",
     });
     expect(describeUsage({ inputTokens: 900, outputTokens: 50, runs: 0 })?.short).toBe("950 tokens");
     expect(describeUsage({ inputTokens: 0, outputTokens: 0, runs: 1 })?.short).toBe("0 tokens · 1 run");

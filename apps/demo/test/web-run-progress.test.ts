@@ -11,6 +11,7 @@ const run = (overrides: Partial<AgentToolRunState>) =>
     status: "running",
     progress: null,
     milestones: [],
+    approvals: [],
     ...overrides,
   }) as AgentToolRunState;
 
@@ -32,6 +33,20 @@ describe("runProgressView", () => {
     ).toBe(1);
     const milestones = [{ sequence: 3, name: "half-way", fraction: 0.6, at: 3 }];
     expect(runProgressView(run({ milestones }), null).fraction).toBe(0.6);
+  });
+
+  it("says a run waits for an approval rather than what it did last, keeping how far it is", () => {
+    const asked = (status: "pending" | "approved"): AgentToolRunState["approvals"] => [
+      { approvalId: "a1", toolCallId: "c1", toolName: "saveFile", input: {}, path: [], status, at: 1 },
+    ];
+    expect(runProgressView(run({ approvals: asked("pending") }), null).text).toBe(
+      "Waiting for your approval: saveFile",
+    );
+    const progress = { fraction: 0.4, message: "Tidying the text", at: 1 };
+    expect(runProgressView(run({ progress, approvals: asked("pending") }), null).text).toBe(
+      "40% · Waiting for your approval: saveFile",
+    );
+    expect(runProgressView(run({ progress, approvals: asked("approved") }), null).text).toBe("40% · Tidying the text");
   });
 
   it("clamps what it is told into 0…1", () => {

@@ -15,7 +15,8 @@ const part = (state: ToolPart["state"], output?: unknown, errorText?: string): T
     output,
     errorText,
   }) as unknown as ToolPart;
-const run = (status: AgentToolRunState["status"], runId = "r1") => ({ runId, status }) as AgentToolRunState;
+const run = (status: AgentToolRunState["status"], runId = "r1", approvals: AgentToolRunState["approvals"] = []) =>
+  ({ runId, status, approvals }) as AgentToolRunState;
 const context = (overrides: Partial<ToolCallContext> = {}): ToolCallContext => ({
   isStreaming: true,
   runs: [run("running")],
@@ -36,9 +37,7 @@ describe("toolCallState", () => {
 
   it("never reads running… once its turn is over without a result", () => {
     expect(label(part("input-available"), { isStreaming: false, runs: [run("running")] })).toBe("stopped");
-    expect(label(part("input-available"), { isStreaming: false, runs: [run("aborted")] })).toBe(
-      "stopped with the reply",
-    );
+    expect(label(part("input-available"), { isStreaming: false, runs: [run("aborted")] })).toBe("stopped");
     expect(label(part("input-available"), { isStreaming: false, runs: [run("aborted")], stoppedHere: true })).toBe(
       "stopped by you",
     );
@@ -55,14 +54,19 @@ describe("toolCallState", () => {
     );
     expect(label(part("output-available", { ok: false, status: "error" }), { runs: [run("error")] })).toBe("failed");
     expect(label(part("output-available", "a summary"), { runs: [run("completed")] })).toBe("done");
+    // Done without a tool its tree was denied is not a plain success.
+    const denied: AgentToolRunState["approvals"] = [
+      { approvalId: "a1", toolCallId: "c1", toolName: "saveFile", input: {}, path: [], status: "denied", at: 1 },
+    ];
+    expect(
+      toolCallState(part("output-available", "not saved"), context({ runs: [run("completed", "r1", denied)] })),
+    ).toEqual({ label: "done, saveFile denied", tone: "stopped", cancelCause: null });
     expect(label(part("output-error"))).toBe("failed");
   });
 
   it("reads a call the server closed on Stop as stopped (by you), like one Stop left without a result", () => {
     const closed = part("output-error", undefined, STOPPED_TOOL_CALL_TEXT);
-    expect(label(closed, { isStreaming: false, runs: [run("aborted")], turnStatus: "aborted" })).toBe(
-      "stopped with the reply",
-    );
+    expect(label(closed, { isStreaming: false, runs: [run("aborted")], turnStatus: "aborted" })).toBe("stopped");
     const mine = toolCallState(closed, context({ isStreaming: false, runs: [run("aborted")], stoppedHere: true }));
     expect(mine).toEqual({ label: "stopped by you", tone: "stopped", cancelCause: "reply-stopped-by-you" });
     expect(label(closed, { isStreaming: false, runs: [] })).toBe("stopped");

@@ -6,13 +6,24 @@ import {
   type AgentToolDisplay,
 } from "@agent-tools/core-runs/protocol";
 
-/** What a projection keeps of one sub-agent run (a lane of the stream): enough to continue it after a reconnect. */
+/**
+ * What a projection keeps of one stream of chunks (a lane): a sub-agent run at any depth, or the parent's own answer
+ * in a turn (`root`). Enough to continue it after a reconnect.
+ */
 export type LaneState = {
+  /** The sub-agent's id in the stream (`subagentRunId`): the run id, under its parent's for a run below the top. */
   runId: string;
+  /** The run ids from the top-level run down to this one (`[runId]` for a top-level run; `[]` for the answer). */
+  path: string[];
   /** The sub-agent's name (its agent type): reusable across invocations, unlike the run id. */
   name: string;
   description?: string;
+  /** The tool call that started it, as the stream names it. */
   parentToolCallId?: string;
+  /** The sub-agent above it (a run below the top level). */
+  parentLaneId?: string;
+  /** The parent's own answer: its events carry no `subagentRunId`, and its tool call ids are the model's. */
+  root?: true;
   /** `live` until a terminal; `suspended` after `interrupted` (a later result repairs it); `ended` after a hard one. */
   status: "live" | "suspended" | "ended";
   /** The newest lifecycle revision and durable sequence projected: anything not newer is a replay, and dropped. */
@@ -24,19 +35,33 @@ export type LaneState = {
   tools: Array<[toolCallId: string, toolCallName: string]>;
   step?: string;
   steps: number;
+  /** The tool calls this lane made (their input complete), as the stream names them: a run they started may follow. */
+  calls: string[];
+  /** Waiting for the tool call that started it (`parentToolCallId`) to be sent: its frames are held until then. */
+  waiting?: true;
 };
 
 /** A new lane, from a run's `started` frame (or a placeholder for a run whose start this stream never saw). */
 export function newLane(
-  runId: string,
+  path: readonly string[],
   started?: { agentType: string; display?: AgentToolDisplay; parentToolCallId?: string },
 ): LaneState {
+  const runId = path.join("/");
   const description = typeof started?.display?.name === "string" ? started.display.name : undefined;
+  const parentLaneId = path.length > 1 ? path.slice(0, -1).join("/") : undefined;
+  const parentToolCallId =
+    started?.parentToolCallId === undefined
+      ? undefined
+      : parentLaneId === undefined
+        ? started.parentToolCallId
+        : `${parentLaneId}/${started.parentToolCallId}`;
   return {
     runId,
-    name: started?.agentType ?? runId,
+    path: [...path],
+    name: started?.agentType ?? path.at(-1) ?? runId,
     ...(description !== undefined ? { description } : {}),
-    ...(started?.parentToolCallId !== undefined ? { parentToolCallId: started.parentToolCallId } : {}),
+    ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
+    ...(parentLaneId !== undefined ? { parentLaneId } : {}),
     status: "live",
     revision: 0,
     sequence: 0,
@@ -44,10 +69,16 @@ export function newLane(
     reasoning: [],
     tools: [],
     steps: 0,
+    calls: [],
   };
 }
 
-/** The id a child's stream id (text, reasoning, tool call) gets in the parent's stream: unique across runs. */
+/** The lane of the parent's own answer in a turn: its messages are named under the answer's message id. */
+export function answerLane(messageId: string): LaneState {
+  return { ...newLane([messageId]), path: [], name: "answer", root: true };
+}
+
+/** The id a lane's stream id (text, reasoning, tool call) gets in the parent's stream: unique across runs. */
 export function laneId(lane: Pick<LaneState, "runId">, id: string): string {
   return `${lane.runId}/${id}`;
 }
@@ -65,34 +96,47 @@ type Chunk = { type?: unknown; [key: string]: unknown };
 const add = <T>(list: T[], item: T) => (list.includes(item) ? list : [...list, item]);
 const remove = <T>(list: T[], item: T) => list.filter((other) => other !== item);
 
+/** The field a lane's events carry: its run (none for the parent's own answer). */
+const stampOf = (lane: LaneState) => (lane.root ? {} : { subagentRunId: lane.runId });
+
+/** A tool call's id in the stream: the model's for the answer, under the run's id for a sub-agent. */
+const toolIdOf = (lane: LaneState, id: string) => (lane.root ? id : laneId(lane, id));
+
+/** The chunk's JSON value (a body may come as a JSON string), or `null`. */
+export function readChunk(body: unknown): Chunk | null {
+  const chunk = (typeof body === "string" ? safeParse(body) : body) as Chunk | null;
+  return chunk !== null && typeof chunk === "object" && typeof chunk.type === "string" ? chunk : null;
+}
+
 /**
- * One `UIMessageChunk` of a sub-agent's turn as AG-UI events stamped with its run (`subagentRunId`), updating the
- * lane's open streams. A delta whose stream is not open (it was closed when an earlier AG-UI run ended while the
- * sub-agent went on) opens it again first. Chunks with no AG-UI meaning (`start`, `finish`, metadata, preliminary tool
- * output) give nothing.
+ * One `UIMessageChunk` of a lane as AG-UI events (stamped with its run unless it is the answer), updating the lane's
+ * open streams. A delta whose stream is not open (it was closed when an earlier AG-UI run ended while the lane went
+ * on) opens it again first. Chunks with no AG-UI meaning (`start`, `finish`, metadata, usage, approvals, preliminary
+ * tool output) give nothing. A tool call whose input is complete is added to the lane's `calls`.
  */
 export function chunkEvents(lane: LaneState, body: unknown): BaseEvent[] {
-  const chunk = (typeof body === "string" ? safeParse(body) : body) as Chunk | null;
-  if (chunk === null || typeof chunk !== "object" || typeof chunk.type !== "string") return [];
-  const stamp = { subagentRunId: lane.runId };
-  const id = (key: string) => laneId(lane, String(chunk[key]));
+  const chunk = readChunk(body);
+  if (chunk === null) return [];
+  const stamp = stampOf(lane);
   switch (chunk.type) {
     case "text-start":
     case "text-delta":
     case "text-end":
-      return messageEvents("text", lane, chunk, id("id"), stamp);
+      return messageEvents("text", lane, chunk, laneId(lane, String(chunk["id"])), stamp);
     case "reasoning-start":
     case "reasoning-delta":
     case "reasoning-end":
-      return messageEvents("reasoning", lane, chunk, id("id"), stamp);
+      return messageEvents("reasoning", lane, chunk, laneId(lane, String(chunk["id"])), stamp);
     case "tool-input-start":
     case "tool-input-delta":
     case "tool-input-available":
     case "tool-input-error":
     case "tool-output-available":
     case "tool-output-error":
-      return toolEvents(lane, chunk, id("toolCallId"), stamp);
+    case "tool-output-denied":
+      return toolEvents(lane, chunk, toolIdOf(lane, String(chunk["toolCallId"])), stamp);
     case "start-step": {
+      if (lane.root) return [];
       const closing = closeStep(lane);
       lane.steps += 1;
       lane.step = `step-${lane.steps}`;
@@ -113,7 +157,7 @@ export function chunkEvents(lane: LaneState, body: unknown): BaseEvent[] {
 
 /** Close every stream the lane holds open (before its end, or before the AG-UI run it is in ends). */
 export function closeLane(lane: LaneState): BaseEvent[] {
-  const stamp = { subagentRunId: lane.runId };
+  const stamp = stampOf(lane);
   const events: BaseEvent[] = [
     ...lane.texts.map((messageId) => ({ type: EventType.TEXT_MESSAGE_END, messageId, ...stamp }) as BaseEvent),
     ...lane.reasoning.map((messageId) => ({ type: EventType.REASONING_MESSAGE_END, messageId, ...stamp }) as BaseEvent),
@@ -174,7 +218,15 @@ function toolEvents(lane: LaneState, chunk: Chunk, toolCallId: string, stamp: ob
   const start = (): BaseEvent[] => {
     if (open) return [];
     lane.tools = [...lane.tools, [toolCallId, name]];
-    return [{ type: EventType.TOOL_CALL_START, toolCallId, toolCallName: name, ...stamp } as BaseEvent];
+    return [
+      {
+        type: EventType.TOOL_CALL_START,
+        toolCallId,
+        toolCallName: name,
+        ...(lane.root ? { parentMessageId: lane.runId } : {}),
+        ...stamp,
+      } as BaseEvent,
+    ];
   };
   const end = (): BaseEvent[] => {
     if (!lane.tools.some(([id]) => id === toolCallId)) return [];
@@ -189,17 +241,20 @@ function toolEvents(lane: LaneState, chunk: Chunk, toolCallId: string, stamp: ob
       if (delta === "") return [];
       return [...start(), { type: EventType.TOOL_CALL_ARGS, toolCallId, delta, ...stamp } as BaseEvent];
     }
-    case "tool-input-available": {
+    case "tool-input-available":
+    case "tool-input-error": {
+      if (lane.calls.includes(toolCallId) && !open) return [];
+      lane.calls = add(lane.calls, toolCallId);
       // The whole input: its arguments are sent here unless they streamed as deltas.
       const args = open ? [] : [{ type: EventType.TOOL_CALL_ARGS, toolCallId, delta: json(chunk["input"]), ...stamp }];
       return [...start(), ...(args as BaseEvent[]), ...end()];
     }
-    case "tool-input-error":
-      return [...start(), ...end()];
     case "tool-output-available": {
       if (chunk["preliminary"] === true) return [];
       return [...end(), result(toolCallId, json(chunk["output"]), stamp)];
     }
+    case "tool-output-denied":
+      return [...end(), result(toolCallId, "The tool call was denied", stamp)];
     default: {
       const errorText = typeof chunk["errorText"] === "string" ? chunk["errorText"] : "The tool failed";
       return [...end(), result(toolCallId, errorText, stamp)];
@@ -221,7 +276,7 @@ function closeStep(lane: LaneState): BaseEvent[] {
   if (lane.step === undefined) return [];
   const stepName = lane.step;
   delete lane.step;
-  return [{ type: EventType.STEP_FINISHED, stepName, subagentRunId: lane.runId } as BaseEvent];
+  return [{ type: EventType.STEP_FINISHED, stepName, ...stampOf(lane) } as BaseEvent];
 }
 
 function custom(name: string, value: unknown, stamp: object): BaseEvent {

@@ -13,6 +13,7 @@ import type { AgentChatEvent } from "@agent-tools/core-runs/protocol";
 import type { ToolSet, UIMessage, WebSocketChatTransportResponse } from "ai";
 import type { ChatLimits } from "./chat-limits.js";
 import type { ChatStore, ChatTurnOrigin } from "./ports/chat-store.js";
+import { STOPPED_TOOL_CALL_TEXT } from "./unfinished-tool-calls.js";
 
 /** What a model turn of the conversation receives (the host's `onChatMessage`). */
 export type ChatTurnContext = {
@@ -40,6 +41,13 @@ export type ChatTurnContext = {
   model<TModel extends WrappableLanguageModel>(model: TModel): ReturnType<typeof budgetedModel>;
   /** The turn's budget as it is spent (what is left for the runs its tools dispatch). */
   budget: RunBudget;
+  /**
+   * Resolves once every chunk the engine has taken from this turn's stream so far is stored (a streaming answer is
+   * otherwise written at most once per `writeIntervalMs`); rejects when a write failed. Called from the turn's own
+   * stream (after a `yield`), that is everything it yielded before: e.g. wait for a tool result to be durable before
+   * doing something a crash must not find undone.
+   */
+  whenStored(): Promise<void>;
 };
 
 /**
@@ -89,7 +97,7 @@ export type ChatEngineOptions<TPeer> = {
 };
 
 /** The reason a stopped turn's model and tools (and the runs they dispatched) are aborted with. */
-export const STOP_REASON = "Stopped by the user";
+export const STOP_REASON = STOPPED_TOOL_CALL_TEXT;
 
 /** The text that ends an answer closed because it could not be resumed. */
 export const INTERRUPTED_TURN_TEXT = "This answer was interrupted before it could finish.";

@@ -1,8 +1,9 @@
 // The conversation engine in Node, on the in-memory store and a manual clock: a turn's path, Stop with tools running,
 // the send queue, size limits, storage failures, and start-up recovery.
 import { AgentToolsError, WRAP_UP_INSTRUCTION } from "@agent-tools/core-runs";
+import { AGENT_USAGE_PART, readOwnUsage, readUsageChunk } from "@agent-tools/core-runs/protocol";
 import { textStep, toolCallsStep, toolResultsSeen, withUsage } from "@agent-tools/core-runs/testing";
-import { convertToModelMessages, tool, type UIMessage } from "ai";
+import { convertToModelMessages, tool, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { INTERRUPTED_TURN_TEXT, UNSTORED_TURN_TEXT } from "./chat-engine.js";
@@ -62,6 +63,62 @@ describe("a turn", () => {
     expect(frameTypes(tab, "r1").at(-1)).toBe("end");
     expect(announced.map((event) => event.kind)).toEqual(["message", "turn-started", "turn-ended"]);
     expect(announced.at(-1)).toMatchObject({ kind: "turn-ended", status: "completed" });
+  });
+
+  it("lets the turn wait until what its stream gave so far is stored (context.whenStored), within a write interval", async () => {
+    const storedWhenAsked: string[][] = [];
+    const { engine, store, clock } = setUpEngine({
+      stream: (context) =>
+        (async function* (): AsyncGenerator<UIMessageChunk> {
+          yield { type: "start" };
+          yield { type: "text-start", id: "t" };
+          yield { type: "text-delta", id: "t", delta: "stored " };
+          yield { type: "tool-output-available", toolCallId: "c1", output: "done" } as UIMessageChunk;
+          // The clock has not moved: the chunks after the first wait for the next write, unless asked for.
+          storedWhenAsked.push((await store.turnChunks(context.turnId)).map((chunk) => chunk.type));
+          await context.whenStored();
+          storedWhenAsked.push((await store.turnChunks(context.turnId)).map((chunk) => chunk.type));
+          yield { type: "text-end", id: "t" };
+          yield { type: "finish" };
+        })(),
+    });
+    const start = clock.now();
+    await engine.sendMessage(userMessage("u1", "hi"));
+    expect(clock.now()).toBe(start);
+    expect(storedWhenAsked).toEqual([["start"], ["start", "text-start", "text-delta", "tool-output-available"]]);
+  });
+
+  it("stores what the turn's tree spent with its answer, the turn's own share included, for a reload or a later tab", async () => {
+    const { engine, store, announced, script } = setUpEngine({ metered: true });
+    script([
+      withUsage(
+        textStep(() => "hello there"),
+        12,
+        4,
+      ),
+    ]);
+    const answer = await engine.send({ peer: peer("tab"), requestId: "r1" }, () => ({
+      kind: "append",
+      userMessage: userMessage("u1", "hi"),
+    }));
+
+    const stored = (await store.messages()).at(-1);
+    const usage = stored?.parts.find((part) => part.type === AGENT_USAGE_PART);
+    const spent = {
+      inputTokens: 12,
+      outputTokens: 4,
+      runs: 0,
+      models: [{ provider: "mock-provider", model: "mock-model-id", inputTokens: 12, outputTokens: 4 }],
+    };
+    expect(readUsageChunk(usage)).toEqual(spent);
+    expect(readOwnUsage(usage)).toEqual(spent);
+    expect(textOf(stored)).toBe("hello there");
+    // What every tab is told at the end is the answer as stored, usage included.
+    expect(announced.at(-1)).toMatchObject({ kind: "turn-ended", message: stored });
+    expect(answer).toEqual(stored);
+    // It is not conversation: the next model call does not see it.
+    const modelMessages = await convertToModelMessages(await store.messages());
+    expect(JSON.stringify(modelMessages)).not.toContain(AGENT_USAGE_PART);
   });
 });
 
@@ -148,6 +205,29 @@ describe("Stop while a tool runs", () => {
     ]);
     const answer = await engine.send(null, () => ({ kind: "append", userMessage: userMessage("u2", "again") }));
     expect(textOf(answer)).toBe(`saw ${UNFINISHED_TOOL_CALL_TEXT}`);
+  });
+});
+
+describe("Stop by the answer's id", () => {
+  it("stops the turn that streams that answer (what a page on stock useChat knows of it), never another", async () => {
+    const { slow, started } = blockingTool();
+    const { engine, script } = setUpEngine({ tools: { slow } });
+    script([toolCallsStep("slow", [["call-1", { topic: "cats" }]])]);
+    const follower = peer("reloaded tab");
+    const turn = engine.send(null, () => ({ kind: "append", userMessage: userMessage("u1", "research cats") }));
+    await started;
+    // A tab that reloaded follows the turn: the stream it resumes starts with the answer's id.
+    engine.resume({ peer: follower, requestId: "resume-1" });
+    const start = follower.frames.flatMap((frame) => (frame.type === "chunk" ? [frame.chunk] : []))[0];
+    expect(start).toMatchObject({ type: "start" });
+    const answerId = (start as { messageId?: string }).messageId as string;
+    expect(engine.stop("u1")).toBe(false);
+    expect(engine.stop("another-answer")).toBe(false);
+    expect(engine.stop(answerId)).toBe(true);
+    const stopped = await turn;
+    expect(stopped?.id).toBe(answerId);
+    expect(toolParts(stopped)).toMatchObject([{ state: "output-error", errorText: STOPPED_TOOL_CALL_TEXT }]);
+    expect(engine.stop(answerId)).toBe(false);
   });
 });
 
@@ -434,7 +514,12 @@ describe("start-up recovery", () => {
     }));
     await cut.started;
     const [stored] = await store.turns();
-    expect(stored?.usage).toEqual({ inputTokens: 20, outputTokens: 5, runs: 0 });
+    expect(stored?.usage).toEqual({
+      inputTokens: 20,
+      outputTokens: 5,
+      runs: 0,
+      models: [{ model: "mock-model-id", provider: "mock-provider", inputTokens: 20, outputTokens: 5 }],
+    });
 
     // The host is gone; a new one resumes the turn. Its budget is already out: its one model call is the wrap-up.
     const prompts: string[] = [];

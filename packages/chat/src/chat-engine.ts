@@ -219,7 +219,7 @@ export class ChatEngine<TPeer> {
   /** Stop the turn in flight for everybody, if it is `turnId` (never a later one); returns whether it stopped it. */
   stop(turnId: string): boolean {
     const active = this.#runtime.active;
-    if (!active || active.stored.turnId !== turnId) return false;
+    if (!active || (active.stored.turnId !== turnId && active.stored.assistantMessageId !== turnId)) return false;
     return this.#stopActive(active);
   }
 

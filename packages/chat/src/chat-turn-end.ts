@@ -1,5 +1,10 @@
 import { assembleMessage, errorMessage, foldJournal, planResume } from "@agent-tools/core-runs";
-import { type AgentChatTurnStatus, FAILED_TURN_TEXT } from "@agent-tools/core-runs/protocol";
+import {
+  AGENT_USAGE_PART,
+  type AgentChatTurnStatus,
+  FAILED_TURN_TEXT,
+  usageChunk,
+} from "@agent-tools/core-runs/protocol";
 import type { UIMessage, UIMessageChunk } from "ai";
 import type { ActiveTurn } from "./active-turn.js";
 import { UNSTORED_TURN_TEXT } from "./chat-engine-options.js";
@@ -12,7 +17,7 @@ import {
   UNFINISHED_TOOL_CALL_TEXT,
 } from "./unfinished-tool-calls.js";
 
-/** Store the turn's answer and forget the turn; end every follower's stream; tell every client. */
+/** Store the turn's answer and forget the turn; end every follower's stream; tell every client. @internal */
 export async function endChatTurn<TPeer>(
   runtime: ChatRuntime<TPeer>,
   active: ActiveTurn<TPeer>,
@@ -30,7 +35,10 @@ export async function endChatTurn<TPeer>(
   await active.usage.close();
   // Followers see each call closed before their stream ends; the stored answer has the same.
   for (const chunk of closing) active.push(chunk, { write: false });
-  let answer = await assembleAnswer(chunks, assistantMessageId);
+  // What the turn's tree spent goes with its answer (a `data-agent-usage` part, with the turn's own share), so that a
+  // reload, or a tab opened later, shows it too.
+  const spent = usageChunk(active.budget.total(), active.budget.own());
+  let answer = await assembleAnswer(chunks, assistantMessageId, spent);
   // A failed answer says so where it is stored, for every tab and every later reload, not only in the sender's
   // error frame.
   if (end === "error") answer = withNotice(answer, assistantMessageId, failedTurnText(active.state.errorText));
@@ -71,6 +79,7 @@ export async function endChatTurn<TPeer>(
 /**
  * Close a stored turn that will not run again (interrupted too often, or lost): keep what its journal holds (what was
  * still streaming at the cut aside), close its unfinished calls, and say so.
+ * @internal
  */
 export async function closeChatTurn<TPeer>(
   runtime: ChatRuntime<TPeer>,
@@ -143,8 +152,12 @@ function withNotice(answer: UIMessage | null, id: string, notice: string): UIMes
   };
 }
 
-/** The answer the chunks make, or `null` when they make none. */
-async function assembleAnswer(chunks: readonly UIMessageChunk[], id: string): Promise<UIMessage | null> {
-  const assembled = await assembleMessage(chunks, id);
-  return assembled && assembled.parts.length > 0 ? assembled : null;
+/** The answer the chunks make (with `usage` last, when given), or `null` when they make none. */
+async function assembleAnswer(
+  chunks: readonly UIMessageChunk[],
+  id: string,
+  usage?: UIMessageChunk,
+): Promise<UIMessage | null> {
+  const assembled = await assembleMessage(usage ? [...chunks, usage] : chunks, id);
+  return assembled?.parts.some((part) => part.type !== AGENT_USAGE_PART) ? assembled : null;
 }

@@ -24,7 +24,7 @@ import { nextTurnState, QUEUED_TURN, STARTING_TURN } from "./turn-machine.js";
 import { TurnUsageRecord } from "./turn-usage-record.js";
 import { repairUnfinishedToolParts } from "./unfinished-tool-calls.js";
 
-/** A turn to run: a new one (with the user message that starts it), or a cut one to resume. */
+/** A turn to run: a new one (with the user message that starts it), or a cut one to resume. @internal */
 export type ChatTurnSpec<TPeer> =
   | {
       kind: "new";
@@ -133,7 +133,8 @@ function turnHost<TPeer>(
       const partial = await assembleMessage(chunks, assistantMessageId);
       return partial && partial.parts.length > 0 ? [...held, partial] : held;
     },
-    stream: ({ setOutput: _setOutput, ...context }) => options.stream({ ...context, turnId, origin }),
+    stream: ({ setOutput: _setOutput, ...context }) =>
+      options.stream({ ...context, turnId, origin, whenStored: () => active.writer.flush() }),
     budget: active.budget,
     signal: active.controller.signal,
     // A transient chunk of the model turn reaches the followers and is never written.

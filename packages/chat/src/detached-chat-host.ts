@@ -31,12 +31,12 @@ export class EngineChatHost<TPeer> implements ChatHost {
   }
 }
 
-/** A synthetic message as the chat stores it: one text part, `metadata.source`. */
+/** A synthetic message as the chat stores it: one text part, `metadata.source` (and `metadata.run`, when it has one). */
 function toUIMessage(message: SyntheticChatMessage): UIMessage {
   return {
     id: message.id,
     role: message.role,
-    metadata: { source: message.source },
+    metadata: { source: message.source, ...(message.run ? { run: message.run } : {}) },
     parts: [{ type: "text", text: message.text }],
   };
 }

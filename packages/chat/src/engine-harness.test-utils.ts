@@ -57,6 +57,8 @@ export function setUpEngine(
     /** The turn's model goes through `context.model` (its calls are counted in the turn's budget). */
     metered?: boolean;
     budget?: ChatEngineOptions<TestPeer>["budget"];
+    /** Answer turns with this instead of the scripted models. */
+    stream?: ChatEngineOptions<TestPeer>["stream"];
   } = {},
 ): EngineSetUp {
   const clock = new ManualClock(1_000);
@@ -79,6 +81,7 @@ export function setUpEngine(
     ...(options.budget ? { budget: options.budget } : {}),
     stream: async (context) => {
       turns.push(context);
+      if (options.stream) return options.stream(context);
       const steps = scripts.shift();
       if (!steps) throw new Error("no scripted model turn left");
       const result = streamText({

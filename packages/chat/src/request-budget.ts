@@ -6,7 +6,6 @@ export type RequestBudgetOptions = { clock: Clock; burst: number; refillMs: numb
 /**
  * A token bucket per peer (held weakly: a peer that goes away takes its bucket with it). `take(peer)` spends one
  * request and says whether the peer had one left; buckets refill with the clock, never above `burst`.
- * @internal
  */
 export class RequestBudget<TPeer extends object> {
   readonly #options: RequestBudgetOptions;

@@ -77,6 +77,27 @@ describe("createAgentChatSync: messages the server does not hold", () => {
     expect(sync.getSnapshot().unsent).toEqual([]);
   });
 
+  it("a send whose answer began and then failed is not reported, even before the server's events tell of it", async () => {
+    // The chat's socket carries the answer and its error; the event socket tells of the stored message, maybe later.
+    const context = setup({ stored: [user("u1"), assistant("a1")] });
+    const { chat, sync, server, tell } = context;
+    await started(context);
+    chat.send(user("u2"));
+    sync.chatChanged();
+    server.stored = [...server.stored, user("u2"), assistant("a2", "This answer failed: The model is unavailable")];
+    chat.messages = [...chat.messages, assistant("a2", "Let me think.")]; // the answer began streaming: it was taken
+    chat.fail(new Error("The model is unavailable"));
+    sync.chatChanged();
+    // What a page renders now, before any read or event: not "Not sent — the server refused it".
+    expect(sync.getSnapshot().unsent).toEqual([]);
+    await flush();
+    expect(sync.getSnapshot().unsent).toEqual([]);
+    tell({ kind: "message", message: user("u2") });
+    await flush();
+    expect(sync.getSnapshot().unsent).toEqual([]);
+    expect(chat.ids()).toEqual(["u1", "a1", "u2", "a2"]);
+  });
+
   it("a send that ended well is not reported, even before the server's events tell of its message", async () => {
     const context = setup({ stored: [user("u1"), assistant("a1")] });
     const { chat, sync, server } = context;

@@ -59,6 +59,16 @@ describe("answerAgentToolApproval", () => {
     expect(JSON.parse(String(calls[1]?.init?.body))).toEqual({ approved: false });
   });
 
+  it("sends a reason without its control characters (a line break is a space); none left is no reason", async () => {
+    const { calls, fetch } = fakeFetch(200, JSON.stringify({ answered: true }));
+    const answer = (reason: string) =>
+      answerAgentToolApproval({ url: EVENTS, runId: "r1", approvalId: "ap-1", approved: false, reason, fetch });
+    expect(await answer("\u001bNot\u0000 that\u0007 file,\r\nplease\u202e")).toBe(true);
+    expect(JSON.parse(String(calls[0]?.init?.body))).toEqual({ approved: false, reason: "Not that file, please" });
+    expect(await answer("\u0007\n\u202e")).toBe(true);
+    expect(JSON.parse(String(calls[1]?.init?.body))).toEqual({ approved: false });
+  });
+
   it("rejects with the status and the server's words on any other answer than 2xx", async () => {
     const notFound = fakeFetch(404, "No run r9 here");
     await expect(

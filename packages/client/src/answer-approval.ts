@@ -1,4 +1,4 @@
-import { type AgentToolApprovalAnswer, MAX_APPROVAL_REASON_LENGTH } from "@agent-tools/core-runs/protocol";
+import { type AgentToolApprovalAnswer, readApprovalReason } from "@agent-tools/core-runs/protocol";
 import { agentToolApproveUrl } from "./parent-chat-urls.js";
 
 /** What {@link answerAgentToolApproval} needs: which approval, the answer, and how to send it. */
@@ -17,8 +17,9 @@ export type AgentToolApprovalRequest = AgentToolApprovalAnswer & {
  * Answer an approval a run's tree waits for: `POST` the parent's `…/approve/<runId>/<approvalId>` route with
  * `{ approved, reason? }`. Resolves `true` when this answer was taken, `false` when the approval was already answered
  * (from another tab, or it expired) or is unknown. Rejects, saying why, on a network failure or any status but 2xx
- * (404: the run is not the parent's; 400: a bad body). A reason is sent trimmed; one of spaces only is no reason; one
- * over `MAX_APPROVAL_REASON_LENGTH` (500) characters is refused before anything is sent.
+ * (404: the run is not the parent's; 400: a bad body). A reason is sent as `readApprovalReason` makes it (control
+ * characters removed, trimmed; one of spaces only is no reason); one over `MAX_APPROVAL_REASON_LENGTH` (500) characters
+ * is refused before anything is sent.
  *
  * The approval's new state is not returned: it reaches every client (this tab included) through the event socket, as
  * the run's next `data-agent-approval` chunk.
@@ -29,13 +30,9 @@ export type AgentToolApprovalRequest = AgentToolApprovalAnswer & {
 export async function answerAgentToolApproval(request: AgentToolApprovalRequest): Promise<boolean> {
   const { url, runId, approvalId, approved, reason, signal } = request;
   const send = request.fetch ?? ((target: string, init: RequestInit) => fetch(target, init));
-  const said = reason?.trim();
-  if (said !== undefined && said.length > MAX_APPROVAL_REASON_LENGTH) {
-    throw new Error(
-      `Answering the approval failed: the reason is longer than ${MAX_APPROVAL_REASON_LENGTH} characters (${said.length})`,
-    );
-  }
-  const body = JSON.stringify(said ? { approved, reason: said } : { approved });
+  const read = readApprovalReason(reason);
+  if (!read.ok) throw new Error(`Answering the approval failed: ${read.error}`);
+  const body = JSON.stringify(read.reason !== undefined ? { approved, reason: read.reason } : { approved });
   let response: Response;
   try {
     response = await send(agentToolApproveUrl(url, runId, approvalId), {

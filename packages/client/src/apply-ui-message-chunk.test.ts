@@ -274,179 +274,229 @@ describe("applyUIMessageChunk equals readUIMessageStream", () => {
   });
 });
 
+/** What a random stream has open while it is built: what its next chunks may refer to. */
+type OpenParts = {
+  texts: string[];
+  reasoning: string[];
+  streaming: Array<{ id: string; name: string; json: string; sent: number; dynamic: boolean }>;
+  called: Array<{ id: string; dynamic: boolean }>;
+  approvals: Array<{ approvalId: string; toolCallId: string }>;
+};
+
+/** One step of {@link randomChunkStream}: the stream so far, what is open, and what this step picked of it. */
+type StreamStep = {
+  readonly random: () => number;
+  readonly chunks: UIMessageChunk[];
+  readonly open: OpenParts;
+  readonly next: () => string;
+  readonly counter: () => number;
+  readonly pick: <T>(items: readonly T[]) => T | undefined;
+  readonly text: string | undefined;
+  readonly reasoning: string | undefined;
+  readonly partial: OpenParts["streaming"][number] | undefined;
+  readonly call: OpenParts["called"][number] | undefined;
+};
+
 /** A random chunk stream that the SDK accepts (no chunk refers to a part that does not exist). */
 function randomChunkStream(random: () => number, length: number): UIMessageChunk[] {
   const chunks: UIMessageChunk[] = [{ type: "start", messageId: "m" }, { type: "start-step" }];
-  let openTexts: string[] = [];
-  let openReasoning: string[] = [];
-  let streaming: Array<{ id: string; name: string; json: string; sent: number; dynamic: boolean }> = [];
-  let called: Array<{ id: string; dynamic: boolean }> = [];
-  let approvals: Array<{ approvalId: string; toolCallId: string }> = [];
+  const open: OpenParts = { texts: [], reasoning: [], streaming: [], called: [], approvals: [] };
   let counter = 0;
   const pick = <T>(items: readonly T[]): T | undefined => items[randomInt(random, items.length)];
   const next = () => `${++counter}`;
   while (chunks.length < length) {
     const action = randomInt(random, 22);
-    const text = pick(openTexts);
-    const reasoning = pick(openReasoning);
-    const partial = pick(streaming);
-    const call = pick(called);
-    switch (action) {
-      case 0:
-        chunks.push({ type: "start-step" });
-        break;
-      case 1: {
-        const id = `t${next()}`;
-        openTexts.push(id);
-        chunks.push({ type: "text-start", id });
-        break;
-      }
-      case 2:
-      case 3:
-        if (text) chunks.push({ type: "text-delta", id: text, delta: `w${next()} ` });
-        break;
-      case 4:
-        if (text) {
-          openTexts = openTexts.filter((id) => id !== text);
-          chunks.push({ type: "text-end", id: text });
-        }
-        break;
-      case 5: {
-        const id = `r${next()}`;
-        openReasoning.push(id);
-        chunks.push({ type: "reasoning-start", id });
-        break;
-      }
-      case 6:
-        if (reasoning) chunks.push({ type: "reasoning-delta", id: reasoning, delta: `think${next()} ` });
-        break;
-      case 7:
-        if (reasoning) {
-          openReasoning = openReasoning.filter((id) => id !== reasoning);
-          chunks.push({ type: "reasoning-end", id: reasoning });
-        }
-        break;
-      case 8: {
-        const id = `c${next()}`;
-        const dynamic = random() < 0.3;
-        const name = dynamic ? "dyn-tool" : (pick(["lookup", "fetch-page", "sum"]) ?? "sum");
-        const json = JSON.stringify({ q: `query ${id}`, n: randomInt(random, 1000) / 10, list: [true, null] });
-        streaming.push({ id, name, json, sent: 0, dynamic });
-        chunks.push({
-          type: "tool-input-start",
-          toolCallId: id,
-          toolName: name,
-          ...(dynamic ? { dynamic: true } : {}),
-          ...(random() < 0.3 ? { title: `Title ${id}` } : {}),
-          ...(random() < 0.2 ? { providerExecuted: true } : {}),
-        });
-        break;
-      }
-      case 9:
-      case 10:
-        if (partial && partial.sent < partial.json.length) {
-          const size = 1 + randomInt(random, 8);
-          chunks.push({
-            type: "tool-input-delta",
-            toolCallId: partial.id,
-            inputTextDelta: partial.json.slice(partial.sent, partial.sent + size),
-          });
-          partial.sent += size;
-        }
-        break;
-      case 11:
-        if (partial) {
-          streaming = streaming.filter((item) => item !== partial);
-          called.push({ id: partial.id, dynamic: partial.dynamic });
-          chunks.push({
-            type: "tool-input-available",
-            toolCallId: partial.id,
-            toolName: partial.name,
-            input: JSON.parse(partial.json),
-            ...(partial.dynamic ? { dynamic: true } : {}),
-            ...(random() < 0.3 ? { providerMetadata: { test: { n: counter } } } : {}),
-          });
-        }
-        break;
-      case 12:
-        if (call) {
-          chunks.push({
-            type: "tool-output-available",
-            toolCallId: call.id,
-            output: { result: next() },
-            ...(random() < 0.3 ? { preliminary: true } : {}),
-            ...(call.dynamic ? { dynamic: true } : {}),
-          });
-        }
-        break;
-      case 13:
-        if (call) chunks.push({ type: "tool-output-error", toolCallId: call.id, errorText: `failed ${next()}` });
-        break;
-      case 14: {
-        const id = `c${next()}`;
-        chunks.push({ type: "tool-input-error", toolCallId: id, toolName: "bad", input: "{x", errorText: "invalid" });
-        called.push({ id, dynamic: false });
-        break;
-      }
-      case 15:
-        if (call) {
-          const approvalId = `a${next()}`;
-          // A new request replaces the call's approval: the old id is gone.
-          approvals = [...approvals.filter((item) => item.toolCallId !== call.id), { approvalId, toolCallId: call.id }];
-          chunks.push({ type: "tool-approval-request", approvalId, toolCallId: call.id });
-        }
-        break;
-      case 16: {
-        const approvalId = pick(approvals)?.approvalId;
-        if (approvalId) chunks.push({ type: "tool-approval-response", approvalId, approved: random() < 0.5 });
-        break;
-      }
-      case 17:
-        chunks.push({
-          type: "data-note",
-          ...(random() < 0.6 ? { id: `n${randomInt(random, 3)}` } : {}),
-          data: { value: next() },
-          ...(random() < 0.2 ? { transient: true } : {}),
-        });
-        break;
-      case 18:
-        chunks.push(
-          pick<UIMessageChunk>([
-            { type: "source-url", sourceId: `s${next()}`, url: "https://example.com" },
-            { type: "file", url: "https://example.com/f.png", mediaType: "image/png" },
-            { type: "error", errorText: "oops" },
-            { type: "finish-step" },
-            { type: "data-agent-milestone", data: { milestone: `m${counter}`, at: counter } },
-          ]) ?? { type: "finish-step" },
-        );
-        break;
-      case 19:
-        if (random() < 0.3) {
-          // reset-step: the current step's parts and all open bookkeeping go away.
-          chunks.push({ type: "reset-step" });
-          openTexts = [];
-          openReasoning = [];
-          streaming = [];
-          called = [];
-          approvals = [];
-        }
-        break;
-      case 20:
-        if (random() < 0.2) {
-          chunks.push({ type: "start", messageId: `m${next()}` });
-          openTexts = [];
-          openReasoning = [];
-          streaming = [];
-          called = [];
-          approvals = [];
-        }
-        break;
-      default:
-        if (call) chunks.push({ type: "tool-output-denied", toolCallId: call.id });
-        break;
-    }
+    const step: StreamStep = {
+      random,
+      chunks,
+      open,
+      next,
+      counter: () => counter,
+      pick,
+      text: pick(open.texts),
+      reasoning: pick(open.reasoning),
+      partial: pick(open.streaming),
+      call: pick(open.called),
+    };
+    if (action < 8) textStep(action, step);
+    else if (action < 17) toolStep(action, step);
+    else otherStep(action, step);
   }
   return chunks;
+}
+
+/** Actions 0–7: a step, text and reasoning parts. */
+function textStep(action: number, { chunks, open, next, text, reasoning }: StreamStep): void {
+  switch (action) {
+    case 0:
+      chunks.push({ type: "start-step" });
+      break;
+    case 1: {
+      const id = `t${next()}`;
+      open.texts.push(id);
+      chunks.push({ type: "text-start", id });
+      break;
+    }
+    case 2:
+    case 3:
+      if (text) chunks.push({ type: "text-delta", id: text, delta: `w${next()} ` });
+      break;
+    case 4:
+      if (text) {
+        open.texts = open.texts.filter((id) => id !== text);
+        chunks.push({ type: "text-end", id: text });
+      }
+      break;
+    case 5: {
+      const id = `r${next()}`;
+      open.reasoning.push(id);
+      chunks.push({ type: "reasoning-start", id });
+      break;
+    }
+    case 6:
+      if (reasoning) chunks.push({ type: "reasoning-delta", id: reasoning, delta: `think${next()} ` });
+      break;
+    default:
+      if (reasoning) {
+        open.reasoning = open.reasoning.filter((id) => id !== reasoning);
+        chunks.push({ type: "reasoning-end", id: reasoning });
+      }
+      break;
+  }
+}
+
+/** Actions 8–16: tool calls, their inputs, outputs and approvals. */
+function toolStep(action: number, step: StreamStep): void {
+  const { random, chunks, open, next, pick, partial, call } = step;
+  switch (action) {
+    case 8: {
+      const id = `c${next()}`;
+      const dynamic = random() < 0.3;
+      const name = dynamic ? "dyn-tool" : (pick(["lookup", "fetch-page", "sum"]) ?? "sum");
+      const json = JSON.stringify({ q: `query ${id}`, n: randomInt(random, 1000) / 10, list: [true, null] });
+      open.streaming.push({ id, name, json, sent: 0, dynamic });
+      chunks.push({
+        type: "tool-input-start",
+        toolCallId: id,
+        toolName: name,
+        ...(dynamic ? { dynamic: true } : {}),
+        ...(random() < 0.3 ? { title: `Title ${id}` } : {}),
+        ...(random() < 0.2 ? { providerExecuted: true } : {}),
+      });
+      break;
+    }
+    case 9:
+    case 10:
+      if (partial && partial.sent < partial.json.length) {
+        const size = 1 + randomInt(random, 8);
+        chunks.push({
+          type: "tool-input-delta",
+          toolCallId: partial.id,
+          inputTextDelta: partial.json.slice(partial.sent, partial.sent + size),
+        });
+        partial.sent += size;
+      }
+      break;
+    case 11:
+      if (partial) {
+        open.streaming = open.streaming.filter((item) => item !== partial);
+        open.called.push({ id: partial.id, dynamic: partial.dynamic });
+        chunks.push({
+          type: "tool-input-available",
+          toolCallId: partial.id,
+          toolName: partial.name,
+          input: JSON.parse(partial.json),
+          ...(partial.dynamic ? { dynamic: true } : {}),
+          ...(random() < 0.3 ? { providerMetadata: { test: { n: step.counter() } } } : {}),
+        });
+      }
+      break;
+    case 12:
+      if (call) {
+        chunks.push({
+          type: "tool-output-available",
+          toolCallId: call.id,
+          output: { result: next() },
+          ...(random() < 0.3 ? { preliminary: true } : {}),
+          ...(call.dynamic ? { dynamic: true } : {}),
+        });
+      }
+      break;
+    case 13:
+      if (call) chunks.push({ type: "tool-output-error", toolCallId: call.id, errorText: `failed ${next()}` });
+      break;
+    case 14: {
+      const id = `c${next()}`;
+      chunks.push({ type: "tool-input-error", toolCallId: id, toolName: "bad", input: "{x", errorText: "invalid" });
+      open.called.push({ id, dynamic: false });
+      break;
+    }
+    case 15:
+      if (call) {
+        const approvalId = `a${next()}`;
+        // A new request replaces the call's approval: the old id is gone.
+        open.approvals = [
+          ...open.approvals.filter((item) => item.toolCallId !== call.id),
+          { approvalId, toolCallId: call.id },
+        ];
+        chunks.push({ type: "tool-approval-request", approvalId, toolCallId: call.id });
+      }
+      break;
+    default: {
+      const approvalId = pick(open.approvals)?.approvalId;
+      if (approvalId) chunks.push({ type: "tool-approval-response", approvalId, approved: random() < 0.5 });
+      break;
+    }
+  }
+}
+
+/** Actions 17–21: data parts, sources and files, errors, a reset step, a new message, a denied output. */
+function otherStep(action: number, { random, chunks, open, next, counter, pick, call }: StreamStep): void {
+  switch (action) {
+    case 17:
+      chunks.push({
+        type: "data-note",
+        ...(random() < 0.6 ? { id: `n${randomInt(random, 3)}` } : {}),
+        data: { value: next() },
+        ...(random() < 0.2 ? { transient: true } : {}),
+      });
+      break;
+    case 18:
+      chunks.push(
+        pick<UIMessageChunk>([
+          { type: "source-url", sourceId: `s${next()}`, url: "https://example.com" },
+          { type: "file", url: "https://example.com/f.png", mediaType: "image/png" },
+          { type: "error", errorText: "oops" },
+          { type: "finish-step" },
+          { type: "data-agent-milestone", data: { milestone: `m${counter()}`, at: counter() } },
+        ]) ?? { type: "finish-step" },
+      );
+      break;
+    case 19:
+      if (random() < 0.3) {
+        // reset-step: the current step's parts and all open bookkeeping go away.
+        chunks.push({ type: "reset-step" });
+        closeAll(open);
+      }
+      break;
+    case 20:
+      if (random() < 0.2) {
+        chunks.push({ type: "start", messageId: `m${next()}` });
+        closeAll(open);
+      }
+      break;
+    default:
+      if (call) chunks.push({ type: "tool-output-denied", toolCallId: call.id });
+      break;
+  }
+}
+
+function closeAll(open: OpenParts): void {
+  open.texts = [];
+  open.reasoning = [];
+  open.streaming = [];
+  open.called = [];
+  open.approvals = [];
 }
 
 function deepFreeze<T>(value: T): T {

@@ -4,6 +4,7 @@
 // names a client needs.
 export type {
   AgentChatEvent,
+  AgentChatMessageRun,
   AgentChatTurnStatus,
   AgentToolApproval,
   AgentToolApprovalAnswer,
@@ -20,6 +21,7 @@ export {
   encodeAgentToolCursors,
   FAILED_TURN_TEXT,
   MAX_APPROVAL_REASON_LENGTH,
+  readChatMessageRun,
   STOPPED_TOOL_CALL_TEXT,
   UNFINISHED_TOOL_CALL_TEXT,
 } from "@agent-tools/core-runs/protocol";
@@ -51,6 +53,8 @@ export type { AgentToolStore } from "./agent-tool-store.js";
 export { createAgentToolStore } from "./agent-tool-store.js";
 export type { AgentToolApprovalRequest } from "./answer-approval.js";
 export { answerAgentToolApproval } from "./answer-approval.js";
+export type { AgentChatAnswerUsage } from "./answer-usage.js";
+export { selectAnswerUsage } from "./answer-usage.js";
 export type { UIMessageAssembly, UIMessageParts } from "./apply-ui-message-chunk.js";
 export { applyUIMessageChunk, assembleUIMessageParts, createUIMessageAssembly } from "./apply-ui-message-chunk.js";
 export { isAgentChatDisconnect } from "./chat-disconnect.js";

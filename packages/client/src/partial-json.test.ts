@@ -54,7 +54,8 @@ describe("readPartialJson: the value a streamed JSON text holds so far, as the A
     }
   });
 
-  it("reads every prefix of any JSON text as the SDK does", async () => {
+  // CPU-heavy (every prefix of 150 generated texts, each through the SDK): a time budget of its own.
+  it("reads every prefix of any JSON text as the SDK does", { timeout: 60_000 }, async () => {
     await fc.assert(fc.asyncProperty(jsonText, expectEveryPrefixAsSdk), { numRuns: 150 });
   });
 

@@ -19,6 +19,13 @@ import { type AgentToolTimelineState, applyAgentToolEvent, createAgentToolTimeli
 import { sdkParts, seededRandom } from "./test-support.test-utils.js";
 import { selectAgentToolCursors } from "./timeline-selectors.js";
 
+/**
+ * CPU-heavy (random logs, each replayed through the AI SDK): a time budget of its own. vitest's five-second default is
+ * for unit tests, and a busy machine runs this several times slower than an idle one; the budget still ends a test
+ * that hangs.
+ */
+const CPU_HEAVY = { timeout: 60_000 };
+
 const RUN = "r1";
 
 type PartSpec =
@@ -232,7 +239,7 @@ async function parentWith(record: RunRecord, entries: readonly AgentToolLogEntry
 const chunkBodies = (frames: readonly AgentToolEventFrame[]) =>
   frames.flatMap((frame) => (frame.event.kind === "chunk" ? [frame.event.body] : []));
 
-describe("a compacted run replays to the same run in the client", () => {
+describe("a compacted run replays to the same run in the client", CPU_HEAVY, () => {
   it("for a fresh client, any cursor a live client held, any cut of the replay, and the AI SDK", async () => {
     await fc.assert(
       fc.asyncProperty(runSpec, fc.nat(), fc.nat(), async (spec, cursorSeed, cutSeed) => {

@@ -12,6 +12,13 @@ import {
   createAgentToolTimelineState,
 } from "./run-timeline.js";
 
+/**
+ * CPU-heavy (thousands of generated frame sequences): a time budget of its own. vitest's five-second default is for
+ * unit tests, and a busy machine runs this several times slower than an idle one; the budget still ends a test that
+ * hangs.
+ */
+const CPU_HEAVY = { timeout: 60_000 };
+
 type Frame = AgentToolEventFrame;
 const TYPE = "agent-tool-event" as const;
 
@@ -186,7 +193,7 @@ const disorderedLog = fc
     return { log, frames };
   });
 
-describe("applyAgentToolEvent (properties)", () => {
+describe("applyAgentToolEvent (properties)", CPU_HEAVY, () => {
   it("any interleaving, duplication and reordering gives the in-order durable content", () => {
     fc.assert(
       fc.property(disorderedLog, ({ log, frames }) => {

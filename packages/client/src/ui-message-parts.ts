@@ -15,7 +15,7 @@ type PartField =
   | "approval"
   | "providerExecuted"
   | "providerMetadata";
-/** @internal A part read as plain data: every field but `type` may be missing or of any type. */
+/** A part read as plain data: every field but `type` may be missing or of any type. */
 export type Part = { readonly type: string } & { readonly [K in PartField]?: unknown };
 
 /** The object without its `undefined` fields: the SDK writes `field: undefined` where we leave the field out. */

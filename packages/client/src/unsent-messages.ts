@@ -127,7 +127,10 @@ export class UnsentMessages<TMessage extends UIMessage> {
     if (activity.kind === "idle") {
       for (const [id, entry] of this.#entries) {
         if (entry.phase !== "sending" || id === this.#retrying) continue;
-        this.#end(entry, activity.error, readsStarted);
+        // An answer to it began streaming: the server took the send, and what failed is the answer (a read, or the
+        // server's event, soon says it holds the message). Reported refused, it showed "Not sent" until then.
+        const error = isAnsweredIn(messages, id) ? undefined : activity.error;
+        this.#end(entry, error, readsStarted);
         changed = true;
         ended = true;
       }
@@ -221,4 +224,10 @@ export class UnsentMessages<TMessage extends UIMessage> {
     if (!same) this.#snapshot = next;
     return !same;
   }
+}
+
+/** True when an assistant message follows the user message `messageId` in `messages`: its answer began. */
+function isAnsweredIn(messages: readonly UIMessage[], messageId: string): boolean {
+  const index = messages.findIndex((message) => message.id === messageId);
+  return index !== -1 && messages.slice(index + 1).some((message) => message.role === "assistant");
 }

@@ -9,6 +9,7 @@ export type {
   AgentToolChildChatRpc,
   AgentToolChildRpc,
   AgentToolChildStub,
+  AgentToolRunChatOptions,
   AgentToolRunChatResult,
   ChildNamespace,
 } from "./adapters/durable-object-child-transport.js";
@@ -18,6 +19,7 @@ export { DurableObjectRunStore, RUN_STORE_TABLES } from "./adapters/durable-obje
 export type { DurableObjectWakeupSchedulerStorage } from "./adapters/durable-object-wakeup-scheduler.js";
 export { DurableObjectWakeupScheduler } from "./adapters/durable-object-wakeup-scheduler.js";
 export { fromNdjson, NdjsonLines, toNdjson } from "./adapters/ndjson.js";
+export { type AgUiOptions, DEFAULT_AG_UI_OPTIONS } from "./ag-ui/ag-ui-streams.js";
 // run read tokens
 export type {
   RunReadTokenCheck,
@@ -38,6 +40,13 @@ export { AgentToolChild, DEFAULT_CHILD_WAKE_INTERVAL_MS } from "./child/agent-to
 export { AgentToolParent } from "./parent/agent-tool-parent.js";
 export type { CancelRequestBody } from "./parent/cancel-request.js";
 export { MAX_CANCEL_BODY_BYTES, MAX_CANCEL_REASON_LENGTH, readCancelRequest } from "./parent/cancel-request.js";
+export type { ParentEventSocketOptions } from "./parent/event-sockets.js";
+export {
+  DEFAULT_MAX_PAGE_BYTES,
+  DEFAULT_PAGE_REQUEST_BURST,
+  DEFAULT_PAGE_REQUEST_REFILL_MS,
+} from "./parent/event-sockets.js";
+export type { AgentToolParentMcp } from "./parent/mcp-route.js";
 export type { ParentChatOptions } from "./parent/parent-chat.js";
 export { AgentToolParentDefinition, DEFAULT_PARENT_WAKE_INTERVAL_MS } from "./parent/parent-definition.js";
 export type { AgentToolParentRoute } from "./parent/parent-routes.js";

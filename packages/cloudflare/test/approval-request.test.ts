@@ -16,6 +16,12 @@ describe("readApprovalRequest", () => {
       ok: true,
       answer: { approved: false, reason: "not today" },
     });
+    // Control characters are removed (a line break becomes a space), as the client and the runner do.
+    const noisy = JSON.stringify({ approved: false, reason: "Not\u0000 that\u0007\r\nfile\u202e" });
+    expect(await readApprovalRequest(post(noisy))).toEqual({
+      ok: true,
+      answer: { approved: false, reason: "Not that file" },
+    });
     // The limit counts the reason, not the spaces around it (as the client does).
     const longest = "y".repeat(MAX_APPROVAL_REASON_LENGTH);
     expect(await readApprovalRequest(post(JSON.stringify({ approved: false, reason: ` ${longest}\n` })))).toEqual({

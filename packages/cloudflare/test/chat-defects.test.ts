@@ -63,7 +63,7 @@ describe("Stop while child runs work", () => {
     const toolPart = stored.at(-1)?.parts.find((part) => part.type === "tool-echo");
     expect(toolPart).toMatchObject({
       state: "output-error",
-      errorText: "Stopped by the user before this tool finished",
+      errorText: "Stopped by the user",
     });
 
     // The next answers' children do not hold (the knob is off across the restart below too).

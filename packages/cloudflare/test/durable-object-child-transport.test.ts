@@ -1,44 +1,17 @@
 import { fileURLToPath } from "node:url";
-import { childTransportContractCases } from "@agent-tools/core-runs/testing/portable";
 import { describe, expect, it } from "vitest";
 import { fromNdjson, toNdjson } from "../src/adapters/ndjson.js";
+import { CONTRACT_WORKER_DURABLE_OBJECTS, type ScopingResult } from "./fixtures/contract-worker-api.js";
 import { workerPerFile } from "./worker-per-file.js";
 
-const TRANSPORT_CONTRACT_WORKER = fileURLToPath(new URL("./fixtures/transport-contract-worker.ts", import.meta.url));
+// The ChildTransport contract runs in contract-suites.test.ts.
+const CONTRACT_WORKER = fileURLToPath(new URL("./fixtures/contract-worker.ts", import.meta.url));
 
-// What `fixtures/transport-contract-worker.ts` answers (repeated here: the worker file needs Workers types).
-type TransportCaseResult = { ok: true } | { ok: false; error: string };
-type ScopingResult = {
-  runId: string;
-  parents: Array<{ parentId: string; deltas: string[]; status: string | null; summary: string | null }>;
-};
-
-const worker = workerPerFile(TRANSPORT_CONTRACT_WORKER, {
-  TRANSPORT_CONTRACT_HOST: "TransportContractHost",
-  CONTRACT_CHILD: "ContractChild",
-});
-
-describe("DurableObjectChildTransport passes the ChildTransport contract inside workerd", () => {
-  it("the worker bundles the same contract cases as Node imports", async () => {
-    const names = await worker().fetchJson<string[]>("/transport-contract/cases");
-    expect(names).toEqual(childTransportContractCases.map((contractCase) => contractCase.name));
-    expect(names.length).toBeGreaterThan(0);
-  });
-
-  for (const { name } of childTransportContractCases) {
-    it(name, async () => {
-      const result = await worker().fetchJson<TransportCaseResult>(
-        `/transport-contract/run?case=${encodeURIComponent(name)}`,
-        { method: "POST" },
-      );
-      if (!result.ok) expect.fail(result.error);
-    });
-  }
-});
+const worker = workerPerFile(CONTRACT_WORKER, CONTRACT_WORKER_DURABLE_OBJECTS);
 
 describe("DurableObjectChildTransport scoping", () => {
   it("two parents starting the same runId reach two different child objects", async () => {
-    const { parents } = await worker().fetchJson<ScopingResult>("/transport-contract/scoping", { method: "POST" });
+    const { parents } = await worker().fetchJson<ScopingResult>("/transport/scoping", { method: "POST" });
     expect(parents).toHaveLength(2);
     const [a, b] = parents;
     expect(a?.parentId).not.toEqual(b?.parentId);

@@ -1,11 +1,13 @@
 // The test host worker (workers/host-worker.ts: a Parent and its Echo child) in workerd, one per test.
 import { fileURLToPath } from "node:url";
+import type { AgentToolApproval, AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
 import {
   createPersistDirectory,
   MiniflareHost,
   type PersistDirectory,
 } from "@agent-tools/workerd-harness/miniflare-host";
+import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import { afterEach } from "vitest";
 
 const HOST_WORKER = fileURLToPath(new URL("./workers/host-worker.ts", import.meta.url));
@@ -48,6 +50,8 @@ export function hostWorkerPerTest(
           SPANS: "SpanLog",
         },
         persistDirectory: persist.path,
+        // `request.signal` aborts when a client goes away (a post to a child's chat is then dropped before its turn).
+        compatibilityFlags: ["nodejs_compat", "enable_request_signal"],
         bindings,
       });
       return host;
@@ -83,4 +87,24 @@ export function streamOf(text: string): ReadableStream<Uint8Array> {
       offset += 65_536;
     },
   });
+}
+
+/** The approval states an events socket delivered (its `data-agent-approval` chunks), in order. */
+export const approvalsIn = (messages: unknown[]): AgentToolApproval[] =>
+  (messages as AgentToolEventFrame[]).flatMap((frame) => {
+    if (frame.type !== "agent-tool-event" || frame.event.kind !== "chunk") return [];
+    const body = frame.event.body as { type: string; data?: AgentToolApproval };
+    return body.type === "data-agent-approval" && body.data ? [body.data] : [];
+  });
+
+/**
+ * Send `text` in the conversation of parent `base` (its events and chat sockets opened first); resolves the sockets
+ * and the first approval asked, once the events socket got it.
+ */
+export async function askUntilApproval(running: MiniflareHost, base: string, text: string) {
+  const events = await RecordingSocket.open(wsUrl(running, base));
+  const chat = await RecordingSocket.open(wsUrl(running, `${base}/chat`));
+  chat.send(chatSend("r1", text));
+  await events.waitFor((messages) => approvalsIn(messages).length > 0, 30_000);
+  return { events, chat, asked: approvalsIn(events.messages)[0] as AgentToolApproval };
 }

@@ -7,6 +7,9 @@ const BASE = "/agents/parent/durable-calls";
 
 type RunInfo = { runId: string; agentType: string; status: string };
 type Message = { id: string; role: string; parts: Array<{ type: string; text?: string; toolCallId?: string }> };
+
+/** The last text part of an answer (what it ended with; what the turn spent is stored after it). */
+const lastText = (message: Message | undefined) => message?.parts.filter((part) => part.type === "text").at(-1);
 type ChatFrame = { type: string; requestId?: string };
 
 const start = hostWorkerPerTest("agent-tools-tool-calls-");
@@ -61,7 +64,7 @@ it("a turn killed before the host stored its agent tool call starts one child, n
   expect(toolCallIds).toHaveLength(1);
   const runs = await host.fetchJson<RunInfo[]>(`${BASE}/runs`);
   expect(runs).toEqual([expect.objectContaining({ runId: `agent-tool:${toolCallIds[0]}`, status: "completed" })]);
-  expect(messages.at(-1)?.parts.at(-1)).toMatchObject({ type: "text", text: "The echo said: #1 hello" });
+  expect(lastText(messages.at(-1))).toMatchObject({ type: "text", text: "The echo said: #1 hello" });
 });
 
 it("a plain tool of the turn's tools runs only once its call is stored: killed before, it runs once, for the stored call", async () => {
@@ -70,7 +73,7 @@ it("a plain tool of the turn's tools runs only once its call is stored: killed b
   expect(toolCallIds).toHaveLength(1);
   // The tool's effect happened once, for the call the conversation holds (not for the call the crash lost).
   expect(await host.fetchJson(`${BASE}/test/notes`)).toEqual([{ tool_call_id: toolCallIds[0], text: "hello" }]);
-  expect(messages.at(-1)?.parts.at(-1)).toMatchObject({ type: "text", text: "The note said: noted hello" });
+  expect(lastText(messages.at(-1))).toMatchObject({ type: "text", text: "The note said: noted hello" });
 });
 
 it("a parent killed in the middle of a turn wakes itself and ends the turn, with no client and no request", async () => {
@@ -89,7 +92,7 @@ it("a parent killed in the middle of a turn wakes itself and ends the turn, with
 
   const messages = await host.fetchJson<Message[]>(`${BASE}/messages`);
   expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
-  expect(messages.at(-1)?.parts.at(-1)).toMatchObject({ type: "text", text: "The echo said: #1 hello" });
+  expect(lastText(messages.at(-1))).toMatchObject({ type: "text", text: "The echo said: #1 hello" });
   const runs = await host.fetchJson<RunInfo[]>(`${BASE}/runs`);
   expect(runs).toEqual([expect.objectContaining({ status: "completed" })]);
 });

@@ -17,6 +17,12 @@ import { InProcessChildTransport } from "./testing/in-process-child-transport.js
 import { flushMicrotasks } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
 
+/**
+ * CPU-heavy (many runs and large inputs): a time budget of its own. vitest's five-second default is for unit tests,
+ * and a busy machine runs this several times slower than an idle one; the budget still ends a test that hangs.
+ */
+const CPU_HEAVY = { timeout: 60_000 };
+
 type StreamPart =
   Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer TPart> ? TPart : never;
 
@@ -99,7 +105,7 @@ function setup(options: Partial<AgentToolRegistryOptions> = {}) {
 const runIdsOf = (frames: AgentToolEventFrame[]) =>
   new Set(frames.flatMap((frame) => (frame.event.kind === "cleared" ? frame.event.runIds : [frame.event.runId])));
 
-describe("abuse: invalid and oversized input", () => {
+describe("abuse: invalid and oversized input", CPU_HEAVY, () => {
   it("a model calling an agent tool with invalid input gets an error; no run, no child, no frame", async () => {
     const { registry, store, transport, frames, echo } = setup();
     const tools = {
@@ -187,7 +193,7 @@ describe("abuse: invalid and oversized input", () => {
   });
 });
 
-describe("abuse: other parents' and guessed run ids", () => {
+describe("abuse: other parents' and guessed run ids", CPU_HEAVY, () => {
   it("a runId of another parent: nothing leaks across registries with separate transports", async () => {
     const a = setup();
     const b = setup();
@@ -271,7 +277,7 @@ describe("abuse: other parents' and guessed run ids", () => {
   });
 });
 
-describe("abuse: hooks that throw or hang", () => {
+describe("abuse: hooks that throw or hang", CPU_HEAVY, () => {
   it("throwing hooks (start, finish, progress) lose nothing and stop nothing", async () => {
     const finished: string[] = [];
     const hooks: AgentToolHooks = {
@@ -354,7 +360,7 @@ describe("abuse: hooks that throw or hang", () => {
   });
 });
 
-describe("abuse: children that fail or never end", () => {
+describe("abuse: children that fail or never end", CPU_HEAVY, () => {
   it("a child whose stream errors ends as error; a concurrent run is not affected", async () => {
     const { registry, scripted, store } = setup();
     const failing = registry.runAgentTool("Scripted", { input: "a", runId: "fails" });

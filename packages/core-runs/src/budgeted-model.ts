@@ -14,8 +14,8 @@ export const WRAP_UP_INSTRUCTION =
  * `model`, spending `budget`: each call's usage (the AI SDK's, from the call's `finish`) is recorded; once the budget
  * is out (by tokens, cost or time, or an ancestor's), the next call is the wrap-up — the model is asked to answer
  * with what it has, and may call no tool — and any call after it is refused. No call starts once `abortSignal` has
- * aborted (a Stop reaches the model before its next step). A run thus overshoots its budget by one model step at
- * most.
+ * aborted (a Stop reaches the model before its next step). A run thus passes its budget by two model steps at
+ * most: the one under way when it ran out, and the wrap-up.
  */
 export function budgetedModel(
   model: WrappableLanguageModel,
@@ -46,6 +46,7 @@ export function budgetedModel(
         inputTokens: result.usage.inputTokens.total ?? 0,
         outputTokens: result.usage.outputTokens.total ?? 0,
         modelId: called.modelId,
+        provider: called.provider,
       });
       return result;
     },
@@ -59,6 +60,7 @@ export function budgetedModel(
                 inputTokens: part.usage.inputTokens.total ?? 0,
                 outputTokens: part.usage.outputTokens.total ?? 0,
                 modelId: called.modelId,
+                provider: called.provider,
               });
             }
             controller.enqueue(part);

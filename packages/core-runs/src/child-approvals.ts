@@ -14,7 +14,7 @@ import {
 import type { RunRecord, RunRecordPatch } from "./run-record.js";
 import type { JournaledCall, JournalFold } from "./turn/journal-fold.js";
 
-/** What a runner's approvals need from it. @internal */
+/** What a runner's approvals need from it. */
 export type RunApprovalsHost = {
   readonly store: RunStore;
   readonly clock: Clock;

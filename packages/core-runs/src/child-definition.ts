@@ -99,12 +99,12 @@ export type AgentToolChildDefinition = {
   /** Default: a string as is, anything else as pretty JSON; message id `agent-tool-${runId}-input`. */
   formatAgentToolInput?: FormatAgentToolInput;
   /**
-   * Read right after the turn resolves, with one context object (not the origin page's positional `(runId)`).
+   * Read right after the turn resolves, with one context object (not a positional `(runId)`).
    * Default: what the turn passed to `setOutput`.
    */
   getAgentToolOutput?(context: AgentToolOutputContext): unknown;
   /**
-   * Read after the output, with one context object (not the origin page's positional `(runId, output)`).
+   * Read after the output, with one context object (not a positional `(runId, output)`).
    * Default: the turn's assistant text (last step with text), else the output as text.
    */
   getAgentToolSummary?(context: AgentToolSummaryContext): string;

@@ -11,8 +11,8 @@ const SUMMARY_SIGNATURE = "getAgentToolSummary({ runId, output, text })";
  * Read a completed turn's output and summary through the definition's `getAgentToolOutput` and
  * `getAgentToolSummary` (defaults: what the turn passed to `setOutput`; the turn's text, else the output as text).
  *
- * Both hooks take one context object. The origin page wrote them positionally (`getAgentToolOutput(runId)`,
- * `getAgentToolSummary(runId, output)`); untyped code ported as is would read an object as the runId and complete
+ * Both hooks take one context object. Code written for positional hooks (`getAgentToolOutput(runId)`,
+ * `getAgentToolSummary(runId, output)`), untyped and ported as is, would read an object as the runId and complete
  * with no output and an empty summary. So a summary hook that declares two parameters, or a hook that uses its
  * context as a string (a runId in a query, a key, a template), throws an `AgentToolsError` naming the hook and its
  * signature instead: the run ends `error` with that message.
@@ -46,7 +46,7 @@ function positionalHookError(signature: string, positional: string): AgentToolsE
   const name = signature.slice(0, signature.indexOf("("));
   return new AgentToolsError(
     "INVALID_ARGUMENT",
-    `${name} takes one context object, not the origin page's positional ${positional}: write ${signature}`,
+    `${name} takes one context object, not a positional ${positional}: write ${signature}`,
   );
 }
 

@@ -155,7 +155,10 @@ describe("AgentToolChildRunner", () => {
         },
       });
       expect(inspection?.status).toBe("error");
-      expect(inspection?.error).toContain("getAgentToolOutput({ runId, input, output })");
+      expect(inspection?.error).toBe(
+        "Reading the child's output failed: getAgentToolOutput takes one context object, not a positional (runId): " +
+          "write getAgentToolOutput({ runId, input, output })",
+      );
     });
 
     it("ends the run with an error naming getAgentToolSummary and its signature when it takes (runId, output)", async () => {
@@ -170,7 +173,10 @@ describe("AgentToolChildRunner", () => {
         },
       });
       expect(inspection?.status).toBe("error");
-      expect(inspection?.error).toContain("getAgentToolSummary({ runId, output, text })");
+      expect(inspection?.error).toBe(
+        "Reading the child's output failed: getAgentToolSummary takes one context object, not a positional " +
+          "(runId, output): write getAgentToolSummary({ runId, output, text })",
+      );
     });
   });
 

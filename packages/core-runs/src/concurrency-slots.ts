@@ -4,7 +4,6 @@ import type { RunStore } from "./ports/run-store.js";
  * The runs holding a concurrency slot (`starting`/`running`): loaded from the store once, then kept in step by the
  * registry, the only writer of its rows' statuses. Taking a slot is synchronous once loaded, so the count and the
  * reservation of one admission never interleave with another's.
- * @internal
  */
 export class ConcurrencySlots {
   readonly #store: RunStore;

@@ -33,7 +33,6 @@ export const MAX_BURST_ENTRIES = 256;
  *
  * A store failure is kept in `storeError`; the entries not yet written are dropped and `onStoreError` is called
  * (the runner aborts the turn).
- * @internal
  */
 export class LiveRunLog {
   readonly #store: RunStore;

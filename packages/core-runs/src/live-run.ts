@@ -27,7 +27,6 @@ export type LiveRunStart = {
 /**
  * A run whose turn is executing (or paused, waiting for approvals) in this runner: its log, budget, progress,
  * milestones and the approvals its log holds.
- * @internal
  */
 export class LiveRun {
   readonly runId: string;

@@ -3,7 +3,7 @@ import type { UIMessageChunk } from "ai";
 /**
  * The chunk types that add text to a part, each with the key naming its part and the key holding its text. A client
  * appends their texts in order (the AI SDK's `readUIMessageStream`, our reducer), so the consecutive deltas of one
- * part can be stored, or compacted, as one string. @internal
+ * part can be stored, or compacted, as one string.
  */
 export const DELTA_FIELDS = {
   "text-delta": { part: "id", text: "delta" },

@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 
+/**
+ * CPU-heavy (it loads the AI SDK and runs the README's example): a time budget of its own. vitest's five-second
+ * default is for unit tests, and a busy machine runs this several times slower than an idle one; the budget still ends
+ * a test that hangs.
+ */
+const CPU_HEAVY = { timeout: 60_000 };
+
 // The README's quick start, as a consumer runs it: examples/quick-start.ts holds it between region markers, the
 // README's first ```ts block must be that code verbatim, and running it must print the README's ```text block.
 // (The consumer test runs the same block from the published packages: docs/releasing.md.) vitest.config.ts resolves
@@ -34,7 +41,7 @@ function exampleAndOutput(markdown: string, language: string): { code: string; o
   return { code: example[1].trim(), output: output[1].trimEnd() };
 }
 
-describe("README quick start", () => {
+describe("README quick start", CPU_HEAVY, () => {
   afterEach(() => {
     vi.restoreAllMocks();
   });

@@ -159,9 +159,10 @@ export type ReplayOptions = {
   /**
    * Paged replay (SPEC §6): newest first, the page of `limit` runs before `before`; or, without `before`, every run from
    * the oldest one `cursors` name on (the newest `limit` when they name none) and every live run. Absent: every
-   * retained run.
+   * retained run. With `before` and `maxBytes`, the page ends before the run whose frames would take it past that many
+   * bytes (UTF-8 JSON, as sent), unless it is its first run: what one request for older runs costs is bounded.
    */
-  page?: { limit: number; before?: RunPosition };
+  page?: { limit: number; before?: RunPosition; maxBytes?: number };
 };
 
 /** The outcome of admitting a dispatch: the run's row, and whether this call created it. */

@@ -11,7 +11,6 @@ import type { RunRecord } from "./run-record.js";
 /**
  * What the parts of one registry share: its ports, and guarded ways to reach clients, observers and hooks. Every
  * call here is isolated: a broken connection, sink or hook never breaks a run.
- * @internal
  */
 export type RegistryRuntime = {
   readonly store: RunStore;

@@ -1,6 +1,6 @@
 // Paged replay (SPEC §6): a client that asks gets the newest runs and every live one, then older pages on request.
 import { describe, expect, it } from "vitest";
-import type { AgentToolCursors, AgentToolEventFrame } from "./protocol/index.js";
+import { type AgentToolCursors, type AgentToolEventFrame, encodeAgentToolFrame } from "./protocol/index.js";
 import type { RunRecord } from "./run-record.js";
 import { AgentToolRegistry } from "./run-registry.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
@@ -40,7 +40,10 @@ async function retained(count: number) {
 
 async function replay(
   registry: AgentToolRegistry,
-  options: { cursors?: AgentToolCursors; page?: { limit: number; before?: { startedAt: number; runId: string } } },
+  options: {
+    cursors?: AgentToolCursors;
+    page?: { limit: number; before?: { startedAt: number; runId: string }; maxBytes?: number };
+  },
 ) {
   const frames: AgentToolEventFrame[] = [];
   const result = await registry.replayAgentToolRuns((frame) => frames.push(frame), options);
@@ -76,6 +79,37 @@ describe("paged replay", () => {
     expect(second.runIds).toEqual(["f7", "f6", "f5", "f4", "f3"]);
     expect(second.result.page).toEqual({ hasOlder: true, before: { startedAt: 3, runId: "f3" } });
     const last = await replay(registry, { page: { limit: 5, before: { startedAt: 3, runId: "f3" } } });
+    expect(last.runIds).toEqual(["f2", "f1"]);
+    expect(last.result.page).toEqual({ hasOlder: false });
+  });
+
+  it("ends a page of older runs before the run that would take it past maxBytes, a first run whatever its size", async () => {
+    // Nine runs of one size (ids and times of one digit each).
+    const { registry } = await retained(9);
+    const before = { startedAt: 9, runId: "f9" };
+    // What a run weighs on the wire (its frames as sent), from a page without a byte bound.
+    const whole = await replay(registry, { page: { limit: 8, before } });
+    const bytesOf = (frames: AgentToolEventFrame[]) =>
+      frames.reduce((sum, frame) => sum + new TextEncoder().encode(encodeAgentToolFrame(frame)).byteLength, 0);
+    const runBytes = bytesOf(
+      whole.frames.filter((frame) => frame.event.kind !== "cleared" && frame.event.runId === "f8"),
+    );
+    expect(bytesOf(whole.frames)).toBe(8 * runBytes);
+    // Room for two runs and most of a third: the page ends before the third, and says the older runs start there.
+    const maxBytes = 3 * runBytes - 1;
+    const bounded = await replay(registry, { page: { limit: 8, before, maxBytes } });
+    expect(bounded.runIds).toEqual(["f8", "f7"]);
+    expect(bytesOf(bounded.frames)).toBe(2 * runBytes);
+    expect(bounded.result.page).toEqual({ hasOlder: true, before: { startedAt: 7, runId: "f7" } });
+    const next = await replay(registry, { page: { limit: 8, before: { startedAt: 7, runId: "f7" }, maxBytes } });
+    expect(next.runIds).toEqual(["f6", "f5"]);
+    // A bound smaller than one run still sends one run a page, whole: paging always moves on.
+    const tiny = await replay(registry, { page: { limit: 8, before, maxBytes: 1 } });
+    expect(tiny.runIds).toEqual(["f8"]);
+    expect(tiny.frames.filter((frame) => frame.event.kind === "finished")).toHaveLength(1);
+    expect(tiny.result.page).toEqual({ hasOlder: true, before: { startedAt: 8, runId: "f8" } });
+    // The last runs fit: nothing older is left.
+    const last = await replay(registry, { page: { limit: 8, before: { startedAt: 3, runId: "f3" }, maxBytes } });
     expect(last.runIds).toEqual(["f2", "f1"]);
     expect(last.result.page).toEqual({ hasOlder: false });
   });

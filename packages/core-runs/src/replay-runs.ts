@@ -7,6 +7,7 @@ import {
   type AgentToolEventFrame,
   type AgentToolLogEntry,
   type AgentToolProgressSnapshot,
+  encodeAgentToolFrame,
   isTerminalStatus,
   withLatestApprovals,
 } from "./protocol/index.js";
@@ -41,8 +42,12 @@ export function planReplay(
   };
 }
 
-/** What a paged replay covers: a first page of `limit` runs, or the page of older runs `before` a position. */
-export type ReplayPage = { limit: number; before?: RunPosition };
+/**
+ * What a paged replay covers: a first page of `limit` runs, or the page of older runs `before` a position — which,
+ * with `maxBytes`, ends before the run whose frames would take it past that many bytes (as encoded on the wire, UTF-8),
+ * unless it is the page's first run (sent whole, so paging always moves on).
+ */
+export type ReplayPage = { limit: number; before?: RunPosition; maxBytes?: number };
 
 /** Where a paged replay ended: whether older runs are retained, and where they start. */
 export type ReplayPageEnd = { hasOlder: boolean; before?: RunPosition };
@@ -78,22 +83,35 @@ export async function replayRuns(options: {
     send(frame);
   };
   const known = new Set<string>();
-  for (const record of records) {
+  // A page of older runs within `maxBytes`: each run's frames are weighed before they are sent.
+  const budget = page?.before && page.maxBytes !== undefined ? { left: page.maxBytes } : null;
+  let oldest = selected.oldest;
+  for (const [index, record] of records.entries()) {
     known.add(record.runId);
+    const held: AgentToolEventFrame[] = [];
     const sent = await replayRun({
       store,
       record,
       live: liveOf(record.runId),
       cursor: cursors?.[record.runId],
-      send: emit,
+      send: budget ? (frame) => held.push(frame) : emit,
     });
+    if (budget) {
+      const bytes = held.reduce((sum, frame) => sum + frameBytes(frame), 0);
+      if (index > 0 && bytes > budget.left) {
+        // The page ends with the run before: the older runs start there.
+        oldest = positionOf(records[index - 1]);
+        break;
+      }
+      budget.left -= bytes;
+      for (const frame of held) emit(frame);
+    }
     if (sent > 0) runs += 1;
   }
   const gone = selected.gone ?? (cursors ? Object.keys(cursors).filter((runId) => !known.has(runId)) : []);
   if (gone.length > 0) emit(clearedFrame(gone, true));
   if (!page) return { runs, frames, cleared: gone.length };
   // Older runs than the page's oldest (a live run older than that is sent anyway, and does not count).
-  const oldest = selected.oldest;
   const older = oldest ? await store.listRuns({ order: "desc", before: oldest, limit: 1 }) : [];
   const end: ReplayPageEnd = oldest && older.length > 0 ? { hasOlder: true, before: oldest } : { hasOlder: false };
   return { runs, frames, cleared: gone.length, page: end };
@@ -127,6 +145,13 @@ async function pagedRuns(
   const live = (await store.listRuns({ status: LIVE, order: "desc" })).filter((record) => !inWindow.has(record.runId));
   const records = [...window, ...live].sort((left, right) => comparePositions(right, left));
   return { records, gone, oldest: positionOf(window.at(-1)) };
+}
+
+const encoder = new TextEncoder();
+
+/** A frame's size on the wire: its JSON text, as UTF-8 bytes. */
+function frameBytes(frame: AgentToolEventFrame): number {
+  return encoder.encode(encodeAgentToolFrame(frame)).byteLength;
 }
 
 function positionOf(record: RunRecord | undefined): RunPosition | undefined {

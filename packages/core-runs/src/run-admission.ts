@@ -109,7 +109,7 @@ export class RunAdmission {
         runtime.emit({ type: "agent_tool:run:rejected", runId, agentType, rejection: decision.rejection, at: now });
         return {
           ok: false,
-          failure: failure(runId, agentType, "error", decision.error),
+          failure: failure(runId, agentType, "error", decision.error, decision.rejection),
           rejection: decision.rejection,
         };
       case "existing":

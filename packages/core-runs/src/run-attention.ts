@@ -10,7 +10,6 @@ export const FINISH_ATTENTION = "finish";
  * ones, never every retained run. The registry owns `finish` (its finish-hook ledger); an extension that says when
  * its rows are settled (`RegistryExtensionOptions.settled`) owns its key. Each key is written with the owner's own
  * writes (merged per key by the store), so owners never race for each other's.
- * @internal
  */
 export class RunAttention {
   /** Per extension key: whether a finished row still needs that extension. */

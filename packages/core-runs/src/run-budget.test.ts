@@ -2,7 +2,7 @@ import { isStepCount, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { budgetedModel, WRAP_UP_INSTRUCTION } from "./budgeted-model.js";
-import type { AgentToolUsage } from "./protocol/index.js";
+import { type AgentToolUsage, readUsageChunk, usageChunk } from "./protocol/index.js";
 import { budgetExhaustion, RunBudget, remainingBudget } from "./run-budget.js";
 import { ManualClock } from "./testing/manual-clock.js";
 import { type ScriptedModelCall, scriptedModel, textStep, toolCallsStep } from "./testing/scripted-model.js";
@@ -127,6 +127,30 @@ describe("RunBudget", () => {
     budget.recordModelCall({ inputTokens: 30, outputTokens: 10 });
     expect(budget.exhaustion()).toBe("cost");
   });
+
+  it("keeps the tokens by model, its own calls and its children's summed per model, through a usage chunk", () => {
+    const budget = new RunBudget({ budget: undefined, clock: new ManualClock(0) });
+    budget.recordModelCall({ inputTokens: 10, outputTokens: 5, modelId: "big", provider: "acme" });
+    budget.recordModelCall({ inputTokens: 1, outputTokens: 1 });
+    budget.recordChild("child", {
+      ...usage(7, 3, 0),
+      models: [
+        { model: "big", provider: "acme", inputTokens: 4, outputTokens: 2 },
+        { model: "small", inputTokens: 3, outputTokens: 1 },
+      ],
+    });
+    const total = budget.total();
+    expect(total).toMatchObject({ inputTokens: 18, outputTokens: 9 });
+    expect(total.models).toEqual([
+      { model: "big", provider: "acme", inputTokens: 14, outputTokens: 7 },
+      { model: "small", inputTokens: 3, outputTokens: 1 },
+    ]);
+    // Written in a run's log and read back: the same figures (a malformed entry is dropped).
+    const chunk = usageChunk(total) as { data: AgentToolUsage };
+    expect(readUsageChunk(chunk)).toEqual(total);
+    const malformed = { ...chunk, data: { ...chunk.data, models: [{ model: 3 }, ...(total.models ?? [])] } };
+    expect(readUsageChunk(malformed)).toEqual(total);
+  });
 });
 
 describe("budgetedModel", () => {
@@ -161,6 +185,16 @@ describe("budgetedModel", () => {
     expect(budget.beforeModelCall()).toBe("refuse");
   });
 
+  it("records each call's model and provider", async () => {
+    const budget = new RunBudget({ budget: undefined, clock: new ManualClock(0) });
+    const model = scriptedModel([textStep(() => "hello")]);
+    const result = streamText({ model: budgetedModel(model, budget), prompt: "say hello" });
+    await result.text;
+    expect(budget.total().models).toEqual([
+      expect.objectContaining({ model: model.modelId, provider: model.provider }),
+    ]);
+  });
+
   it("starts no call once the run is aborted", async () => {
     const calls: number[] = [];
     const model = scriptedModel([
@@ -172,11 +206,15 @@ describe("budgetedModel", () => {
     const controller = new AbortController();
     controller.abort("Stopped by the user");
     const budget = new RunBudget({ budget: undefined, clock: new ManualClock(0) });
+    // The abort is the error this test expects: captured here (the AI SDK's default onError would print it).
+    const errors: unknown[] = [];
     const result = streamText({
       model: budgetedModel(model, budget, { abortSignal: controller.signal }),
       prompt: "hi",
+      onError: ({ error }) => void errors.push(error),
     });
-    await expect(result.text).rejects.toBeDefined();
+    await expect(result.text).rejects.toMatchObject({ name: "AI_NoOutputGeneratedError" });
+    expect(errors).toEqual([expect.objectContaining({ name: "AbortError", message: "Stopped by the user" })]);
     expect(calls).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import {
 } from "./protocol/index.js";
 
 /** What one model call spent, as the AI SDK reports it. */
-export type ModelCallUsage = { inputTokens: number; outputTokens: number; modelId?: string };
+export type ModelCallUsage = { inputTokens: number; outputTokens: number; modelId?: string; provider?: string };
 
 /** Prices a model call (the root's cost function, for `maxCost`). */
 export type AgentToolCostFunction = (usage: ModelCallUsage) => number;
@@ -70,7 +70,7 @@ export type RunBudgetOptions = {
  * One run's (or a chat turn's) budget as it is spent: its own model calls, the subtree totals its dispatched runs
  * report, and the runs it dispatches. Once the budget is out — by its own usage or its children's, by the clock, or
  * because an ancestor's ran out (`exhaust`) — the run gets one more model call, the wrap-up, and no other: a run
- * overshoots its budget by one model step at most.
+ * passes its budget by two model steps at most (the one under way when it ran out, and the wrap-up).
  */
 export class RunBudget {
   readonly #options: RunBudgetOptions;
@@ -143,11 +143,15 @@ export class RunBudget {
   /** A model call ended, having spent `usage`. */
   recordModelCall(usage: ModelCallUsage): void {
     const cost = this.#options.costOf?.(usage);
+    const { inputTokens, outputTokens, modelId, provider } = usage;
     this.#own = addUsage(this.#own, {
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
+      inputTokens,
+      outputTokens,
       runs: 0,
       ...(cost !== undefined ? { cost } : {}),
+      ...(modelId !== undefined
+        ? { models: [{ model: modelId, ...(provider !== undefined ? { provider } : {}), inputTokens, outputTokens }] }
+        : {}),
     });
     this.#changed();
   }

@@ -229,6 +229,7 @@ export class RunDriver {
         runId,
         agentType,
         afterSequence: this.#lastSequence,
+        startedAt: this.#record.startedAt,
         ...(this.#record.trace !== undefined ? { trace: this.#record.trace } : {}),
         at: runtime.clock.now(),
       });

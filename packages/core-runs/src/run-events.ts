@@ -46,6 +46,8 @@ export type CoreRunEvent =
       runId: string;
       agentType: string;
       afterSequence: number;
+      /** When the run was dispatched (its row's `startedAt`, epoch ms). */
+      startedAt: number;
       /** The trace context kept on the run's row, when one was set. */
       trace?: AgentToolTraceContext;
       at: number;

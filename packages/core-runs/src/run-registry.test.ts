@@ -124,7 +124,12 @@ describe("AgentToolRegistry: awaited runs", () => {
     const first = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
     await scripted.run("r1").context;
     const refused = await registry.runAgentTool("Echo", { input: "b", runId: "r2" });
-    expect(refused).toMatchObject({ ok: false, status: "error", error: "maxConcurrentAgentTools (1) exceeded" });
+    expect(refused).toMatchObject({
+      ok: false,
+      status: "error",
+      error: "maxConcurrentAgentTools (1) exceeded",
+      rejection: "max-concurrency",
+    });
     expect(transport.calls.some((call) => call.ref.runId === "r2")).toBe(false);
     expect(
       frames.filter((frame) => "runId" in frame.event && frame.event.runId === "r2").map((frame) => frame.revision),
@@ -170,6 +175,7 @@ describe("AgentToolRegistry: awaited runs", () => {
     expect(await registry.runAgentTool("Echo", { input: "b", runId: "r2" })).toMatchObject({
       ok: false,
       error: "maxConcurrentAgentTools (1) exceeded",
+      rejection: "max-concurrency",
     });
     await registry.whenIdle();
     expect(await store.getRun("r2")).toBeNull();
@@ -235,7 +241,7 @@ describe("AgentToolRegistry: awaited runs", () => {
   it("refuses input over maxAgentToolInputBytes before any run exists", async () => {
     const { registry, store, frames, events } = setup({ maxAgentToolInputBytes: 10 });
     const result = await registry.runAgentTool("Echo", { input: "x".repeat(11), runId: "big" });
-    expect(result).toMatchObject({ ok: false, status: "error" });
+    expect(result).toMatchObject({ ok: false, status: "error", rejection: "input-too-large" });
     expect(await store.listRuns()).toEqual([]);
     expect(frames).toEqual([]);
     expect(events).toContainEqual(

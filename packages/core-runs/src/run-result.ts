@@ -2,6 +2,7 @@ import type {
   AgentToolFailure,
   AgentToolLifecycleResult,
   AgentToolResult,
+  DispatchRejection,
   TerminalRunStatus,
 } from "./protocol/index.js";
 import type { RunRecord } from "./run-record.js";
@@ -43,21 +44,38 @@ export function toAgentToolResult(record: RunRecord & { status: TerminalRunStatu
         reason: record.reason ?? "not-tailable",
         // As the registry treats the row: unless the child is known to be stopped, it may still run.
         childStillRunning: record.childStillRunning !== false,
+        // A run its budget cut short gave what it had in its wrap-up step.
+        ...(record.reason === "budget-exceeded" && (record.summary !== undefined || record.output !== undefined)
+          ? {
+              partial: {
+                summary: record.summary ?? "",
+                ...(record.output !== undefined ? { output: record.output } : {}),
+              },
+            }
+          : {}),
       };
     case "error":
     case "aborted":
-      return failure(runId, agentType, status, record.error ?? defaultError(status));
+      return failure(
+        runId,
+        agentType,
+        status,
+        record.error ?? defaultError(status),
+        // Recorded refused by the concurrency cap (`overCap: "record"`): the run never started.
+        record.endCause === "max-concurrency" ? "max-concurrency" : undefined,
+      );
   }
 }
 
-/** A non-retryable failure value. */
+/** A non-retryable failure value; `rejection` when the dispatch was refused before any child started. */
 export function failure(
   runId: string,
   agentType: string,
   status: "error" | "aborted",
   error: string,
+  rejection?: DispatchRejection,
 ): AgentToolFailure {
-  return { ok: false, runId, agentType, status, error, retryable: false };
+  return { ok: false, runId, agentType, status, error, retryable: false, ...(rejection ? { rejection } : {}) };
 }
 
 function defaultError(status: "error" | "aborted"): string {

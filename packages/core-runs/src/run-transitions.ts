@@ -22,7 +22,6 @@ const MAX_TERMINAL_WRITES = 3;
  * the row's revision), then announces the transition — the lifecycle frame, `agent_tool:run:finish`, the finish
  * listeners of extension packages, and `onAgentToolFinish` through its ledger (called, then recorded, so a crash in
  * between delivers it again at start-up).
- * @internal
  */
 export class RunTransitions {
   readonly #runtime: RegistryRuntime;

@@ -157,7 +157,14 @@ describe("a tree's budget", () => {
   it("runs out for the whole tree: every running run wraps up once and ends interrupted with what it had", async () => {
     const { top, middle, seen, usages, clock } = setUp({ maxTokens: 200 });
     const result = await driven(clock, top.registry.runAgentTool("Coordinator", { input: {}, runId: "c1" }));
-    expect(result).toMatchObject({ ok: false, status: "interrupted", reason: "budget-exceeded" });
+    // The parent's result carries what the run gave in its wrap-up step.
+    expect(result).toMatchObject({
+      ok: false,
+      status: "interrupted",
+      reason: "budget-exceeded",
+      childStillRunning: false,
+      partial: { summary: "coordinator: done" },
+    });
 
     // Every leaf was cut short: it had its wrap-up step (no tool) and gave what it had.
     const level = middle.levels.get("c1");
@@ -167,18 +174,33 @@ describe("a tree's budget", () => {
         ok: false,
         status: "interrupted",
         reason: "budget-exceeded",
+        partial: { summary: "leaf: cut short by the budget" },
       });
     }
     expect(seen.every((entry) => entry.wrappedUp)).toBe(true);
 
-    // The top heard the subtree's usage summed up: past the limit by one wrap-up step per run (4 × 20), never more.
+    // The top heard the subtree's usage summed up: past the limit by two steps per run live when it ran out at most
+    // (the step under way, and the wrap-up).
     const total = usages.at(-1);
     const tokens = (total?.inputTokens ?? 0) + (total?.outputTokens ?? 0);
     expect(tokens).toBeGreaterThanOrEqual(200);
-    expect(tokens).toBeLessThanOrEqual(200 + 4 * 20);
+    expect(tokens).toBeLessThanOrEqual(200 + 2 * 4 * 20);
     expect(total?.runs).toBe(3);
     // Never widened on the way down.
     for (const { tree } of seen) expect(widens(tree?.budget, { maxTokens: 200 })).toBe(false);
+  });
+
+  it("passes its limit by two steps per run live when it ran out at most: the steps under way, then the wrap-ups", async () => {
+    // Eight leaves step in parallel (20 tokens a step); at 210 tokens their steps are under way when the budget runs
+    // out: each finishes and counts, then every run (the leaves and the coordinator) has its wrap-up step.
+    const { top, seen, usages, clock } = setUp({ maxTokens: 210 }, 8);
+    const result = await driven(clock, top.registry.runAgentTool("Coordinator", { input: {}, runId: "c1" }));
+    expect(result).toMatchObject({ ok: false, status: "interrupted", reason: "budget-exceeded" });
+    expect(seen).toHaveLength(8);
+    expect(seen.every((entry) => entry.wrappedUp)).toBe(true);
+    const total = usages.at(-1);
+    const tokens = (total?.inputTokens ?? 0) + (total?.outputTokens ?? 0);
+    expect(tokens).toBeLessThanOrEqual(210 + 2 * 9 * 20);
   });
 
   it("refuses a dispatch the budget does not allow (too deep, no run left), with a failure the model can read", async () => {
@@ -199,6 +221,16 @@ describe("a tree's budget", () => {
     expect(await few.middle.levels.get("c1")?.listAgentToolRuns()).toHaveLength(1);
   });
 
+  it("refuses a dispatch over budget with a typed reason: rejection budget-exceeded, no run, nothing started", async () => {
+    for (const budget of [{ maxRuns: 0 }, { maxTokens: 0 }, { maxDepth: 0 }, { deadline: 1_000 }]) {
+      const { top, seen } = setUp(budget);
+      const result = await top.registry.runAgentTool("Coordinator", { input: {}, runId: "c1" });
+      expect(result).toMatchObject({ ok: false, status: "error", retryable: false, rejection: "budget-exceeded" });
+      expect(await top.registry.listAgentToolRuns()).toEqual([]);
+      expect(seen).toEqual([]);
+    }
+  });
+
   it("reports each run's usage in its log, as one figure the latest of which wins", async () => {
     const { top, clock } = setUp({ maxTokens: 10_000 }, 1);
     await driven(clock, top.registry.runAgentTool("Coordinator", { input: {}, runId: "c1" }));
@@ -208,7 +240,12 @@ describe("a tree's budget", () => {
       .filter((usage) => usage !== null);
     expect(usageChunks.length).toBeGreaterThan(1);
     const last = usageChunks.at(-1);
-    // The coordinator's two steps and its leaf's 20 steps, and one run below it.
-    expect(last).toEqual({ inputTokens: 220, outputTokens: 220, runs: 1 });
+    // The coordinator's two steps and its leaf's 20 steps, and one run below it; all of one model.
+    expect(last).toEqual({
+      inputTokens: 220,
+      outputTokens: 220,
+      runs: 1,
+      models: [{ model: "mock-model-id", provider: "mock-provider", inputTokens: 220, outputTokens: 220 }],
+    });
   });
 });

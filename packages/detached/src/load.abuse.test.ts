@@ -1,6 +1,6 @@
 // Load (issue 10): hundreds of detached runs dispatched as fast as possible under a small maxConcurrentAgentTools.
 // Over-cap dispatches are refused with a result; a dispatcher that retries gets every run done; every completion is
-// delivered once; slots are released; the reconcile tick's cost (store reads / writes) is reported.
+// delivered once; slots are released; a quiet reconcile tick over delivered rows rewrites none.
 import { type AgentToolLifecycleResult, AgentToolRegistry, type AgentToolRunInfo } from "@agent-tools/core-runs";
 import {
   flushMicrotasks,
@@ -12,6 +12,13 @@ import {
 } from "@agent-tools/core-runs/testing/portable";
 import { describe, expect, it } from "vitest";
 import { createDetachedRuns } from "./detach-run.js";
+
+/**
+ * CPU-heavy (hundreds of runs, each through the registry and the reconcile tick): a time budget of its own. vitest's
+ * five-second default is for unit tests, and a busy machine runs this several times slower than an idle one; the
+ * budget still ends a test that hangs.
+ */
+const CPU_HEAVY = { timeout: 60_000 };
 
 const CAP = 5;
 const RUNS = 300;
@@ -60,7 +67,7 @@ function setup(overCap: "record" | "refuse" = "record") {
 
 const CAP_ERROR = `maxConcurrentAgentTools (${CAP}) exceeded`;
 
-describe(`load: ${RUNS} detached runs under maxConcurrentAgentTools: ${CAP}`, () => {
+describe(`load: ${RUNS} detached runs under maxConcurrentAgentTools: ${CAP}`, CPU_HEAVY, () => {
   it("refuses those over the cap with a result, never exceeds the cap, and a retrying dispatcher gets all done", async () => {
     const world = setup();
     const { detached, store, worker, host } = world;
@@ -136,13 +143,11 @@ describe(`load: ${RUNS} detached runs under maxConcurrentAgentTools: ${CAP}`, ()
     );
     expect(completedDeliveries).toHaveLength(RUNS);
     expect([...host.calls.values()].every((results) => results.length === 1)).toBe(true);
+    // Each refused attempt stayed a row, recorded `error`, and got its one onFinish (it never started).
     const refusedDeliveries = [...host.calls.values()].filter((results) => results[0]?.status === "error").length;
     const rows = await store.listRuns();
-    console.log(
-      `[load] ${RUNS} jobs, cap ${CAP}: ${dispatches} dispatches in ${attempt} rounds; rows left: ${rows.length} ` +
-        `(${rows.filter((row) => row.status === "error").length} refused rows as "error"); onFinish called for ` +
-        `${refusedDeliveries} refused runs that never started`,
-    );
+    expect(rows.filter((row) => row.status === "error")).toHaveLength(dispatches - RUNS);
+    expect(refusedDeliveries).toBe(dispatches - RUNS);
   });
 
   // SPEC §3 records a refused run as `error` (the default, `overCap: "record"`, above: refused attempts stay as rows,
@@ -196,12 +201,9 @@ describe(`load: ${RUNS} detached runs under maxConcurrentAgentTools: ${CAP}`, ()
     expect(
       [...host.calls.values()].every((results) => results.length === 1 && results[0]?.status === "completed"),
     ).toBe(true);
-    console.log(
-      `[load] overCap refuse: ${RUNS} jobs, cap ${CAP}, ${rounds} rounds; rows left ${rows.length} (one per job)`,
-    );
   });
 
-  it("reports the reconcile tick's cost with many detached rows", async () => {
+  it("keeps the reconcile tick cheap with many detached rows: a quiet tick over delivered rows rewrites none", async () => {
     const world = setup();
     const { detached, store, clock } = world;
     const report: Array<Record<string, number | string>> = [];
@@ -227,8 +229,7 @@ describe(`load: ${RUNS} detached runs under maxConcurrentAgentTools: ${CAP}`, ()
     await measure(`${RUNS} rows, 0 live, all delivered`);
     await clock.advanceBy(2 * 60 * 60 * 1000);
     const quiet = await measure(`${RUNS} rows, 0 live, 2 h later`);
-    console.table(report);
-    // A quiet tick over finished, delivered rows should not rewrite them.
-    expect(quiet.writes).toBeLessThanOrEqual(1);
+    // A quiet tick over finished, delivered rows should not rewrite them (the figures of every tick, if it does).
+    expect(quiet.writes, JSON.stringify(report)).toBeLessThanOrEqual(1);
   });
 });

@@ -40,12 +40,21 @@ describe("onMilestones (chat hosts)", () => {
         role: "assistant",
         text: 'Importer (m-1) reached "schema-checked": Schema checked.',
         source: "agent-tool:detached",
+        run: {
+          runId: "m-1",
+          agentType: "Worker",
+          name: "Importer",
+          status: "running",
+          outcome: "Schema checked",
+          milestone: "schema-checked",
+        },
       },
       {
         id: "agent-tool:detached:m-1:milestone:half-way",
         role: "assistant",
         text: 'Importer (m-1) reached "half-way".',
         source: "agent-tool:detached",
+        run: { runId: "m-1", agentType: "Worker", name: "Importer", status: "running", milestone: "half-way" },
       },
     ]);
     expect(chat.turns).toBe(0);

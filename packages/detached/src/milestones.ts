@@ -12,6 +12,7 @@ import {
   readDetachedState,
 } from "./detached-state.js";
 import type { DetachedEventEmitter } from "./events.js";
+import { detachedRunName, messageRun } from "./message-run.js";
 import { DEFAULT_DETACHED_SOURCE, isLastMessage } from "./notify.js";
 
 /**
@@ -27,7 +28,7 @@ export type FormatDetachedMilestone = (run: AgentToolRunInfo, milestone: AgentTo
 
 /** Default milestone text: which run reached which milestone, with its message if any. */
 export const defaultFormatDetachedMilestone: FormatDetachedMilestone = (run, milestone) => {
-  const name = typeof run.display?.name === "string" ? run.display.name : run.agentType;
+  const name = detachedRunName(run);
   const detail = milestone.message ? `: ${milestone.message}` : "";
   return `${name} (${run.runId}) reached "${milestone.name}"${detail}.`;
 };
@@ -102,7 +103,12 @@ export class MilestoneTeller {
         await chatHost.runBetweenTurns(async () => {
           const id = milestoneMessageId(current.runId, milestone.name);
           const role = mode === "react" ? "user" : "assistant";
-          const appended = await chatHost.appendMessage({ id, role, text, source });
+          const run = messageRun(toRunInfo(current), {
+            status: "running",
+            outcome: milestone.message,
+            milestone: milestone.name,
+          });
+          const appended = await chatHost.appendMessage({ id, role, text, source, run });
           // As for completions: a repeat reacts only if the first stopped before the model answered.
           if (mode === "react" && (appended || (await isLastMessage(chatHost, id)))) await chatHost.startTurn();
         });

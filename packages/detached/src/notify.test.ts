@@ -4,7 +4,7 @@ import { completionMessageId, defaultFormatDetachedCompletion } from "./notify.j
 import { createWorld, FakeChatHost } from "./test-harness.test-utils.js";
 
 describe("notify (chat hosts)", () => {
-  it("appends one user-role message per (runId, status) with metadata.source, and starts one model turn", async () => {
+  it("appends one user-role message per (runId, status) with metadata.source and the run, and starts one model turn", async () => {
     const chat = new FakeChatHost();
     const world = createWorld({ chatHost: chat });
     const { detached } = world.parent;
@@ -23,6 +23,8 @@ describe("notify (chat hosts)", () => {
         role: "user",
         text: "Background task Importer (n-1) completed: Imported 500 rows",
         source: "background-import",
+        // Which run, by name, and how it ended: a client says so without reading the words, also once it is cleared.
+        run: { runId: "n-1", agentType: "Worker", name: "Importer", status: "completed", outcome: "Imported 500 rows" },
       },
     ]);
     expect(chat.turns).toBe(1);

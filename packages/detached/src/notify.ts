@@ -1,4 +1,5 @@
 import type { AgentToolLifecycleResult, AgentToolRunInfo, ChatHost, TerminalRunStatus } from "@agent-tools/core-runs";
+import { detachedRunName, messageRun } from "./message-run.js";
 
 /** `metadata.source` of the messages this package injects, unless told otherwise. */
 export const DEFAULT_DETACHED_SOURCE = "agent-tool:detached";
@@ -16,7 +17,7 @@ export function completionMessageId(runId: string, status: TerminalRunStatus): s
 
 /** Default completion text: what ran, how it ended, and its summary or error. */
 export const defaultFormatDetachedCompletion: FormatDetachedCompletion = (run, result) => {
-  const name = typeof run.display?.name === "string" ? run.display.name : run.agentType;
+  const name = detachedRunName(run);
   const task = `Background task ${name} (${run.runId})`;
   switch (result.status) {
     case "completed":
@@ -51,7 +52,8 @@ export async function notifyChat(
   let outcome: "appended" | "duplicate" = "duplicate";
   await chatHost.runBetweenTurns(async () => {
     const id = completionMessageId(run.runId, result.status);
-    const appended = await chatHost.appendMessage({ id, role: "user", text, source: options.source });
+    const about = messageRun(run, { status: result.status, outcome: result.summary ?? result.error });
+    const appended = await chatHost.appendMessage({ id, role: "user", text, source: options.source, run: about });
     if (appended) outcome = "appended";
     // A second delivery starts no second turn, unless the first stopped before the model answered (the message is
     // still the chat's last): then the answer is what is left to deliver.

@@ -23,7 +23,11 @@ import {
 import { streamText, toUIMessageStream, type UIMessageChunk } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createOpenTelemetryExporter } from "./otel-exporter.js";
+import { createRunSpanIds } from "./run-span-ids.js";
 import { parseTraceparent } from "./traceparent.js";
+
+/** A run's recorded start (epoch ms). */
+const T0 = 1_767_225_600_000;
 
 let spans: InMemorySpanExporter;
 let provider: BasicTracerProvider;
@@ -192,5 +196,69 @@ describe("GenAI agent spans", () => {
     exporter.dispose();
     const agentSpan = byName("invoke_agent Importer")[0];
     expect(agentSpan?.links.map((link) => link.context.spanId)).toEqual([idOf(tool)]);
+  });
+
+  it("with the provider's ids, a run whose process died gets back its execute_tool / invoke_agent pair, whole", () => {
+    // The first process: a run dispatched under a chat turn's span; its pair opens, and the process dies.
+    const ids = createRunSpanIds();
+    const first = new BasicTracerProvider({ idGenerator: ids, spanProcessors: [new SimpleSpanProcessor(spans)] });
+    const turnSpan = first.getTracer("t").startSpan("chat turn");
+    const hub = createRunEventHub();
+    const dying = createOpenTelemetryExporter({
+      tracer: first.getTracer("agent-tools"),
+      source: hub,
+      ids,
+      now: () => T0,
+      parentContext: () => trace.setSpan(ROOT_CONTEXT, turnSpan),
+    });
+    const stored = dying.traceContext({
+      runId: "r1",
+      agentType: "Echo",
+      detached: false,
+      tree: { rootId: "turn:1", ancestors: [] },
+      dispatcher: null,
+    });
+    expect(stored?.tracestate).toMatch(/^agent-tools=[0-9a-f]{16}-[0-9a-f]{16}-a$/);
+    expect(spans.getFinishedSpans()).toEqual([]);
+
+    // The next process: a new provider and exporter (with their own ids) re-attach to the run and see it finish.
+    const nextIds = createRunSpanIds();
+    const next = new BasicTracerProvider({ idGenerator: nextIds, spanProcessors: [new SimpleSpanProcessor(spans)] });
+    const nextHub = createRunEventHub();
+    createOpenTelemetryExporter({ tracer: next.getTracer("agent-tools"), source: nextHub, ids: nextIds });
+    const reattach = { runId: "r1", agentType: "Echo", afterSequence: 3, startedAt: T0 };
+    nextHub.emit({
+      type: "agent_tool:run:reattach",
+      ...reattach,
+      ...(stored ? { trace: stored } : {}),
+      at: T0 + 4_000,
+    });
+    nextHub.emit({
+      type: "agent_tool:run:finish",
+      runId: "r1",
+      agentType: "Echo",
+      status: "completed",
+      previousStatus: "running",
+      durationMs: 9_000,
+      at: T0 + 9_000,
+    });
+    const agent = one("invoke_agent Echo");
+    const tool = one("execute_tool Echo");
+    const run = parseTraceparent(stored?.traceparent ?? "");
+    // The ids the run's row kept (what its child's spans nest under), the chat turn's span above them.
+    expect(agent.spanContext()).toMatchObject({ traceId: turnSpan.spanContext().traceId, spanId: run?.spanId });
+    expect(parentOf(agent)).toBe(idOf(tool));
+    expect(parentOf(tool)).toBe(turnSpan.spanContext().spanId);
+    // From the run's recorded start to its end.
+    for (const span of [agent, tool]) {
+      // (Epoch ms, as a registry's clock gives them: the SDK takes numbers below its process's uptime for its own.)
+      expect([span.startTime, span.endTime]).toEqual([
+        [1_767_225_600, 0],
+        [1_767_225_609, 0],
+      ]);
+      expect(span.status.code).toBe(SpanStatusCode.OK);
+    }
+    expect(agent.attributes).toMatchObject({ "agent_tool.recreated": true, "gen_ai.agent.id": "r1" });
+    expect(agent.events.map((event) => event.name)).toEqual(["agent_tool:run:reattach"]);
   });
 });

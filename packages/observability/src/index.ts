@@ -40,6 +40,7 @@ export type {
   SpanOpeningEvent,
 } from "./otel-exporter.js";
 export { createOpenTelemetryExporter, DEFAULT_MAX_OPEN_SPANS } from "./otel-exporter.js";
+export { createRunSpanIds, type RunSpanIds } from "./run-span-ids.js";
 // subscribe
 export type { RunEventListener, RunEventSource, SubscribeOptions } from "./subscribe.js";
 export { subscribe } from "./subscribe.js";

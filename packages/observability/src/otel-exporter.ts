@@ -2,6 +2,7 @@ import { type AgentToolTraceRequest, getDefaultRunEventHub } from "@agent-tools/
 import type { AgentToolTraceContext } from "@agent-tools/core-runs/protocol";
 import type { Attributes, Context, Span, SpanContext, SpanKind, SpanStatusCode, Tracer } from "@opentelemetry/api";
 import { type CoreRunEventOf, isCoreRunEvent, type RunEvent, runIdOf } from "./channel.js";
+import type { RunSpanIds } from "./run-span-ids.js";
 import type { RunEventSource } from "./subscribe.js";
 import { formatTraceparent, parseTraceparent } from "./traceparent.js";
 
@@ -43,6 +44,12 @@ export type OpenTelemetryExporterOptions = {
   maxOpenSpans?: number;
   /** Epoch ms, for ending spans left open on `dispose()`. Default: the tracer's own clock. */
   now?: () => number;
+  /**
+   * The `idGenerator` your tracer's provider uses (`createRunSpanIds()`): with it, a run re-attached after its process
+   * died gets back the `execute_tool` / `invoke_agent` pair opened at its dispatch — the same ids (which its child's
+   * spans nest under), from the run's recorded start to its end — instead of a continuation span under the lost one.
+   */
+  ids?: RunSpanIds;
 };
 
 export type OpenTelemetryExporter = {
@@ -129,6 +136,8 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
 
   /** A run's pair of spans: `execute_tool` (the tool call) and its child `invoke_agent` (the child agent's run). */
   const tools = new Map<string, Span>();
+  /** The `execute_tool` span `openRun` started last. */
+  let lastTool: Span | undefined;
 
   const openRun = (
     event: SpanOpeningEvent & { agentType: string },
@@ -178,6 +187,7 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
     } else {
       tools.set(runId, tool);
     }
+    lastTool = tool;
     track(runs, runId, agent, event.at);
     return agent;
   };
@@ -208,8 +218,174 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
     return span;
   };
 
+  /**
+   * A run whose spans died with the process that opened them (a kill, an eviction): its `execute_tool` and
+   * `invoke_agent` spans started again with the ids they had (kept on the run's row, in its trace context) and the
+   * run's recorded start, so that the trace shows the run whole, its child's spans under their own parent.
+   */
+  const recreateRun = (
+    event: CoreRunEventOf<"agent_tool:run:reattach">,
+    ids: RunSpanIds,
+    stored: SpanContext,
+    recorded: RecordedSpans,
+  ): Span => {
+    const { runId, agentType, startedAt } = event;
+    const attributes = {
+      "agent_tool.run_id": runId,
+      "agent_tool.agent_type": agentType,
+      "agent_tool.recreated": true,
+    };
+    const { traceId, traceFlags } = stored;
+    let tool: Span | undefined;
+    if (!recorded.detached) {
+      const parent = recorded.parentSpanId
+        ? remoteContext({ traceId, spanId: recorded.parentSpanId, traceFlags, isRemote: true })
+        : undefined;
+      tool = ids.reuse({ traceId, spanId: recorded.toolSpanId }, () =>
+        tracer.startSpan(
+          `execute_tool ${agentType}`,
+          {
+            kind: KIND_INTERNAL,
+            startTime: startedAt,
+            attributes: {
+              "gen_ai.operation.name": "execute_tool",
+              "gen_ai.tool.name": agentType,
+              "gen_ai.tool.type": "extension",
+              ...attributes,
+            },
+            ...(parent ? {} : { root: true }),
+          },
+          parent,
+        ),
+      );
+      tools.set(runId, tool);
+    }
+    const agent = ids.reuse({ traceId, spanId: stored.spanId }, () =>
+      tracer.startSpan(
+        `invoke_agent ${agentType}`,
+        {
+          kind: KIND_CLIENT,
+          startTime: startedAt,
+          attributes: {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.id": runId,
+            "gen_ai.agent.name": agentType,
+            ...attributes,
+          },
+          ...(tool ? {} : { root: true }),
+        },
+        tool ? remoteContext(tool.spanContext()) : undefined,
+      ),
+    );
+    agent.addEvent(event.type, { "agent_tool.after_sequence": event.afterSequence }, event.at);
+    track(runs, runId, agent, event.at);
+    return agent;
+  };
+
   /** A context whose span is `spanContext` (no `@opentelemetry/api` at run time: a non-recording span of our own). */
   const remoteContext = (spanContext: SpanContext): Context => contextWithSpan(spanContext);
+
+  const onDispatch = (event: CoreRunEventOf<"agent_tool:run:dispatch">) => {
+    const existing = runs.get(event.runId);
+    if (existing) {
+      existing.addEvent(event.type, {}, event.at);
+      return;
+    }
+    openRun(event, dispatchAttributes(event), event.at, {
+      detached: event.detached,
+      ...(event.parentToolCallId !== undefined ? { parentToolCallId: event.parentToolCallId } : {}),
+    });
+  };
+
+  const onRejected = (event: CoreRunEventOf<"agent_tool:run:rejected">) => {
+    // Only the cap refuses a dispatch that was recorded (and opened a span); other refusals come before any
+    // run exists, and an open span of the same runId belongs to the run the refused dispatch collided with.
+    const span = event.rejection === "max-concurrency" ? runs.get(event.runId) : undefined;
+    if (span) {
+      span.setAttributes({ "agent_tool.rejection": event.rejection });
+      span.addEvent(event.type, { "agent_tool.rejection": event.rejection }, event.at);
+      return;
+    }
+    // Refused before any run existed: a span of no length, so the refusal shows in the trace.
+    const refused = startSpan(
+      `execute_tool ${event.agentType}`,
+      event,
+      {
+        "agent_tool.run_id": event.runId,
+        "agent_tool.agent_type": event.agentType,
+        "agent_tool.status": "error",
+        "agent_tool.rejection": event.rejection,
+      },
+      event.at,
+    );
+    refused.setStatus({ code: STATUS_ERROR, message: `rejected: ${event.rejection}` });
+    refused.end(event.at);
+  };
+
+  const onFinish = (event: CoreRunEventOf<"agent_tool:run:finish">) => {
+    const span = runs.get(event.runId) ?? openRun(event, { "agent_tool.rebuilt": true }, event.at - event.durationMs);
+    runs.delete(event.runId);
+    const tool = tools.get(event.runId);
+    tools.delete(event.runId);
+    const usage = usageAttributes(event.usage);
+    for (const ended of tool ? [span, tool] : [span]) endRun(ended, event, ended === span ? usage : {});
+  };
+
+  const onReattach = (event: CoreRunEventOf<"agent_tool:run:reattach">) => {
+    const span = runs.get(event.runId);
+    const stored = event.trace ? parseTraceparent(event.trace.traceparent) : undefined;
+    const attributes = { "agent_tool.reattached": true, "agent_tool.after_sequence": event.afterSequence };
+    const recorded = options.ids && event.trace ? readRecordedSpans(event.trace.tracestate) : undefined;
+    if (span) span.addEvent(event.type, { "agent_tool.after_sequence": event.afterSequence }, event.at);
+    // The run's spans died with the process that opened them: start them again, with their ids, …
+    else if (stored && recorded && options.ids) recreateRun(event, options.ids, stored, recorded);
+    // … or go on in the trace its row kept.
+    else if (stored) continueRun(event, stored, attributes);
+    else openRun(event, attributes, event.at);
+  };
+
+  const onClear = (event: CoreRunEventOf<"agent_tool:clear">) => {
+    for (const runId of event.runIds) {
+      for (const spans of [runs, turns, tools]) {
+        const span = spans.get(runId);
+        if (!span) continue;
+        spans.delete(runId);
+        span.setAttributes({ "agent_tool.cleared": true });
+        span.setStatus({ code: STATUS_ERROR, message: "cleared" });
+        span.end(event.at);
+      }
+    }
+  };
+
+  const onTurnStart = (event: CoreRunEventOf<"agent_tool:child:turn:start">) => {
+    // With the trace context its parent sent, the turn nests under the run's `invoke_agent` span; without, it is
+    // linked to the run's span when that is open here (or to `linkContext`).
+    const parent = event.trace ? parseTraceparent(event.trace.traceparent) : undefined;
+    const link = parent ? undefined : (runs.get(event.runId)?.spanContext() ?? options.linkContext?.(event));
+    const span = tracer.startSpan(
+      `agent_tool.child.turn ${event.agentType}`,
+      {
+        startTime: event.at,
+        attributes: {
+          "agent_tool.run_id": event.runId,
+          "agent_tool.agent_type": event.agentType,
+          "agent_tool.resumed": event.resumed,
+        },
+        ...(link !== undefined ? { links: [{ context: link }] } : {}),
+      },
+      parent ? remoteContext(parent) : options.parentContext?.(event),
+    );
+    track(turns, event.runId, span, event.at);
+  };
+
+  const onTurnFinish = (event: CoreRunEventOf<"agent_tool:child:turn:finish">) => {
+    const span = turns.get(event.runId);
+    if (!span) return;
+    turns.delete(event.runId);
+    span.setAttributes({ "agent_tool.status": event.status, "agent_tool.entries": event.entries });
+    span.setStatus(event.status === "completed" ? { code: STATUS_OK } : { code: STATUS_ERROR, message: event.status });
+    span.end(event.at);
+  };
 
   const onEvent = (event: RunEvent) => {
     if (!isCoreRunEvent(event)) {
@@ -219,66 +395,21 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
       return;
     }
     switch (event.type) {
-      case "agent_tool:run:dispatch": {
-        const existing = runs.get(event.runId);
-        if (existing) {
-          existing.addEvent(event.type, {}, event.at);
-          return;
-        }
-        openRun(event, dispatchAttributes(event), event.at, {
-          detached: event.detached,
-          ...(event.parentToolCallId !== undefined ? { parentToolCallId: event.parentToolCallId } : {}),
-        });
+      case "agent_tool:run:dispatch":
+        onDispatch(event);
         return;
-      }
       case "agent_tool:run:start":
         runs.get(event.runId)?.addEvent(event.type, {}, event.at);
         return;
-      case "agent_tool:run:rejected": {
-        // Only the cap refuses a dispatch that was recorded (and opened a span); other refusals come before any
-        // run exists, and an open span of the same runId belongs to the run the refused dispatch collided with.
-        const span = event.rejection === "max-concurrency" ? runs.get(event.runId) : undefined;
-        if (span) {
-          span.setAttributes({ "agent_tool.rejection": event.rejection });
-          span.addEvent(event.type, { "agent_tool.rejection": event.rejection }, event.at);
-          return;
-        }
-        // Refused before any run existed: a span of no length, so the refusal shows in the trace.
-        const refused = startSpan(
-          `execute_tool ${event.agentType}`,
-          event,
-          {
-            "agent_tool.run_id": event.runId,
-            "agent_tool.agent_type": event.agentType,
-            "agent_tool.status": "error",
-            "agent_tool.rejection": event.rejection,
-          },
-          event.at,
-        );
-        refused.setStatus({ code: STATUS_ERROR, message: `rejected: ${event.rejection}` });
-        refused.end(event.at);
+      case "agent_tool:run:rejected":
+        onRejected(event);
         return;
-      }
-      case "agent_tool:run:finish": {
-        const span =
-          runs.get(event.runId) ?? openRun(event, { "agent_tool.rebuilt": true }, event.at - event.durationMs);
-        runs.delete(event.runId);
-        const tool = tools.get(event.runId);
-        tools.delete(event.runId);
-        const usage = usageAttributes(event.usage);
-        for (const ended of tool ? [span, tool] : [span]) endRun(ended, event, ended === span ? usage : {});
+      case "agent_tool:run:finish":
+        onFinish(event);
         return;
-      }
-      case "agent_tool:run:reattach": {
-        const span = runs.get(event.runId);
-        const stored = event.trace ? parseTraceparent(event.trace.traceparent) : undefined;
-        const attributes = { "agent_tool.reattached": true, "agent_tool.after_sequence": event.afterSequence };
-        if (span) span.addEvent(event.type, { "agent_tool.after_sequence": event.afterSequence }, event.at);
-        // The run's spans died with the process that opened them: go on in the trace its row kept.
-        else if (stored) continueRun(event, stored, attributes);
-        else openRun(event, attributes, event.at);
+      case "agent_tool:run:reattach":
+        onReattach(event);
         return;
-      }
       case "agent_tool:hook:error":
         runs
           .get(event.runId)
@@ -288,49 +419,14 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
         // About a connection, not a run: no span.
         return;
       case "agent_tool:clear":
-        for (const runId of event.runIds) {
-          for (const spans of [runs, turns, tools]) {
-            const span = spans.get(runId);
-            if (!span) continue;
-            spans.delete(runId);
-            span.setAttributes({ "agent_tool.cleared": true });
-            span.setStatus({ code: STATUS_ERROR, message: "cleared" });
-            span.end(event.at);
-          }
-        }
+        onClear(event);
         return;
-      case "agent_tool:child:turn:start": {
-        // With the trace context its parent sent, the turn nests under the run's `invoke_agent` span; without, it is
-        // linked to the run's span when that is open here (or to `linkContext`).
-        const parent = event.trace ? parseTraceparent(event.trace.traceparent) : undefined;
-        const link = parent ? undefined : (runs.get(event.runId)?.spanContext() ?? options.linkContext?.(event));
-        const span = tracer.startSpan(
-          `agent_tool.child.turn ${event.agentType}`,
-          {
-            startTime: event.at,
-            attributes: {
-              "agent_tool.run_id": event.runId,
-              "agent_tool.agent_type": event.agentType,
-              "agent_tool.resumed": event.resumed,
-            },
-            ...(link !== undefined ? { links: [{ context: link }] } : {}),
-          },
-          parent ? remoteContext(parent) : options.parentContext?.(event),
-        );
-        track(turns, event.runId, span, event.at);
+      case "agent_tool:child:turn:start":
+        onTurnStart(event);
         return;
-      }
-      case "agent_tool:child:turn:finish": {
-        const span = turns.get(event.runId);
-        if (!span) return;
-        turns.delete(event.runId);
-        span.setAttributes({ "agent_tool.status": event.status, "agent_tool.entries": event.entries });
-        span.setStatus(
-          event.status === "completed" ? { code: STATUS_OK } : { code: STATUS_ERROR, message: event.status },
-        );
-        span.end(event.at);
+      case "agent_tool:child:turn:finish":
+        onTurnFinish(event);
         return;
-      }
     }
   };
 
@@ -351,7 +447,16 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
       ...(dispatcher ? { dispatcher } : {}),
       ...(run.parentToolCallId !== undefined ? { parentToolCallId: run.parentToolCallId } : {}),
     });
-    return { traceparent: formatTraceparent(span.spanContext()) };
+    const traceparent = formatTraceparent(span.spanContext());
+    const tool = lastTool;
+    if (!options.ids || !tool) return { traceparent };
+    // What re-creating the pair after a restart needs, kept with the run's trace context (its row's).
+    const recorded = {
+      toolSpanId: tool.spanContext().spanId,
+      parentSpanId: run.detached ? undefined : parentSpanIdOf(tool),
+      detached: run.detached,
+    };
+    return { traceparent, tracestate: formatRecordedSpans(recorded) };
   };
 
   const source = options.source ?? getDefaultRunEventHub();
@@ -374,6 +479,39 @@ export function createOpenTelemetryExporter(options: OpenTelemetryExporterOption
       }
     },
   };
+}
+
+/** What re-creating a run's spans needs besides its `invoke_agent` span's context: its `execute_tool` span's ids. */
+type RecordedSpans = { toolSpanId: string; parentSpanId: string | undefined; detached: boolean };
+
+/** The key of our entry in a run's W3C `tracestate` (a vendor entry: other vendors' entries are left alone). */
+const TRACESTATE_KEY = "agent-tools";
+const SPAN_ID = /^[0-9a-f]{16}$/;
+const NO_SPAN = "0".repeat(16);
+
+/** `agent-tools=<execute_tool span id>-<its parent's span id, or zeros>-<a|d>` (awaited or detached). */
+function formatRecordedSpans(recorded: RecordedSpans): string {
+  return `${TRACESTATE_KEY}=${recorded.toolSpanId}-${recorded.parentSpanId ?? NO_SPAN}-${recorded.detached ? "d" : "a"}`;
+}
+
+/** Our entry of a `tracestate`, or `undefined` when it has none (or a malformed one). Never throws. */
+function readRecordedSpans(tracestate: string | undefined): RecordedSpans | undefined {
+  for (const member of (tracestate ?? "").split(",")) {
+    const [key, value] = member.trim().split("=");
+    if (key !== TRACESTATE_KEY || value === undefined) continue;
+    const [toolSpanId, parentSpanId, kind] = value.split("-");
+    if (!toolSpanId || !SPAN_ID.test(toolSpanId) || toolSpanId === NO_SPAN) return undefined;
+    if (!parentSpanId || !SPAN_ID.test(parentSpanId) || (kind !== "a" && kind !== "d")) return undefined;
+    return { toolSpanId, parentSpanId: parentSpanId === NO_SPAN ? undefined : parentSpanId, detached: kind === "d" };
+  }
+  return undefined;
+}
+
+/** The span id of a span's parent, as the OpenTelemetry SDK's spans expose it (2.x `parentSpanContext`, 1.x `parentSpanId`). */
+function parentSpanIdOf(span: Span): string | undefined {
+  const { parentSpanContext, parentSpanId } = span as { parentSpanContext?: SpanContext; parentSpanId?: string };
+  const id = parentSpanContext?.spanId ?? parentSpanId;
+  return typeof id === "string" && SPAN_ID.test(id) && id !== NO_SPAN ? id : undefined;
 }
 
 /** End a run's span at its terminal: its status and the run's attributes. */

@@ -322,7 +322,14 @@ describe("subscribe: event sequences of real runs", () => {
     expect(await result).toMatchObject({ ok: true, status: "completed" });
     expect(events).toStrictEqual([
       // It re-attaches after what the first instance persisted of the run (its first write goes at once).
-      { type: "agent_tool:run:reattach", runId: "r1", agentType: "Researcher", afterSequence: 1, at: T0 },
+      {
+        type: "agent_tool:run:reattach",
+        runId: "r1",
+        agentType: "Researcher",
+        afterSequence: 1,
+        startedAt: T0,
+        at: T0,
+      },
       {
         type: "agent_tool:child:turn:finish",
         runId: "r1",

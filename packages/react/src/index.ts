@@ -1,6 +1,8 @@
 // @agent-tools/react: thin React bindings over @agent-tools/client (useSyncExternalStore wrappers).
 export type {
+  AgentChatAnswerUsage,
   AgentChatLike,
+  AgentChatMessageRun,
   AgentChatSyncSnapshot,
   AgentChatTurn,
   AgentChatTurnStatus,
@@ -24,7 +26,9 @@ export {
   isAgentChatDisconnect,
   MAX_APPROVAL_REASON_LENGTH,
   memoryUnsentStorage,
+  readChatMessageRun,
   STOPPED_TOOL_CALL_TEXT,
+  selectAnswerUsage,
   selectPendingApprovals,
   UNFINISHED_TOOL_CALL_TEXT,
   webStorageUnsentStorage,

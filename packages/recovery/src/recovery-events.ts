@@ -26,7 +26,7 @@ export type RecoveryRowFields = {
 
 /**
  * One recovered row, emitted as `agent_tool:recovery:row` through the registry's sink. Its fields are also its
- * `payload`, which the origin design's observability example logs (`event.payload`).
+ * `payload`, for loggers that read `event.payload`.
  */
 export type RecoveryRowEvent = { type: "agent_tool:recovery:row" } & RecoveryRowFields & {
     payload: RecoveryRowFields;

@@ -6,30 +6,35 @@
 //
 // 1. Copy the workspace (tracked and untracked files, not ignored ones) into a scratch folder and install it there
 //    from pnpm's store. Versions are bumped in that copy only; the repository stays at 0.0.0.
-// 2. Start Verdaccio (verdaccio.yaml) on 127.0.0.1 and a free port, with its storage in the scratch folder, and
-//    register a user for publishing.
-// 3. Run the release flow in the copy against it: `pnpm release --registry <local> --no-git-tag` (build,
-//    `changeset version`, `changeset publish`).
+// 2. Start Verdaccio (verdaccio.yaml) on 127.0.0.1 and a free port, with its storage in the scratch folder. It takes
+//    publishes without a login, as a private registry may: the release has no credentials for it.
+// 3. Run the release flow in the copy against it, twice, as docs/releasing.md tells a user to when a publish fails:
+//    first while the registry refuses every upload (`pnpm release --registry <local> --no-git-tag` must fail at
+//    publish, with the versions bumped and the changesets applied), then, the registry taking uploads again, the
+//    same command again (it must publish every package without bumping any version again).
 // 4. For each package: check the published tarball (LICENSE, README, every `exports` target, no .tsbuildinfo, README
 //    links to packed files), `publint run <tarball> --strict`, `attw <tarball> --profile esm-only`; then create a
 //    fresh project in a temporary folder outside the workspace (`@agent-tools:registry` → the local registry,
 //    everything else from the public npm registry, Node 22 as `node`), run the README's `npm i …` lines verbatim,
-//    add tsx, write the README's first example verbatim and run it (`npx tsx example.<ext>`, or as the runner it
-//    names says: `wrangler dev` on the README's wrangler.jsonc), and compare its output with the README's ```text
-//    block.
+//    add tsx and TypeScript, write the README's first example verbatim and run it (`npx tsx example.<ext>`, or as
+//    the runner it names says: `wrangler dev` on the README's wrangler.jsonc), compare its output with the README's
+//    ```text block, and type-check it (strict, `skipLibCheck: false`). Then, in another fresh project, run the same
+//    install lines on Node 20 (npm 11) under a time limit: they must end, as the README says, with npm's
+//    `EBADENGINE` warnings, `ai` 7 installed, and wrangler (where they install it) refusing to start.
 // 5. Print a pass/fail line per package and check, write test-results/consumer-test.json (the counts .ci/run adds
 //    to its closing line), stop Verdaccio, and exit 1 on any failure.
 //
 // Logs of every step are kept in test-results/consumer-test/.
 
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { normalizeOutput, run, runExample } from "./example-runners.mjs";
+import { pendingChangesets } from "../../../scripts/release.mjs";
+import { ownErrors } from "./declarations.mjs";
+import { normalizeOutput, run, runExample, wranglerEnvironment } from "./example-runners.mjs";
 import { linkProblems } from "./links.mjs";
 import { readReadmeConvention } from "./readme.mjs";
 import { publishedPackages, REPOSITORY_ROOT } from "./workspace.mjs";
@@ -39,7 +44,9 @@ const RESULTS_DIRECTORY = path.join(REPOSITORY_ROOT, "test-results");
 const LOG_DIRECTORY = path.join(RESULTS_DIRECTORY, "consumer-test");
 const REPORT_FILE = path.join(RESULTS_DIRECTORY, "consumer-test.json");
 /** The checks made for each package, in the order of the summary's columns. */
-export const PACKAGE_CHECKS = ["tarball", "publint", "attw", "install", "example", "types"];
+export const PACKAGE_CHECKS = ["tarball", "publint", "attw", "install", "example", "types", "node20"];
+/** How long the README's install lines may take on Node 20 (a few seconds to twenty here; a resolver loop never ends). */
+const NODE20_INSTALL_TIMEOUT_MS = 180_000;
 const CONCURRENCY = 3;
 const USAGE = "usage: pnpm consumer-test [--only <folder>,…] [--keep]";
 
@@ -151,55 +158,42 @@ async function copyWorkspace(from, to) {
 }
 
 /**
- * Start Verdaccio in this process on 127.0.0.1 and a free port, its config and storage in `directory`.
+ * Start Verdaccio in this process on 127.0.0.1 and `port` (0: a free one), its config and storage in `directory`;
+ * `maxBodySize` replaces the config's limit on a request's body (a registry that refuses every upload: "1kb").
  * @param {string} directory
+ * @param {{ port?: number, maxBodySize?: string }} [options]
  */
-async function startRegistry(directory) {
+async function startRegistry(directory, { port = 0, maxBodySize } = {}) {
   const configFile = path.join(directory, "verdaccio.yaml");
-  await copyFile(path.join(TOOL_ROOT, "verdaccio.yaml"), configFile);
+  const config = await readFile(path.join(TOOL_ROOT, "verdaccio.yaml"), "utf8");
+  await writeFile(
+    configFile,
+    maxBodySize === undefined ? config : config.replace(/^max_body_size: .*$/m, `max_body_size: ${maxBodySize}`),
+  );
   const { runServer } = await import("verdaccio");
   const server = /** @type {import("node:http").Server} */ (await runServer(configFile));
   await new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve(undefined));
+    server.listen(port, "127.0.0.1", () => resolve(undefined));
   });
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("the registry has no TCP address");
-  const url = `http://127.0.0.1:${address.port}/`;
   const stop = () =>
     new Promise((resolve) => {
       server.closeAllConnections?.();
       server.close(() => resolve(undefined));
     });
-  return { url, stop };
+  return { url: `http://127.0.0.1:${address.port}/`, port: address.port, stop };
 }
 
 /**
- * Register a user on the local registry; returns its token.
- * @param {string} registry
+ * The versions of the copy's published packages, by name.
+ * @param {string} root
  */
-async function registerUser(registry) {
-  const name = "consumer-test";
-  const response = await fetch(new URL(`-/user/org.couchdb.user:${name}`, registry), {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name, password: randomBytes(18).toString("base64url"), type: "user", roles: [] }),
-  });
-  const body = /** @type {{ token?: string, error?: string }} */ (await response.json().catch(() => ({})));
-  if (!response.ok || typeof body.token !== "string") {
-    throw new Error(`registering a user on ${registry} failed: HTTP ${response.status} ${body.error ?? ""}`);
-  }
-  return body.token;
-}
-
-/**
- * The `.npmrc` line that authenticates against `registry`.
- * @param {string} registry
- * @param {string} token
- */
-function authLine(registry, token) {
-  const { host, pathname } = new URL(registry);
-  return `//${host}${pathname}:_authToken=${token}`;
+async function releasedVersions(root) {
+  return new Map(
+    (await publishedPackages(root)).map((candidate) => [candidate.name, candidate.manifest.version ?? ""]),
+  );
 }
 
 /**
@@ -277,7 +271,7 @@ const message = (error) => (error instanceof Error ? error.message : String(erro
  * @param {import("./workspace.mjs").WorkspacePackage} options.workspacePackage the package in the scratch copy
  * @param {string} options.registry
  * @param {string} options.scratch
- * @param {{ tsx: string, typescript: string, typesNode: string, publint: string, attw: string }} options.tools
+ * @param {{ tsx: string, typescript: string, publint: string, attw: string }} options.tools
  * @returns {Promise<CheckResult[]>}
  */
 async function checkPackage({ workspacePackage, registry, scratch, tools }) {
@@ -367,8 +361,8 @@ async function checkPackage({ workspacePackage, registry, scratch, tools }) {
       if (installLine === null) throw new Error(convention.problems.join("; "));
       // The README's line, verbatim, through a shell as a user would type it.
       await step(`${folderName}-install`, "sh", ["-c", installLine], { cwd: consumer, env, timeoutMs: 300_000 });
-      // What the README tells a TypeScript user to add: tsx to run the example; TypeScript to check it.
-      const devTools = [`tsx@${tools.tsx}`, `typescript@${tools.typescript}`, `@types/node@${tools.typesNode}`];
+      // tsx to run the example, TypeScript to check it; the type packages it needs come from the README's lines.
+      const devTools = [`tsx@${tools.tsx}`, `typescript@${tools.typescript}`];
       await step(`${folderName}-install-dev`, "npm", ["i", "-D", ...devTools], {
         cwd: consumer,
         env,
@@ -377,10 +371,10 @@ async function checkPackage({ workspacePackage, registry, scratch, tools }) {
       return installLine;
     });
     const example = convention.example;
-    const typeChecked = example !== null && example.runner === "node" && /^tsx?$/.test(example.language);
+    const typeChecked = example !== null && /^tsx?$/.test(example.language);
     if (!installed) skip(typeChecked ? ["example", "types"] : ["example"], "install failed");
     else {
-      await record("example", async () => {
+      const ran = await record("example", async () => {
         if (example === null || example.expectedOutput === null) throw new Error(convention.problems.join("; "));
         const result = await runExample({ directory: consumer, example, env });
         await writeFile(
@@ -397,21 +391,149 @@ async function checkPackage({ workspacePackage, registry, scratch, tools }) {
         }
         return `${example.fileName} (${example.runner}), ${expected.split("\n").length} lines as in the README`;
       });
-      if (typeChecked) {
-        await record("types", async () => {
-          // The example against the published types, as a strict TypeScript project would compile it.
-          await writeFile(path.join(consumer, "tsconfig.json"), `${JSON.stringify(CONSUMER_TSCONFIG, null, 2)}\n`);
-          await step(`${folderName}-types`, "npx", ["tsc", "-p", "."], { cwd: consumer, env, timeoutMs: 120_000 });
-        });
+      if (typeChecked && example.runner === "wrangler" && !ran) skip(["types"], "the example did not run");
+      else if (typeChecked) {
+        await record("types", async () =>
+          example.runner === "wrangler"
+            ? checkWorkerTypes({ consumer, env, folderName })
+            : checkNodeTypes({ consumer, env, folderName }),
+        );
       }
     }
   } finally {
     await rm(consumer, { recursive: true, force: true });
   }
+  await record("node20", () => checkNode20Install({ installLine: convention.installLine, folderName, registry }));
   return results;
 }
 
-/** The tsconfig of the type check: strict, Node's ESM resolution, the example file only. */
+/**
+ * The example against the published types, as a strict TypeScript project compiles it (`skipLibCheck: false`), with
+ * the type packages the README's install lines add.
+ * @param {{ consumer: string, env: NodeJS.ProcessEnv, folderName: string }} options
+ */
+async function checkNodeTypes({ consumer, env, folderName }) {
+  await writeFile(path.join(consumer, "tsconfig.json"), `${JSON.stringify(CONSUMER_TSCONFIG, null, 2)}\n`);
+  await step(`${folderName}-types`, "npx", ["tsc", "-p", "."], { cwd: consumer, env, timeoutMs: 120_000 });
+  return "strict, skipLibCheck: false";
+}
+
+/**
+ * A Worker example's types, as the README's "Run the example" step 4 says: `wrangler types`, then `tsc` with the
+ * README's tsconfig (`skipLibCheck: true`: the AI SDK's declarations use DOM and Node types a Worker's runtime types
+ * lack or redeclare), which must pass; and with `skipLibCheck: false`, no error may be in our packages' declarations
+ * (the third parties' are the README's to explain).
+ * @param {{ consumer: string, env: NodeJS.ProcessEnv, folderName: string }} options
+ */
+async function checkWorkerTypes({ consumer, env, folderName }) {
+  await step(`${folderName}-wrangler-types`, "npx", ["wrangler", "types"], {
+    cwd: consumer,
+    env: wranglerEnvironment(consumer, env),
+    timeoutMs: 120_000,
+  });
+  const tsconfig = path.join(consumer, "tsconfig.json");
+  await writeFile(tsconfig, `${JSON.stringify(WORKER_TSCONFIG, null, 2)}\n`);
+  await step(`${folderName}-types`, "npx", ["tsc", "-p", "."], { cwd: consumer, env, timeoutMs: 120_000 });
+  const strict = { ...WORKER_TSCONFIG, compilerOptions: { ...WORKER_TSCONFIG.compilerOptions, skipLibCheck: false } };
+  await writeFile(tsconfig, `${JSON.stringify(strict, null, 2)}\n`);
+  const checked = await run("npx", ["tsc", "-p", "."], { cwd: consumer, env, timeoutMs: 120_000 });
+  const output = `${checked.stdout}${checked.stderr}`;
+  await writeFile(path.join(LOG_DIRECTORY, `${folderName}-types-no-skiplibcheck.log`), output);
+  const ours = ownErrors(output, consumer);
+  if (ours.length > 0) throw new Error(`with skipLibCheck: false, errors in our declarations:\n${ours.join("\n")}`);
+  return "wrangler types; as the README's tsconfig says, and none of ours with skipLibCheck: false";
+}
+
+/** @type {Promise<string> | undefined} */
+let node20Directory;
+
+/**
+ * The folder of a Node 20 to run npm on: the system's `node` (the first on a user's PATH) when it is Node 20, else
+ * one from the npm registry (`npx -p node@20`). Found once.
+ */
+function findNode20() {
+  node20Directory ??= (async () => {
+    const probe = "process.stdout.write(process.versions.node + ' ' + process.execPath)";
+    const userEnv = consumerEnvironment(process.env, "/nonexistent");
+    const system = await run("node", ["-e", probe], { cwd: TOOL_ROOT, env: userEnv, timeoutMs: 30_000 });
+    const [version = "", execPath = ""] = system.stdout.split(" ");
+    if (system.code === 0 && version.startsWith("20.")) return path.dirname(execPath);
+    const fetched = await run("npx", ["-y", "-p", "node@20", "--", "node", "-e", probe], {
+      cwd: TOOL_ROOT,
+      env: userEnv,
+      timeoutMs: 300_000,
+    });
+    const [fetchedVersion = "", fetchedPath = ""] = fetched.stdout.split(" ");
+    if (fetched.code !== 0 || !fetchedVersion.startsWith("20.")) {
+      throw new Error(`no Node 20: the system's node is ${version || "missing"}, and npx -p node@20 failed`);
+    }
+    return path.dirname(fetchedPath);
+  })();
+  return node20Directory;
+}
+
+/**
+ * The README's install lines on Node 20 with npm 11, in a fresh project, under a time limit: what the README says
+ * happens there. They end (npm's resolver once looped without end on the ag-ui line), with npm's `EBADENGINE`
+ * warning for every `@agent-tools/*` package they name, `ai` 7 installed (not the `ai` 6 npm picks on Node 20 for a
+ * bare `ai`), and wrangler, where they install it, refusing to start for want of Node 22.12.
+ * @param {{ installLine: string | null, folderName: string, registry: string }} options
+ */
+async function checkNode20Install({ installLine, folderName, registry }) {
+  if (installLine === null) throw new Error("the README has no install line");
+  const project = await mkdtemp(path.join(tmpdir(), `agent-tools-node20-${folderName}-`));
+  try {
+    await writeFile(
+      path.join(project, "package.json"),
+      `${JSON.stringify({ name: `node20-consumer-of-${folderName}`, version: "1.0.0", private: true, type: "module" }, null, 2)}\n`,
+    );
+    await writeFile(
+      path.join(project, ".npmrc"),
+      [`@agent-tools:registry=${registry}`, "audit=false", "fund=false", "update-notifier=false", ""].join("\n"),
+    );
+    const env = consumerEnvironment(process.env, await findNode20());
+    const started = performance.now();
+    const installed = await run("sh", ["-c", installLine], { cwd: project, env, timeoutMs: NODE20_INSTALL_TIMEOUT_MS });
+    const seconds = (performance.now() - started) / 1000;
+    const output = `${installed.stdout}\n${installed.stderr}`;
+    const versions = spawnSync("sh", ["-c", "node --version && npm --version"], { env, encoding: "utf8" }).stdout;
+    await writeFile(
+      path.join(LOG_DIRECTORY, `${folderName}-node20.log`),
+      `$ ${installLine}\n(node ${versions.trim().replace("\n", ", npm ")}, in ${project}, ${seconds.toFixed(1)} s)\n\n${output}`,
+    );
+    if (installed.code !== 0) {
+      const why = installed.signal === "SIGKILL" ? `did not end in ${NODE20_INSTALL_TIMEOUT_MS / 1000} s` : "failed";
+      throw new Error(`on Node 20 \`${installLine}\` ${why}; log: test-results/consumer-test/${folderName}-node20.log`);
+    }
+    const problems = [];
+    for (const name of installLine.match(/@agent-tools\/[a-z0-9-]+/g) ?? []) {
+      if (!new RegExp(`EBADENGINE[\\s\\S]*?package: '${name}@`).test(output)) {
+        problems.push(`no EBADENGINE warning for ${name}`);
+      }
+    }
+    const ai = await readFile(path.join(project, "node_modules", "ai", "package.json"), "utf8").then(
+      (text) => /** @type {{ version: string }} */ (JSON.parse(text)).version,
+      () => "none",
+    );
+    if (!ai.startsWith("7.")) problems.push(`ai ${ai} installed, not ai 7`);
+    if (/(^|\s)wrangler@/.test(installLine)) {
+      const wrangler = await run("npx", ["wrangler", "--version"], { cwd: project, env, timeoutMs: 120_000 });
+      const said = `${wrangler.stdout}${wrangler.stderr}`;
+      if (wrangler.code === 0 || !/requires at least Node\.js v22/.test(said)) {
+        problems.push(`wrangler did not refuse to start on Node 20 saying it needs Node 22: ${said.trim()}`);
+      }
+    }
+    if (problems.length > 0) throw new Error(`on Node 20: ${problems.join("; ")}`);
+    return `ended in ${seconds.toFixed(0)} s with EBADENGINE warnings, ai ${ai}`;
+  } finally {
+    await rm(project, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The tsconfig of a Node example's type check: strict, `skipLibCheck: false` (TypeScript's default), Node's ESM
+ * resolution, Node's types (the READMEs say to add `"types": ["node"]`), the example file only.
+ */
 const CONSUMER_TSCONFIG = {
   compilerOptions: {
     target: "es2022",
@@ -421,10 +543,25 @@ const CONSUMER_TSCONFIG = {
     jsx: "react-jsx",
     strict: true,
     noEmit: true,
-    skipLibCheck: true,
+    skipLibCheck: false,
     types: ["node"],
   },
   include: ["example.ts", "example.tsx"],
+};
+
+/** A Worker's tsconfig, as the cloudflare README's "Run the example" step 4 shows it. */
+const WORKER_TSCONFIG = {
+  compilerOptions: {
+    target: "es2022",
+    module: "es2022",
+    moduleResolution: "bundler",
+    lib: ["es2023"],
+    types: [],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+  },
+  include: ["src", "worker-configuration.d.ts"],
 };
 
 /**
@@ -447,7 +584,6 @@ async function toolPaths() {
   return {
     tsx: pin("tsx"),
     typescript: pin("typescript"),
-    typesNode: pin("@types/node"),
     publint: await bin("publint", "publint"),
     attw: await bin("@arethetypeswrong/cli", "attw"),
   };
@@ -525,19 +661,57 @@ async function main() {
         cwd: copy,
         timeoutMs: 600_000,
       });
-      const server = await startRegistry(scratch);
+      // First a registry that refuses every upload (its body limit too small), as a registry may refuse a publish.
+      const refusing = await startRegistry(scratch, { maxBodySize: "1kb" });
+      stopRegistry = refusing.stop;
+      registry = refusing.url;
+      say(`local registry at ${registry} (it takes publishes without a login; the copy has no credentials for it)`);
+      const release = [...pnpm.prefix, "release", "--registry", registry, "--no-git-tag"];
+      say("releasing into it while it refuses uploads: pnpm release must fail at publish");
+      const failed = await run(pnpm.command, release, { cwd: copy, timeoutMs: 600_000 });
+      await writeFile(
+        path.join(LOG_DIRECTORY, "release-1.log"),
+        `$ ${[pnpm.command, ...release].join(" ")}\n(in ${copy}, uploads refused)\n\n${failed.stdout}\n${failed.stderr}`,
+      );
+      const bumped = await releasedVersions(copy);
+      const firstRunProblems = [];
+      if (failed.code === 0) firstRunProblems.push("it succeeded");
+      if (!/release: "publish" failed/.test(failed.stderr)) firstRunProblems.push("it did not fail at publish");
+      // Refused by the registry (413, the upload too large), not by npm for want of a login (ENEEDAUTH).
+      const said = `${failed.stdout}\n${failed.stderr}`;
+      if (/ENEEDAUTH/.test(said)) firstRunProblems.push("npm refused to publish without a login (ENEEDAUTH)");
+      if (!/\b413\b/.test(said)) firstRunProblems.push("the registry's refusal (413) is not in its output");
+      if ([...bumped.values()].some((version) => version === "0.0.0")) firstRunProblems.push("no version was bumped");
+      if (pendingChangesets(copy).length > 0) firstRunProblems.push("changesets are still pending");
+      if (firstRunProblems.length > 0) {
+        throw new Error(`the release refused at publish: ${firstRunProblems.join("; ")}; log: release-1.log`);
+      }
+      // The registry takes uploads again (same address, same storage): the same command must finish the release.
+      await refusing.stop();
+      const server = await startRegistry(scratch, { port: refusing.port });
       stopRegistry = server.stop;
-      registry = server.url;
-      say(`local registry at ${registry}`);
-      const token = await registerUser(registry);
-      await writeFile(path.join(copy, ".npmrc"), `${authLine(registry, token)}\n`);
-      say("releasing into it: pnpm release (build, changeset version, changeset publish)");
-      await step("release", pnpm.command, [...pnpm.prefix, "release", "--registry", registry, "--no-git-tag"], {
+      say("the registry takes uploads: the same pnpm release again must publish what the first one bumped");
+      const finished = await step("release-2", pnpm.command, release, {
         cwd: copy,
         timeoutMs: 600_000,
       });
+      const again = await releasedVersions(copy);
+      const changed = [...again].filter(([name, version]) => bumped.get(name) !== version);
+      if (changed.length > 0) {
+        throw new Error(
+          `the second release bumped versions again: ${changed.map(([name, v]) => `${name}@${v}`).join(", ")}`,
+        );
+      }
+      if (!/version: skipped/.test(finished.stdout))
+        throw new Error("the second release did not skip the version step");
       released = true;
-      results.push({ name: "release", check: "release", ok: true, detail: "", ms: performance.now() - releaseStarted });
+      results.push({
+        name: "release",
+        check: "release",
+        ok: true,
+        detail: "failed at publish with the registry down, then the same command published it all, bumped once",
+        ms: performance.now() - releaseStarted,
+      });
     } catch (error) {
       results.push({
         name: "release",

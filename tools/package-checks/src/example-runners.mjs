@@ -117,6 +117,21 @@ async function freePort() {
 }
 
 /**
+ * The environment wrangler runs in for these checks: no colours, no metrics, its settings in the project's folder.
+ * @param {string} directory the project
+ * @param {NodeJS.ProcessEnv} [env]
+ */
+export function wranglerEnvironment(directory, env) {
+  return {
+    ...(env ?? process.env),
+    NO_COLOR: "1",
+    FORCE_COLOR: "0",
+    WRANGLER_SEND_METRICS: "false",
+    XDG_CONFIG_HOME: path.join(directory, ".config"),
+  };
+}
+
+/**
  * A README's Worker module as the README says to run it: the README's wrangler.jsonc written verbatim, the example
  * saved where its `main` says, `npx wrangler dev` (with the wrangler the README installs), then `GET <path>`.
  * Offline and local: `--local` (no remote bindings), metrics off, wrangler's settings in the project's folder.
@@ -134,13 +149,7 @@ export async function runWranglerExample({ directory, example, env }) {
   const args = ["wrangler", "dev", "--local", "--ip", "127.0.0.1", "--port", String(port)];
   const dev = spawn("npx", [...args, "--show-interactive-dev-session=false"], {
     cwd: directory,
-    env: {
-      ...(env ?? process.env),
-      NO_COLOR: "1",
-      FORCE_COLOR: "0",
-      WRANGLER_SEND_METRICS: "false",
-      XDG_CONFIG_HOME: path.join(directory, ".config"),
-    },
+    env: wranglerEnvironment(directory, env),
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group: npx, wrangler and workerd are stopped together.
     detached: process.platform !== "win32",

@@ -1,7 +1,8 @@
 // @ts-check
 // The README example convention (docs/releasing.md), read from a package's README.md:
 //
-// - `## Install` has a ```sh block with exactly one line starting `npm i `: what a consumer runs.
+// - `## Install` says first which Node it needs, then has a ```sh block with exactly one line starting `npm i `
+//   (and `npm i -D` lines after it): what a consumer runs.
 // - The first example is the first fenced block whose info string starts with ts, tsx, js or mjs. Words after the
 //   language are attributes: `ts wrangler path=/hello` selects the `wrangler` runner and gives it `path`. Without a
 //   runner attribute the example runs in Node (`npx tsx example.<ext>`).
@@ -172,6 +173,11 @@ function readInstallLine(markdown, blocks, problems) {
   if (!shell) {
     problems.push("`## Install` has no ```sh block");
     return null;
+  }
+  // What Node the packages need comes first, before the lines a user copies (docs/releasing.md).
+  const beforeInstall = lines.slice(heading + 1, shell.line - 1).join("\n");
+  if (!/\bNode \d+/.test(beforeInstall)) {
+    problems.push("`## Install` does not say first which Node it needs (e.g. Node 22), before its ```sh block");
   }
   const installs = shell.code
     .split("\n")

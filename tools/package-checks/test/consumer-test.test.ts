@@ -163,7 +163,7 @@ describe("the wrangler runner (```ts wrangler): a README's Worker module under `
       "```",
       "",
       "## Install",
-      "",
+      "Needs Node 22.12.",
       "```sh",
       "npm i @agent-tools/cloudflare",
       "npm i -D wrangler@4.164.0",

@@ -102,7 +102,7 @@ describe("README convention parser", () => {
     "```",
     "",
     "## Install",
-    "",
+    "Needs Node 22.",
     "```sh",
     "npm i @agent-tools/pkg ai",
     "```",
@@ -129,7 +129,7 @@ describe("README convention parser", () => {
 
   it("runs the npm i -D lines (types for TypeScript) after the one npm i line, without their comments", () => {
     const withTypes =
-      "## Install\n\n```sh\nnpm i a react\nnpm i -D @types/react  # TypeScript\n```\n\n```js\nconsole.log(1)\n```\n\n```text\n1\n```\n";
+      "## Install\nNeeds Node 22.\n```sh\nnpm i a react\nnpm i -D @types/react  # TypeScript\n```\n\n```js\nconsole.log(1)\n```\n\n```text\n1\n```\n";
     const convention = readReadmeConvention(withTypes);
     expect(convention.problems).toEqual([]);
     expect(convention.installLine).toBe("npm i a react && npm i -D @types/react");
@@ -151,7 +151,7 @@ describe("README convention parser", () => {
 
   it("reads runner attributes: `ts wrangler path=/hello`, and the wrangler.jsonc after the example", () => {
     const { example, problems } = readReadmeConvention(
-      "## Install\n\n```sh\nnpm i x\nnpm i -D wrangler@4.164.0\n```\n\n```ts wrangler path=/hello\nexport default {};\n```\n\n" +
+      "## Install\nNeeds Node 22.\n```sh\nnpm i x\nnpm i -D wrangler@4.164.0\n```\n\n```ts wrangler path=/hello\nexport default {};\n```\n\n" +
         '```text\nhi\n```\n\n```jsonc\n{ "main": "src/worker.ts" }\n```\n',
     );
     expect(problems).toEqual([]);
@@ -164,7 +164,7 @@ describe("README convention parser", () => {
 
   it("wants a wrangler example's wrangler.jsonc, and wrangler installed at an exact version", () => {
     const readme = (install: string) =>
-      `## Install\n\n\`\`\`sh\nnpm i x\n${install}\n\`\`\`\n\n\`\`\`ts wrangler\nexport default {};\n\`\`\`\n\n\`\`\`text\nhi\n\`\`\`\n`;
+      `## Install\nNeeds Node 22.\n\`\`\`sh\nnpm i x\n${install}\n\`\`\`\n\n\`\`\`ts wrangler\nexport default {};\n\`\`\`\n\n\`\`\`text\nhi\n\`\`\`\n`;
     expect(readReadmeConvention(readme("npm i -D wrangler")).problems).toEqual([
       "the wrangler example (line 8) has no ```jsonc block after it (its wrangler.jsonc)",
       "the wrangler example's install lines do not name wrangler at an exact version (wrangler@x.y.z)",
@@ -179,12 +179,16 @@ describe("README convention parser", () => {
       "no `## Install` section",
       "no example: no code block in ts, tsx, js, mjs",
     ]);
-    const twoLines = "## Install\n\n```sh\nnpm i a\nnpm i b\n```\n\n```js\nconsole.log(1)\n```\n";
+    const twoLines = "## Install\nNeeds Node 22.\n```sh\nnpm i a\nnpm i b\n```\n\n```js\nconsole.log(1)\n```\n";
     expect(readReadmeConvention(twoLines).problems).toEqual([
       '`## Install`\'s sh block should have exactly one line starting "npm i ", has 2',
       "the first example (line 8) has no ```text block after it with its output",
     ]);
-    const unknownRunner = "## Install\n\n```sh\nnpm i a\n```\n\n```ts deno\n1\n```\n\n```text\n1\n```\n";
+    const noNode = "## Install\n\n```sh\nnpm i a\n```\n\n```js\nconsole.log(1)\n```\n\n```text\n1\n```\n";
+    expect(readReadmeConvention(noNode).problems).toEqual([
+      "`## Install` does not say first which Node it needs (e.g. Node 22), before its ```sh block",
+    ]);
+    const unknownRunner = "## Install\nNeeds Node 22.\n```sh\nnpm i a\n```\n\n```ts deno\n1\n```\n\n```text\n1\n```\n";
     expect(readReadmeConvention(unknownRunner).problems).toEqual([
       'the first example (line 7) asks for an unknown runner "deno"',
     ]);

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import type { Readable } from "node:stream";
 import {
   Log,
   LogLevel,
@@ -10,6 +11,7 @@ import {
   type Response as MiniflareResponse,
   type WorkerOptions as MiniflareWorkerOptions,
 } from "miniflare";
+import { forwardWorkerdOutput } from "./workerd-output.js";
 import { findWorkerdProcess, isProcessRunning } from "./workerd-process.js";
 
 /** A Durable Object binding: the exported class name, or the class name and whether it uses SQLite (default). */
@@ -36,7 +38,11 @@ export type MiniflareHostOptions = {
 };
 
 export const DEFAULT_COMPATIBILITY_DATE = "2026-04-20";
-export const DEFAULT_COMPATIBILITY_FLAGS: readonly string[] = ["nodejs_compat"];
+/**
+ * As apps/demo/wrangler.jsonc: `nodejs_compat`, and `enable_request_signal` (a client that leaves aborts its request's
+ * `signal`: a parent's AG-UI stream stops following it).
+ */
+export const DEFAULT_COMPATIBILITY_FLAGS: readonly string[] = ["nodejs_compat", "enable_request_signal"];
 
 /** What `kill()` did: the workerd process it killed. */
 export type KillReport = { pid: number };
@@ -198,6 +204,8 @@ function toMiniflareOptions(options: MiniflareHostOptions): MiniflareOptions {
     // A placeholder Request.cf instead of fetching one: this machine is offline.
     cf: false,
     log: new Log(options.logLevel ?? LogLevel.WARN),
+    // workerd's output as Miniflare prints it, without the diagnostics workerd marks as expected (NOSENTRY).
+    handleRuntimeStdio: (stdout: Readable, stderr: Readable) => void forwardWorkerdOutput(stdout, stderr),
   };
 }
 

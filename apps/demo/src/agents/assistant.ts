@@ -3,10 +3,13 @@ import {
   type AgentToolParentRoute,
   type ChatTurnContext,
   type ChildNamespace,
-  DurableObjectChatStore,
-  DurableObjectRunStore,
 } from "@agent-tools/cloudflare";
-import type { AgentToolLifecycleResult, AgentToolOptions, AgentToolRunInfo } from "@agent-tools/core-runs";
+import type {
+  AgentToolLifecycleResult,
+  AgentToolOptions,
+  AgentToolRunInfo,
+  RegistryExtension,
+} from "@agent-tools/core-runs";
 import { readDetachedState } from "@agent-tools/detached";
 import { formatRunEvent, subscribe } from "@agent-tools/observability";
 import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
@@ -30,12 +33,41 @@ import { Importer } from "./importer.js";
 import { Researcher } from "./researcher.js";
 import { Summarizer, type Summary, summarySchema } from "./summarizer.js";
 
-/** `metadata.source` of the chat messages a background import injects. */
+/** `metadata.source` of the chat messages a background import injects (its `notify: { source }`). */
 const BACKGROUND_IMPORT_SOURCE = "background-import";
 /** `metadata.source` of the Assistant's answers in turns the server starts (not a client). */
 export const SERVER_TURN_SOURCE = "assistant:server-turn";
-/** How `@agent-tools/detached`'s default `formatDetachedCompletion` starts a completion message. */
-const COMPLETION_PREFIX = "Background task ";
+
+/**
+ * The Assistant's child tools, by name: what its model calls (`getTools`) and what MCP clients call as tasks
+ * (`mcp()`, at `/agents/assistant/<name>/mcp`), the same child and options.
+ */
+const CHILD_TOOLS = {
+  research: {
+    child: Researcher,
+    description: "Ask the Researcher agent to look up a topic and report findings",
+    inputSchema: z.object({ topic: z.string().min(1) }),
+    displayName: "Researcher",
+  },
+  summarize: {
+    child: Summarizer,
+    description: "Ask the Summarizer agent for a structured summary of a text",
+    inputSchema: z.object({ text: z.string().min(1) }),
+    displayName: "Summarizer",
+  },
+  edit: {
+    child: Editor,
+    description: "Ask the Editor to tidy a text and have its Writer save it as a file (the write needs approval)",
+    inputSchema: z.object({ text: z.string().min(1) }),
+    displayName: "Editor",
+  },
+  importData: {
+    child: Importer,
+    description: "Import a data set in batches",
+    inputSchema: z.object({ batches: z.number().int().min(1).max(20) }),
+    displayName: "Importer",
+  },
+};
 
 /** Recovery windows from optional bindings (tests shorten them); unset → the spec's defaults. */
 const RECOVERY_KNOBS = {
@@ -52,6 +84,8 @@ const RECOVERY_KNOBS = {
  */
 export class Assistant extends AgentToolParent<Env> {
   #journal: HookJournal | undefined;
+  /** Reads the runs' rows (for `/background`). */
+  #runRows: RegistryExtension<null> | undefined;
   /** Test-only: where a turn is held for a kill test (`DEMO_FAULT_POINT`, off by default; see fault-points.ts). */
   readonly #faults: FaultHold;
   /** Test-only (`DEMO_FAIL_ONCE_TEXT`): the user messages whose first answer failed already. */
@@ -88,27 +122,10 @@ export class Assistant extends AgentToolParent<Env> {
         ? this.agentTool(child, { ...options, preliminaryResults: true })
         : this.agentTool(child, { ...options, preliminaryResults: false });
     return {
-      research: childTool(Researcher, {
-        description: "Ask the Researcher agent to look up a topic and report findings",
-        inputSchema: z.object({ topic: z.string().min(1) }),
-        displayName: "Researcher",
-      }),
-      summarize: childTool(Summarizer, {
-        description: "Ask the Summarizer agent for a structured summary of a text",
-        inputSchema: z.object({ text: z.string().min(1) }),
-        outputSchema: summarySchema,
-        displayName: "Summarizer",
-      }),
-      edit: childTool(Editor, {
-        description: "Ask the Editor to tidy a text and have its Writer save it as a file (the write needs approval)",
-        inputSchema: z.object({ text: z.string().min(1) }),
-        displayName: "Editor",
-      }),
-      importData: childTool(Importer, {
-        description: "Import a data set in batches",
-        inputSchema: z.object({ batches: z.number().int().min(1).max(20) }),
-        displayName: "Importer",
-      }),
+      research: childTool(Researcher, CHILD_TOOLS.research),
+      summarize: childTool(Summarizer, { ...CHILD_TOOLS.summarize, outputSchema: summarySchema }),
+      edit: childTool(Editor, CHILD_TOOLS.edit),
+      importData: childTool(Importer, CHILD_TOOLS.importData),
       startBackgroundImport: tool({
         description: "Start a data import in the background and answer at once; you are told when it finishes",
         inputSchema: z.object({ batches: z.number().int().min(1).max(20) }),
@@ -126,6 +143,17 @@ export class Assistant extends AgentToolParent<Env> {
         },
       }),
     } as ToolSet;
+  }
+
+  /** The child tools, served to MCP clients as tools that run as tasks (`@agent-tools/mcp`). */
+  protected override mcp() {
+    const tools = Object.fromEntries(
+      Object.entries(CHILD_TOOLS).map(([name, { child, description, inputSchema }]) => [
+        name,
+        { child, description, inputSchema },
+      ]),
+    );
+    return { tools, ...(this.env.DEMO_MCP_POLL_MS ? { pollIntervalMs: Number(this.env.DEMO_MCP_POLL_MS) } : {}) };
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
@@ -147,10 +175,15 @@ export class Assistant extends AgentToolParent<Env> {
     if (origin === "server" && this.env.DEMO_HOLD_DELIVERIES === "1") {
       return new ReadableStream<UIMessageChunk>({ pull: () => new Promise<void>(() => {}) });
     }
+    // A background import's completion, told to the chat by `notify` (a user-role message with its `source`): the
+    // turn the server starts for it reacts to it.
+    const last = messages.at(-1);
+    const isCompletion =
+      origin === "server" && last?.role === "user" && sourceOf(last.metadata) === BACKGROUND_IMPORT_SOURCE;
     // The turn's tools: getTools(), each started only once its call is stored.
     const result = streamText({
       // Counted against the turn's budget (and shown as the turn's usage on the page).
-      model: model(this.#model()),
+      model: model(this.#model({ isCompletion })),
       system: "You are a helpful assistant. Delegate research and summaries to your tools, then answer.",
       messages: await convertToModelMessages(messages, { tools }),
       tools,
@@ -192,41 +225,34 @@ export class Assistant extends AgentToolParent<Env> {
   }
 
   /** The turn's stream, held at the armed fault point (test-only; the stream as is when no point is armed). */
-  #withFaultPoint(stream: ReadableStream<UIMessageChunk>, { origin, turnId }: ChatTurnContext) {
+  #withFaultPoint(stream: ReadableStream<UIMessageChunk>, context: ChatTurnContext) {
+    const { origin } = context;
     const faults = this.#faults;
     const deltas = faultTextDeltas(this.env);
-    const holdHere = (storedType?: string) => () => this.#holdOnceStored(turnId, storedType);
+    const holdHere = (streamed: readonly UIMessageChunk[]) => this.#holdOnceStored(context, streamed);
     if (origin === "client" && faults.is("parent-streaming")) {
-      return holdStreamAfter(stream, afterTextDeltas(deltas), holdHere());
+      return holdStreamAfter(stream, afterTextDeltas(deltas), holdHere);
     }
     if (origin === "client" && faults.is("after-tool-result")) {
       const isResult = (chunk: UIMessageChunk) => chunk.type === "tool-output-available";
-      return holdStreamAfter(stream, isResult, holdHere("tool-output-available"));
+      return holdStreamAfter(stream, isResult, holdHere);
     }
     if (origin === "client" && faults.is("between-tool-calls")) {
-      return holdBetweenToolCalls(stream, holdHere("tool-input-delta"));
+      return holdBetweenToolCalls(stream, holdHere);
     }
     if (origin === "server" && faults.is("delivery-answer")) {
-      return holdStreamAfter(stream, afterTextDeltas(deltas), holdHere());
+      return holdStreamAfter(stream, afterTextDeltas(deltas), holdHere);
     }
     return stream;
   }
 
   /**
-   * Hold the turn at the fault point, once its stored log holds a chunk of `storedType` (if given): the host writes
-   * a streaming turn at most every `DEFAULT_CHAT_WRITE_INTERVAL_MS`, so the write that stores it may follow.
+   * Hold the turn at the fault point once what it streamed so far is stored: the host writes a streaming turn at most
+   * every `DEFAULT_CHAT_WRITE_INTERVAL_MS`, and the turn's `whenStored()` waits for the write that holds it all.
    */
-  async #holdOnceStored(turnId: string, storedType?: string): Promise<never> {
-    const store = new DurableObjectChatStore(this.ctx.storage);
-    const stored = async (): Promise<string[]> => (await store.turnChunks(turnId)).map((chunk) => chunk.type);
-    for (
-      let attempt = 0;
-      storedType !== undefined && attempt < 400 && !(await stored()).includes(storedType);
-      attempt += 1
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    return this.#faults.hold({ turnId, stored: await stored() });
+  async #holdOnceStored({ turnId, whenStored }: ChatTurnContext, streamed: readonly UIMessageChunk[]): Promise<never> {
+    await whenStored();
+    return this.#faults.hold({ turnId, stored: streamed.map((chunk) => chunk.type) });
   }
 
   override onAgentToolStart(run: AgentToolRunInfo): void {
@@ -307,9 +333,12 @@ export class Assistant extends AgentToolParent<Env> {
 
   /** Background runs with where their delivery stands (`settledRevision`, and a `claim` while one is in flight). */
   async #backgroundRuns() {
-    const records = await new DurableObjectRunStore(this.ctx.storage).listRuns();
+    // The registry's extension seam reads the runs' rows, with what `@agent-tools/detached` keeps on them (this reader
+    // keeps nothing of its own on them).
+    this.#runRows ??= this.registry.extension({ key: "demo/background", read: () => null });
+    const records = await this.#runRows.listRuns();
     return records.flatMap((record) => {
-      const state = record.detached ? readDetachedState(record) : null;
+      const state = readDetachedState(record);
       if (!state) return [];
       return [{ runId: record.runId, status: record.status, revision: record.revision, delivery: state.delivery }];
     });
@@ -320,15 +349,13 @@ export class Assistant extends AgentToolParent<Env> {
     return this.#journal;
   }
 
-  #model() {
+  /** The Assistant's model; `isCompletion`: the turn reacts to a background import's completion. */
+  #model({ isCompletion }: { isCompletion: boolean }) {
     return selectModel(this.env, "assistant", (prompt) => {
       const results = lastToolResults(prompt);
       if (!results) {
         const text = lastUserText(prompt);
-        // A background run's completion, injected by `notify` (a user-role message): react to it.
-        if (text.startsWith(COMPLETION_PREFIX)) {
-          return { kind: "text", text: `Update on your background task: ${text.slice(COMPLETION_PREFIX.length)}` };
-        }
+        if (isCompletion) return { kind: "text", text: `Update on your background task: ${text}` };
         if (/\bbackground\b/i.test(text)) {
           return {
             kind: "tools",
@@ -403,6 +430,12 @@ function sentMessageId(message: string | ArrayBuffer): string | null | undefined
   } catch {
     return undefined;
   }
+}
+
+/** A message's `metadata.source`, if it has one. */
+function sourceOf(metadata: unknown): string | undefined {
+  const source = (metadata as { source?: unknown } | null | undefined)?.source;
+  return typeof source === "string" ? source : undefined;
 }
 
 function describe(value: unknown): string {

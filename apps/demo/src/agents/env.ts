@@ -19,6 +19,8 @@ export type Env = ModelEnv &
     /** Signs run read tokens (a secret); read by `AgentToolParent`. */
     AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
     DEBUG?: string;
+    /** The `pollInterval` the Assistant's MCP tasks suggest, in ms (default 1 s; tests shorten it). */
+    DEMO_MCP_POLL_MS?: string;
     /** Test knobs (fault tests). How often a background run is re-followed after a restart, in ms. */
     DETACHED_WATCH_INTERVAL_MS?: string;
     /**

@@ -93,44 +93,51 @@ export class FaultHold {
 
 /**
  * A turn stream that passes `stream`'s chunks through until `isHoldPoint` holds for one; when the consumer asks for
- * the chunk after it (so it has taken that one: sent it, logged it), `hold()` is awaited instead, which never ends.
+ * the chunk after it (so it has taken that one: sent it, logged it), `hold(streamed)` is awaited instead, which never
+ * ends (`streamed`: every chunk passed through).
  */
 export async function* holdStreamAfter(
   stream: AgentToolTurnStream,
   isHoldPoint: (chunk: UIMessageChunk) => boolean,
-  hold: () => Promise<never>,
+  hold: (streamed: readonly UIMessageChunk[]) => Promise<never>,
 ): AsyncGenerator<UIMessageChunk> {
+  const streamed: UIMessageChunk[] = [];
   for await (const chunk of stream as AsyncIterable<UIMessageChunk>) {
+    streamed.push(chunk);
     yield chunk;
-    if (isHoldPoint(chunk)) await hold();
+    if (isHoldPoint(chunk)) await hold(streamed);
   }
 }
 
 /**
  * A turn stream whose step is cut between two tool calls: its chunks pass through until the second
  * `tool-input-available` of a step, which is replaced by the start of that call's input and its first half (as a model
- * streams a call's input before deciding it); then `hold()` is awaited, which never ends.
+ * streams a call's input before deciding it); then `hold(streamed)` is awaited, which never ends.
  */
 export async function* holdBetweenToolCalls(
   stream: AgentToolTurnStream,
-  hold: () => Promise<never>,
+  hold: (streamed: readonly UIMessageChunk[]) => Promise<never>,
 ): AsyncGenerator<UIMessageChunk> {
+  const streamed: UIMessageChunk[] = [];
   let decided = 0;
   for await (const chunk of stream as AsyncIterable<UIMessageChunk>) {
     if (chunk.type === "start-step") decided = 0;
-    if (chunk.type !== "tool-input-available") {
-      yield chunk;
-      continue;
-    }
-    decided += 1;
-    if (decided < 2) {
+    if (chunk.type === "tool-input-available") decided += 1;
+    if (decided < 2 || chunk.type !== "tool-input-available") {
+      streamed.push(chunk);
       yield chunk;
       continue;
     }
     const { toolCallId, toolName } = chunk;
     const input = JSON.stringify(chunk.input);
-    yield { type: "tool-input-start", toolCallId, toolName };
-    yield { type: "tool-input-delta", toolCallId, inputTextDelta: input.slice(0, Math.ceil(input.length / 2)) };
-    await hold();
+    const cut: UIMessageChunk[] = [
+      { type: "tool-input-start", toolCallId, toolName },
+      { type: "tool-input-delta", toolCallId, inputTextDelta: input.slice(0, Math.ceil(input.length / 2)) },
+    ];
+    for (const part of cut) {
+      streamed.push(part);
+      yield part;
+    }
+    await hold(streamed);
   }
 }

@@ -365,8 +365,7 @@ export function judgeDelivery(kill: DeliveryKill): DeliveryVerdict {
       ids.indexOf(answers[0]?.id ?? "") === ids.indexOf(completions[0]?.id ?? "") + 1,
     partialFinished:
       answers[0]?.id === kill.partialId &&
-      textOfMessage(answers[0]) ===
-        `Update on your background task: ${completionText.slice("Background task ".length)}`,
+      textOfMessage(answers[0]) === `Update on your background task: ${completionText}`,
     clientError: kill.resume.error !== null,
   };
 }

@@ -7,8 +7,12 @@ import {
   voidedRanges,
 } from "@agent-tools/core-runs/protocol";
 import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
-import { MiniflareHost, type PersistDirectory } from "@agent-tools/workerd-harness/miniflare-host";
-import { inject } from "vitest";
+import {
+  createPersistDirectory,
+  MiniflareHost,
+  type PersistDirectory,
+} from "@agent-tools/workerd-harness/miniflare-host";
+import { afterAll, beforeAll, inject } from "vitest";
 import type { DemoConfig } from "../../scripts/demo-config.mjs";
 import { WEB_ASSETS_BINDING, type WebAssets, webAssetsDirectory } from "../../web/build.mjs";
 
@@ -74,6 +78,27 @@ export async function startDemoHost(
     bindings: { ...config.bindings, ...workerBindings },
     assets: { ...config.assets, directory: assetsDirectory },
   });
+}
+
+/**
+ * One demo host for a whole test file, with `bindings` (see `startDemoHost`) on a fresh persistence folder: started
+ * before the file's tests, disposed (its folder removed) after them. Returns the running host.
+ */
+export function demoHostPerFile(bindings: Record<string, unknown> = {}): () => MiniflareHost {
+  let persist: PersistDirectory | undefined;
+  let host: MiniflareHost | undefined;
+  beforeAll(async () => {
+    persist = await createPersistDirectory();
+    host = await startDemoHost(persist, bindings);
+  });
+  afterAll(async () => {
+    await host?.dispose();
+    await persist?.remove();
+  });
+  return () => {
+    if (!host) throw new Error("The demo host is not running (asked outside the file's tests)");
+    return host;
+  };
 }
 
 /**

@@ -8,8 +8,10 @@ import { Chat, useChat } from "@ai-sdk/react";
 import { type UIMessage, WebSocketChatTransport } from "ai";
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { answerOutcome, liveAnswerId, saysError } from "./answer-state.js";
+import { ApprovalAnnouncer } from "./approval-announcer.js";
 import { BackgroundTray, TRAY_ID } from "./background-tray.js";
-import { Composer } from "./composer.js";
+import { conversationRunIds } from "./chat-entries.js";
+import { Composer, type ComposerHandle } from "./composer.js";
 import { DevControls } from "./dev-controls.js";
 import { DrillInDialog } from "./drill-in-dialog.js";
 import { isLive } from "./format.js";
@@ -28,6 +30,10 @@ const SUGGESTIONS = [
 ];
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The words of a message (its text parts). */
+const messageText = (message: UIMessage) =>
+  message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
 
 function withItem(set: ReadonlySet<string>, item: string): ReadonlySet<string> {
   return new Set(set).add(item);
@@ -71,6 +77,7 @@ export function App(): ReactNode {
   const [isTrayOpen, setIsTrayOpen] = useState(false);
   const trayBadge = useRef<HTMLButtonElement>(null);
   const content = useRef<HTMLElement>(null);
+  const composer = useRef<ComposerHandle>(null);
   const scroll = useConversationScroll(messages, content);
 
   const isBusy = status === "submitted" || status === "streaming";
@@ -79,29 +86,45 @@ export function App(): ReactNode {
   const streamingMessageId = liveAnswerId({ messages, isBusy, isDisconnected, endedTurns: conversation.endedTurns });
   /** Why Send is off now (besides an empty box), as the composer says it; `null` when a message may be sent. */
   const sendBlocked = isDisconnected
-    ? "Sending is paused until the connection is back."
+    ? "" // the connection banner, right above the box, says why
     : unsent.length > 0
       ? "Retry or discard the message that was not sent first."
       : null;
+  // The chat's request failed (not a disconnect) with the last answer streamed: that answer failed. The chat's socket
+  // brings the error before the event socket brings the turn's end and the stored "This answer failed: …": until
+  // then too, the failure is the answer's (Retry on it), not an alert of its own.
+  const hasLastAnswerFailed =
+    status === "error" &&
+    error !== undefined &&
+    !isAgentChatDisconnect(error) &&
+    last?.role === "assistant" &&
+    conversation.endedTurns[last.id] !== "completed";
   // The last answer, once its turn is over: it may be regenerated (retried, if it failed).
   const lastAnswer =
     !isBusy && last?.role === "assistant" && streamingMessageId !== last.id
-      ? { id: last.id, outcome: answerOutcome(last, conversation.endedTurns) }
+      ? { id: last.id, outcome: hasLastAnswerFailed ? "failed" : answerOutcome(last, conversation.endedTurns) }
       : null;
   const focusComposer = () => document.getElementById("prompt")?.focus({ preventScroll: true });
 
+  // The parent's own runs: each shows the approvals of its whole tree.
+  const allRuns = useMemo(() => Object.values(agentTools.runsById), [agentTools.runsById]);
   const trayRuns = useMemo(
     () => Object.values(agentTools.runsById).filter((run) => run.detached || run.parentToolCallId === null),
     [agentTools.runsById],
   );
   const liveTrayRuns = trayRuns.filter(isLive).length;
-  const backgroundRunIds = useMemo(() => trayRuns.filter((run) => run.detached).map((run) => run.runId), [trayRuns]);
+  // Every run id the page knows, from the runs and from the conversation (which still names runs once they are cleared).
+  const runIds = useMemo(
+    () => [...new Set([...conversationRunIds(messages), ...Object.keys(agentTools.runsById)])],
+    [messages, agentTools.runsById],
+  );
 
   const { answerApproval } = agentTools;
   const actions: RunActions = useMemo(
     () => ({
       onDrillIn: setDrillInRunId,
       onAnswerApproval: answerApproval,
+      isOffline: isDisconnected,
       cancelling,
       cancelledHere: (runId) => cancelledHere.has(runId),
       onCancel: (runId) => {
@@ -120,7 +143,7 @@ export function App(): ReactNode {
           .finally(() => setCancelling((previous) => withoutItem(previous, runId)));
       },
     }),
-    [cancelling, cancelledHere, routes, answerApproval],
+    [cancelling, cancelledHere, routes, answerApproval, isDisconnected],
   );
 
   const runsFor = useCallback(
@@ -130,7 +153,7 @@ export function App(): ReactNode {
   const context: MessageContext = {
     runsById: agentTools.runsById,
     runsFor,
-    backgroundRunIds,
+    runIds,
     actions,
     streamingMessageId,
     endedTurns: conversation.endedTurns,
@@ -145,8 +168,11 @@ export function App(): ReactNode {
       conversation.retryUnsent(messageId).catch((reason: unknown) => setNotice(`Could not send: ${errorText(reason)}`));
     },
     onDiscardUnsent: (messageId) => {
-      conversation.discardUnsent(messageId);
+      const message = messages.find((each) => each.id === messageId);
+      if (!conversation.discardUnsent(messageId)) return;
       clearError();
+      // Nothing is lost: its text goes back into the box, to edit or send again.
+      if (message) composer.current?.putBack(messageText(message));
       focusComposer();
     },
     lastAnswer,
@@ -194,6 +220,7 @@ export function App(): ReactNode {
     error === undefined ||
     isAgentChatDisconnect(error) ||
     unsent.some((each) => each.error === error.message) ||
+    hasLastAnswerFailed ||
     (lastAnswer?.outcome === "failed" && last !== undefined && saysError(last, error.message));
   const drillInRun: AgentToolRunState | undefined =
     drillInRunId === null ? undefined : agentTools.runsById[drillInRunId];
@@ -228,13 +255,7 @@ export function App(): ReactNode {
           />
         )}
       </header>
-      <div className="connection-banner" role="status">
-        {isDisconnected && (
-          <p>
-            <strong>Connection lost.</strong> Reconnecting… You can send again once it is back.
-          </p>
-        )}
-      </div>
+      <ApprovalAnnouncer runs={allRuns} />
       <main className="layout">
         <section className="conversation" aria-labelledby="conversation-title" ref={content}>
           <h2 id="conversation-title" className="visually-hidden">
@@ -292,7 +313,20 @@ export function App(): ReactNode {
           Jump to latest ↓
         </button>
       )}
-      <Composer isBusy={isBusy} blockedReason={sendBlocked} onSend={send} onStop={onStop} />
+      <Composer
+        ref={composer}
+        isBusy={isBusy}
+        blockedReason={sendBlocked}
+        status={
+          isDisconnected && (
+            <p>
+              <strong>Connection lost.</strong> Reconnecting… You can send again once it is back.
+            </p>
+          )
+        }
+        onSend={send}
+        onStop={onStop}
+      />
       {drillInRunId !== null && (
         <DrillInDialog
           key={drillInRunId}

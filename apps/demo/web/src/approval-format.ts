@@ -29,8 +29,26 @@ export function approvalAsker(runName: string, approval: Pick<AgentToolApproval,
   return [runName, ...approval.path.map((node) => node.agentType)].join(" › ");
 }
 
-/** An answered approval, in a few words. */
-export function approvalOutcome(approval: Pick<AgentToolApproval, "status" | "reason">): string {
+/** How the run that asked ended, when its end closed its approvals: the reason it ended with, and its words for it. */
+export type ApprovalClosedBy = { reason: string | null; label: string };
+
+/** Whether the run's own end closed the approval (denied with the run's reason), rather than someone's answer. */
+export function isClosedByRun(
+  approval: Pick<AgentToolApproval, "status" | "reason">,
+  closedBy: ApprovalClosedBy | null | undefined,
+): boolean {
+  return approval.status === "denied" && closedBy != null && (approval.reason ?? null) === closedBy.reason;
+}
+
+/**
+ * An answered approval, in a few words. An approval the run's own end closed (a Cancel or a Stop denies it, with the
+ * run's reason) was not answered by anyone: `closedBy` says so ("Not answered: cancelled by you").
+ */
+export function approvalOutcome(
+  approval: Pick<AgentToolApproval, "status" | "reason">,
+  closedBy?: ApprovalClosedBy | null,
+): string {
+  if (closedBy && isClosedByRun(approval, closedBy)) return `Not answered: ${closedBy.label}`;
   const reason = approval.reason ? `: ${clip(approval.reason, 200)}` : "";
   switch (approval.status) {
     case "pending":

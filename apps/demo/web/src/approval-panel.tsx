@@ -1,6 +1,12 @@
 import { type AgentToolApproval, type AgentToolApprovalAnswer, MAX_APPROVAL_REASON_LENGTH } from "@agent-tools/react";
-import { type FormEvent, type ReactNode, useId, useLayoutEffect, useRef, useState } from "react";
-import { approvalAsker, approvalInputText, approvalOutcome } from "./approval-format.js";
+import { type FormEvent, type ReactNode, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
+import {
+  type ApprovalClosedBy,
+  approvalAsker,
+  approvalInputText,
+  approvalOutcome,
+  isClosedByRun,
+} from "./approval-format.js";
 import "./approval.css";
 
 /** Send an answer; resolves whether the server took it (`false`: it was already answered, or is unknown). */
@@ -16,11 +22,17 @@ export function ApprovalList({
   approvals,
   runName,
   onAnswer,
+  closedBy = null,
+  isOffline = false,
 }: {
   approvals: readonly AgentToolApproval[];
   /** The card's run, as the start of each asker's path. */
   runName: string;
   onAnswer: AnswerApproval;
+  /** How the card's run ended, when its end (a Cancel, a Stop) closed what was pending. */
+  closedBy?: ApprovalClosedBy | null;
+  /** The server cannot be reached now: an answer waits until it can. */
+  isOffline?: boolean;
 }): ReactNode {
   if (approvals.length === 0) return null;
   return (
@@ -31,10 +43,24 @@ export function ApprovalList({
           approval={approval}
           asker={approvalAsker(runName, approval)}
           onAnswer={onAnswer}
+          closedBy={closedBy}
+          isOffline={isOffline}
         />
       ))}
     </div>
   );
+}
+
+const OFFLINE_NOTE = "The connection is lost: you can answer once it is back.";
+
+/** Why an answer failed, in plain words: a request that never reached the server says so. */
+function failureNote(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  // `fetch` rejects with a TypeError when the request never got an answer (offline, refused, cut).
+  if (error instanceof TypeError || cause instanceof TypeError) {
+    return "Could not reach the server: your answer was not sent. Try again.";
+  }
+  return `Could not answer: ${errorText(error)}`;
 }
 
 /**
@@ -47,10 +73,14 @@ export function ApprovalPanel({
   approval,
   asker,
   onAnswer,
+  closedBy = null,
+  isOffline = false,
 }: {
   approval: AgentToolApproval;
   asker: string;
   onAnswer: AnswerApproval;
+  closedBy?: ApprovalClosedBy | null;
+  isOffline?: boolean;
 }): ReactNode {
   const titleId = useId();
   const reasonId = useId();
@@ -59,9 +89,13 @@ export function ApprovalPanel({
   /** Taken by the server: the new state is on its way through the event socket. */
   const [isTaken, setIsTaken] = useState(false);
   const [note, setNote] = useState<{ text: string; isError: boolean } | null>(null);
+  /** This tab's answer that was not taken (another tab's, or the expiry, came first): said with the outcome too. */
+  const [lost, setLost] = useState<"Approve" | "Deny" | null>(null);
   const panel = useRef<HTMLElement>(null);
   const outcome = useRef<HTMLParagraphElement>(null);
   const isPending = approval.status === "pending";
+  // Closed by its run's end (a Cancel, a Stop), not denied by anyone: said in neutral colours.
+  const shownStatus = isClosedByRun(approval, closedBy) ? "closed" : approval.status;
   const wasPending = useRef(isPending);
   const hadFocus = useRef(false);
 
@@ -71,7 +105,13 @@ export function ApprovalPanel({
     wasPending.current = isPending;
   }, [isPending]);
 
-  const isBusy = sending !== null || isTaken;
+  /** An answer is in flight, or was taken: the reason is kept as sent. */
+  const isLocked = sending !== null || isTaken;
+  const isBusy = isLocked || isOffline;
+  // Offline, what an earlier attempt said no longer holds: the panel says why it waits instead.
+  useEffect(() => {
+    if (isOffline) setNote(null);
+  }, [isOffline]);
   const answer = (approved: boolean) => {
     if (isBusy) return;
     const given = approved || reason.trim() === "" ? { approved } : { approved, reason: reason.trim() };
@@ -80,13 +120,14 @@ export function ApprovalPanel({
     onAnswer(approval.approvalId, given)
       .then((taken) => {
         setIsTaken(taken);
+        if (!taken) setLost(approved ? "Approve" : "Deny");
         setNote(
           taken
             ? { text: approved ? "Approved: the run goes on…" : "Denied: the run goes on without it…", isError: false }
             : { text: "It was already answered (in another tab, or it expired).", isError: false },
         );
       })
-      .catch((error: unknown) => setNote({ text: `Could not answer: ${errorText(error)}`, isError: true }))
+      .catch((error: unknown) => setNote({ text: failureNote(error), isError: true }))
       .finally(() => setSending(null));
   };
   const deny = (event: FormEvent) => {
@@ -97,7 +138,7 @@ export function ApprovalPanel({
   return (
     <section
       ref={panel}
-      className={`approval a-${approval.status}`}
+      className={`approval a-${shownStatus}`}
       aria-labelledby={titleId}
       data-approval-id={approval.approvalId}
       data-status={approval.status}
@@ -130,7 +171,7 @@ export function ApprovalPanel({
               value={reason}
               maxLength={MAX_APPROVAL_REASON_LENGTH}
               onChange={(event) => setReason(event.target.value)}
-              readOnly={isBusy}
+              readOnly={isLocked}
             />
           </label>
           <div className="approval-actions">
@@ -156,12 +197,13 @@ export function ApprovalPanel({
             </button>
           </div>
           <p className={`approval-note${note?.isError ? " is-error" : ""}`} aria-live="polite">
-            {note?.text ?? ""}
+            {isOffline && sending === null && !isTaken ? OFFLINE_NOTE : (note?.text ?? "")}
           </p>
         </form>
       ) : (
-        <p ref={outcome} className={`approval-outcome o-${approval.status}`} tabIndex={-1}>
-          {approvalOutcome(approval)}
+        <p ref={outcome} className={`approval-outcome o-${shownStatus}`} tabIndex={-1}>
+          {approvalOutcome(approval, closedBy)}
+          {lost !== null && ` (your ${lost} came too late: it was already answered)`}
         </p>
       )}
     </section>

@@ -68,3 +68,22 @@ export function chatEntries(messages: readonly UIMessage[]): ChatEntry[] {
   }
   return entries;
 }
+
+/**
+ * The run ids a conversation names: the background runs it was told about, and the runs its tool calls' results name
+ * (a background run started, a child's failure). The page leaves them out of the text it shows (the run's name says
+ * which run it is), also once the runs are cleared and the page no longer knows them.
+ */
+export function conversationRunIds(messages: readonly UIMessage[]): string[] {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    const background = backgroundRunIdOf(message);
+    if (background !== null) ids.add(background);
+    for (const part of message.parts) {
+      if (!("toolCallId" in part) || part.state !== "output-available") continue;
+      const runId = (part.output as { runId?: unknown } | null)?.runId;
+      if (typeof runId === "string" && runId !== "") ids.add(runId);
+    }
+  }
+  return [...ids];
+}

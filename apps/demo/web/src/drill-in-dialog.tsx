@@ -1,6 +1,6 @@
 import { useAgentToolRun } from "@agent-tools/react";
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from "react";
-import { runName, STATUS_LABELS } from "./format.js";
+import { runName, runStatusLabel, waitingToolNames } from "./format.js";
 import { partKey, TimelinePart } from "./parts.js";
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input, select, textarea, [tabindex]:not([tabindex="-1"])';
@@ -68,7 +68,11 @@ export function DrillInDialog({
     >
       <header className="drill-head">
         <h2 id={titleId}>{title}</h2>
-        <span className={`badge s-${run?.status ?? "none"}`}>{run ? STATUS_LABELS[run.status] : "cleared"}</span>
+        <span
+          className={`badge s-${run?.status ?? "none"}${run && waitingToolNames(run).length > 0 ? " waiting" : ""}`}
+        >
+          {run ? runStatusLabel(run) : "cleared"}
+        </span>
         <span className="spacer" />
         {jsonUrl !== null && (
           <a href={jsonUrl} target="_blank" rel="noreferrer" className="button">

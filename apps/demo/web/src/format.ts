@@ -76,12 +76,41 @@ export const STATUS_LABELS: Record<AgentToolRunState["status"], string> = {
 /** Who ended a cancelled run, as far as this page knows. */
 export type CancelCause = "you" | "reply-stopped" | "reply-stopped-by-you" | "elsewhere";
 
+/** One wording for each: the tool call's header says the same in lower case ("stopped by you"). */
 export const CANCEL_LABELS: Record<CancelCause, string> = {
   you: "Cancelled by you",
-  "reply-stopped-by-you": "Stopped with the reply (you stopped it)",
-  "reply-stopped": "Stopped with the reply",
+  "reply-stopped-by-you": "Stopped by you",
+  "reply-stopped": "Stopped",
   elsewhere: "Cancelled",
 };
+
+/** A cancel cause as the middle of a sentence says it: "cancelled by you", "stopped by you". */
+export function cancelLabel(cause: CancelCause): string {
+  const label = CANCEL_LABELS[cause];
+  return label.charAt(0).toLowerCase() + label.slice(1);
+}
+
+const unique = (names: readonly string[]) => [...new Set(names)];
+
+/** The tools a live run's tree waits to be approved for (none: it waits for nothing). */
+export function waitingToolNames(run: AgentToolRunState): string[] {
+  if (!isLive(run)) return [];
+  return unique(run.approvals.filter((approval) => approval.status === "pending").map((each) => each.toolName));
+}
+
+/** The tools a completed run's tree was denied (or not approved in time): its end is not a plain success. */
+export function deniedToolNames(run: AgentToolRunState): string[] {
+  if (run.status !== "completed") return [];
+  const denied = run.approvals.filter((approval) => approval.status === "denied" || approval.status === "expired");
+  return unique(denied.map((approval) => approval.toolName));
+}
+
+/** How a run stands, in words: its status, or that it waits for approval, or what its tree was denied. */
+export function runStatusLabel(run: AgentToolRunState): string {
+  if (waitingToolNames(run).length > 0) return "waiting for approval";
+  const denied = deniedToolNames(run);
+  return denied.length > 0 ? `${STATUS_LABELS[run.status]}, ${denied.join(", ")} denied` : STATUS_LABELS[run.status];
+}
 
 /** The one-line outcome of a finished run. */
 export function resultText(run: AgentToolRunState, cancelCause: CancelCause = "elsewhere"): string {
@@ -124,18 +153,26 @@ export function formatTokens(count: number): string {
 
 /**
  * What a run (with its subtree) or a turn spent, in one short line — "1.2k tokens · 3 runs" — and in words for its
- * title: "1,150 input and 84 output tokens; 3 runs dispatched". `null` when nothing was counted.
+ * title: "1,150 input and 84 output tokens; 3 runs dispatched". With `own` (the turn's or run's own model calls), its
+ * share as tokens ("436"), also in the title. `null` when nothing was counted.
  */
-export function describeUsage(usage: AgentToolUsage | null | undefined): { short: string; long: string } | null {
+export function describeUsage(
+  usage: AgentToolUsage | null | undefined,
+  own?: AgentToolUsage | null,
+): { short: string; long: string; own: string | null } | null {
   if (!usage) return null;
   const tokens = usage.inputTokens + usage.outputTokens;
   if (tokens === 0 && usage.runs === 0) return null;
   const runs = usage.runs === 1 ? "1 run" : `${usage.runs} runs`;
   const cost = usage.cost !== undefined ? ` · cost ${usage.cost}` : "";
+  const ownTokens = own ? own.inputTokens + own.outputTokens : null;
   return {
     short: `${formatTokens(tokens)} tokens${usage.runs > 0 ? ` · ${runs}` : ""}${cost}`,
     long:
       `${usage.inputTokens.toLocaleString("en")} input and ${usage.outputTokens.toLocaleString("en")} output tokens` +
-      `${usage.runs > 0 ? `; ${runs} dispatched` : ""}${usage.cost !== undefined ? `; cost ${usage.cost}` : ""}`,
+      `${usage.runs > 0 ? `; ${runs} dispatched` : ""}${usage.cost !== undefined ? `; cost ${usage.cost}` : ""}` +
+      (own ? `; its own model calls: ${own.inputTokens.toLocaleString("en")} input and ` : "") +
+      (own ? `${own.outputTokens.toLocaleString("en")} output tokens` : ""),
+    own: ownTokens === null ? null : formatTokens(ownTokens),
   };
 }

@@ -1,15 +1,18 @@
 import { AGENT_MILESTONE_PART } from "@agent-tools/core-runs/protocol";
-import { type AgentToolApprovalAnswer, type AgentToolRunState, selectPendingApprovals } from "@agent-tools/react";
+import type { AgentToolApprovalAnswer, AgentToolRunState } from "@agent-tools/react";
 import { type ReactNode, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import { ApprovalList } from "./approval-panel.js";
 import {
   type CancelCause,
+  cancelLabel,
+  deniedToolNames,
   describeInputPreview,
   describeUsage,
   isLive,
   resultText,
   runName,
-  STATUS_LABELS,
+  runStatusLabel,
+  waitingToolNames,
 } from "./format.js";
 import { partKey, TimelinePart } from "./parts.js";
 import { ProgressBar } from "./progress-bar.js";
@@ -25,6 +28,8 @@ export type RunActions = {
   cancelledHere(runId: string): boolean;
   /** Answer an approval of the run's tree (`runId`: the card's run); resolves whether the server took it. */
   onAnswerApproval(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean>;
+  /** The server cannot be reached now: approvals wait for the connection before they can be answered. */
+  isOffline: boolean;
 };
 
 const STATUS_MARKS: Record<AgentToolRunState["status"], string> = {
@@ -35,6 +40,9 @@ const STATUS_MARKS: Record<AgentToolRunState["status"], string> = {
   aborted: "⊘",
   interrupted: "⚠",
 };
+
+/** The mark of a run that completed without a tool its tree was denied. */
+const DENIED_MARK = "⊘";
 
 const hasStructuredOutput = (run: AgentToolRunState) =>
   run.status === "completed" && typeof run.output === "object" && run.output !== null;
@@ -102,7 +110,9 @@ export function RunCard({
   // A summary that is the child's last words already on show is not said twice.
   const lastText = [...run.parts].reverse().find((part) => part.type === "text");
   const repeatsText = lastText?.type === "text" && lastText.text.trim() === outcome.trim();
-  const isWaiting = live && selectPendingApprovals(run).length > 0;
+  const isWaiting = waitingToolNames(run).length > 0;
+  const denied = deniedToolNames(run).length > 0;
+  const statusLabel = runStatusLabel(run);
   // What the run and everything below it spent (tokens counted through the child's `context.model`, runs).
   const usage = describeUsage(run.usage);
 
@@ -129,15 +139,15 @@ export function RunCard({
             {name}
           </button>
         </h3>
-        {isOpen ? (
-          <span className={`badge${isWaiting ? " waiting" : ""}`}>
-            {isWaiting ? "waiting for approval" : STATUS_LABELS[run.status]}
-          </span>
+        {isOpen || isWaiting ? (
+          // Waiting for an approval, it says so folded too.
+          <span className={`badge${isWaiting ? " waiting" : ""}`}>{statusLabel}</span>
         ) : (
-          // Folded to one line: the status as a mark (its word for screen readers), then the outcome.
-          <span className={`status-mark r-${run.status}`}>
-            <span aria-hidden="true">{STATUS_MARKS[run.status]}</span>
-            <span className="visually-hidden">{STATUS_LABELS[run.status]}:</span>
+          // Folded to one line: the status as a mark (its words for screen readers), then the outcome. A run whose
+          // tree was denied a tool is not marked as a plain success.
+          <span className={`status-mark ${denied ? "r-denied" : `r-${run.status}`}`}>
+            <span aria-hidden="true">{denied ? DENIED_MARK : STATUS_MARKS[run.status]}</span>
+            <span className="visually-hidden">{statusLabel}:</span>
           </span>
         )}
         {!isOpen && (
@@ -186,6 +196,8 @@ export function RunCard({
         approvals={run.approvals}
         runName={name}
         onAnswer={(approvalId, answer) => actions.onAnswerApproval(run.runId, approvalId, answer)}
+        closedBy={run.status === "aborted" ? { reason: run.error, label: cancelLabel(cause) } : null}
+        isOffline={actions.isOffline}
       />
       <div id={bodyId} ref={body} className="run-body" hidden={!isOpen}>
         {input !== "" && (

@@ -1,5 +1,5 @@
 import type { AgentToolRunState } from "@agent-tools/react";
-import { clamp01, isLive } from "./format.js";
+import { clamp01, isLive, waitingToolNames } from "./format.js";
 
 /** What a run's progress row shows. */
 export type RunProgressView = {
@@ -25,7 +25,9 @@ export function runProgressView(run: AgentToolRunState, previous: RunProgressVie
       ? clamp01(reported)
       : (previous?.fraction ?? (milestoneFraction !== undefined ? clamp01(milestoneFraction) : null));
   if (run.status === "completed") fraction = 1;
-  const message = progress?.message ?? "";
+  // A run waiting for an approval says so, not what it did last: it does nothing until someone answers.
+  const waiting = waitingToolNames(run);
+  const message = waiting.length > 0 ? `Waiting for your approval: ${waiting.join(", ")}` : (progress?.message ?? "");
   const percent = fraction === null ? "" : `${Math.round(fraction * 100)}%`;
   let text = [percent, message].filter(Boolean).join(" · ");
   if (text === "" && previous !== null && isLive(run)) text = previous.text;

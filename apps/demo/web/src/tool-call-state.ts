@@ -5,7 +5,7 @@ import {
   UNFINISHED_TOOL_CALL_TEXT,
 } from "@agent-tools/react";
 import type { UIMessage } from "ai";
-import { type CancelCause, isLive } from "./format.js";
+import { type CancelCause, cancelLabel, deniedToolNames, isLive } from "./format.js";
 
 type MessagePart = UIMessage["parts"][number];
 export type ToolPart = Extract<MessagePart, { toolCallId: string }>;
@@ -47,8 +47,11 @@ export function toolCallState(part: ToolPart, context: ToolCallContext): ToolCal
   const closedBy = part.state === "output-error" ? closedByTurn(part.errorText) : null;
   // A call with no result whose turn is over was stopped with its reply; one with a result was cancelled on its own.
   const hasResult = part.state === "output-available" || (part.state === "output-error" && closedBy === null);
+  const ownRunId = outputRunId(part);
   const cancelCause = (): CancelCause => {
+    // The run this page cancelled, also once it is cleared (its result still names it).
     if (aborted.some((run) => context.cancelledHere(run.runId))) return "you";
+    if (ownRunId !== null && context.cancelledHere(ownRunId)) return "you";
     if (hasResult) return "elsewhere";
     if (context.stoppedHere) return "reply-stopped-by-you";
     if (context.turnStatus === "aborted" || !context.isStreaming) return "reply-stopped";
@@ -79,7 +82,13 @@ export function toolCallState(part: ToolPart, context: ToolCallContext): ToolCal
       return { label: "finishing…", tone: "live", cancelCause: null };
     }
     case "output-available": {
-      if (!isFailure(part.output)) return { label: "done", tone: "done", cancelCause: null };
+      if (!isFailure(part.output)) {
+        // Done, but without a tool its runs' trees were denied: not a plain success.
+        const denied = [...new Set(context.runs.flatMap(deniedToolNames))];
+        return denied.length > 0
+          ? { label: `done, ${denied.join(", ")} denied`, tone: "stopped", cancelCause: null }
+          : { label: "done", tone: "done", cancelCause: null };
+      }
       switch (part.output.status) {
         case "aborted":
           return cancelled();
@@ -104,21 +113,15 @@ export function toolCallState(part: ToolPart, context: ToolCallContext): ToolCal
   }
 }
 
-/** How the server closed a call when its turn ended (`stop`: Stop; `end`: the answer failed or was cut), if it did. */
-function closedByTurn(errorText: string | undefined): "stop" | "end" | null {
-  if (errorText === STOPPED_TOOL_CALL_TEXT) return "stop";
-  return errorText === UNFINISHED_TOOL_CALL_TEXT ? "end" : null;
+/** The run a tool call's result names (an agent tool's failure, a background run it started), if any. */
+export function outputRunId(part: ToolPart): string | null {
+  if (part.state !== "output-available") return null;
+  const runId = (part.output as { runId?: unknown } | null)?.runId;
+  return typeof runId === "string" ? runId : null;
 }
 
-function cancelLabel(cause: CancelCause): string {
-  switch (cause) {
-    case "you":
-      return "cancelled by you";
-    case "reply-stopped-by-you":
-      return "stopped by you";
-    case "reply-stopped":
-      return "stopped with the reply";
-    case "elsewhere":
-      return "cancelled";
-  }
+/** How the server closed a call when its turn ended (`stop`: Stop; `end`: the answer failed or was cut), if it did. */
+export function closedByTurn(errorText: string | undefined): "stop" | "end" | null {
+  if (errorText === STOPPED_TOOL_CALL_TEXT) return "stop";
+  return errorText === UNFINISHED_TOOL_CALL_TEXT ? "end" : null;
 }

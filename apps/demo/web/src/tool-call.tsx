@@ -3,13 +3,19 @@ import { getToolName } from "ai";
 import type { ReactNode } from "react";
 import { describeInput, runName } from "./format.js";
 import { type RunActions, RunCard } from "./run-card.js";
-import { type ToolCallContext, type ToolPart, toolCallState } from "./tool-call-state.js";
+import { closedByTurn, outputRunId, type ToolCallContext, type ToolPart, toolCallState } from "./tool-call-state.js";
 
-/** The run a tool's result names (e.g. a background run it started), if the page knows it. */
-function startedRun(part: ToolPart, runsById: Readonly<Record<string, AgentToolRunState>>): AgentToolRunState | null {
-  if (part.state !== "output-available") return null;
-  const runId = (part.output as { runId?: unknown } | null)?.runId;
-  return typeof runId === "string" && Object.hasOwn(runsById, runId) ? (runsById[runId] ?? null) : null;
+/**
+ * The background run a tool's result names (a detached run it started), if the page knows it. A child's own result
+ * names its run too (a failure carries its `runId`): that run is the call's own, not one in the background.
+ */
+function startedBackgroundRun(
+  part: ToolPart,
+  runsById: Readonly<Record<string, AgentToolRunState>>,
+): AgentToolRunState | null {
+  const runId = outputRunId(part);
+  const run = runId !== null && Object.hasOwn(runsById, runId) ? runsById[runId] : undefined;
+  return run?.detached ? run : null;
 }
 
 /** The call has its result (or never will get one from a tool): the runs it started are over. */
@@ -33,9 +39,11 @@ export function ToolCall({
 }): ReactNode {
   const name = getToolName(part);
   const state = toolCallState(part, context);
-  const background = startedRun(part, runsById);
+  const background = startedBackgroundRun(part, runsById);
   return (
-    <section className="tool" aria-label={`Tool call: ${name}`} data-tool-call-id={part.toolCallId}>
+    // A group, not a region: a tool called twice would make two landmarks of one name.
+    // biome-ignore lint/a11y/useSemanticElements: a tool call groups its header and runs; a fieldset is for form controls
+    <section className="tool" role="group" aria-label={`Tool call: ${name}`} data-tool-call-id={part.toolCallId}>
       <div className="tool-head">
         <span className="tool-name">{name}</span>
         <span className="tool-input">{describeInput(part.input, 160)}</span>
@@ -43,7 +51,10 @@ export function ToolCall({
           {state.label}
         </span>
       </div>
-      {part.state === "output-error" && part.errorText && <p className="tool-error">{part.errorText}</p>}
+      {/* A call Stop closed says so in its header ("stopped by you"), not a second time in the server's words. */}
+      {part.state === "output-error" && part.errorText && closedByTurn(part.errorText) !== "stop" && (
+        <p className="tool-error">{part.errorText}</p>
+      )}
       {background && (
         <p className="tool-note">Started “{runName(background)}” in the background: follow it under Background runs.</p>
       )}

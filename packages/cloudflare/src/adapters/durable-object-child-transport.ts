@@ -29,6 +29,12 @@ export interface AgentToolChildRpc {
   agentToolAnswerApproval?(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean>;
   agentToolDestroy(runId: string): Promise<void>;
   agentToolMessages(runId: string): Promise<UIMessage[]>;
+  /**
+   * What the run dispatched, at every depth below it, as NDJSON items (a parent's AG-UI stream reads it): the replay,
+   * then (`follow`) live frames until the run and everything below it are over (optional: a child without it shows
+   * nothing below it).
+   */
+  agentToolDescendants?(runId: string, follow: boolean): Promise<ReadableStream<Uint8Array>>;
 }
 
 /** What a child offers for direct chat, outside any tool call (`AgentToolChild` does). */
@@ -39,17 +45,37 @@ export interface AgentToolChildChatRpc {
   agentToolChatMessages(conversation: string): Promise<UIMessage[]>;
   /**
    * One message into the conversation of finished run `runId` (its messages, then what was said since): the answer
-   * as NDJSON `UIMessageChunk`s, or why not (`unknown-run`, or `running` while the run has not ended).
+   * as NDJSON `UIMessageChunk`s once the message's turn came, or why not (`unknown-run`; `running` while the run has
+   * not ended; `queue-full` when `options.maxQueuedSends` of its messages wait already; `dropped` when it was
+   * withdrawn before its turn).
    */
-  agentToolRunChat(runId: string, message: UIMessage): Promise<AgentToolRunChatResult>;
+  agentToolRunChat(
+    runId: string,
+    message: UIMessage,
+    options?: AgentToolRunChatOptions,
+  ): Promise<AgentToolRunChatResult>;
+  /**
+   * Withdraw the message sent with `requestId` while it waits for its turn (its sender went away): it is dropped,
+   * never run, nothing of it stored. Resolves false when no such message waits (its turn came already).
+   */
+  agentToolRunChatWithdraw?(requestId: string): Promise<boolean>;
   /** Run `runId`'s conversation: its input and answer, then what was said since. */
   agentToolRunChatMessages(runId: string): Promise<UIMessage[]>;
 }
 
+/** How a message into a run's conversation waits for its turn. */
+export type AgentToolRunChatOptions = {
+  /** Refuse the message (`queue-full`) when this many messages of the conversation wait for their turn already. */
+  maxQueuedSends?: number;
+  /** Names the message while it waits, so that `agentToolRunChatWithdraw(requestId)` can drop it. */
+  requestId?: string;
+};
+
 /** What `agentToolRunChat` answers. */
 export type AgentToolRunChatResult =
   | { ok: true; answer: ReadableStream<Uint8Array> }
-  | { ok: false; refusal: "unknown-run" | "running" };
+  | { ok: false; refusal: "unknown-run" | "running" | "dropped" }
+  | { ok: false; refusal: "queue-full"; error: string };
 
 /** A child object's stub, as the transport gives it. */
 export type AgentToolChildStub = AgentToolChildRpc &

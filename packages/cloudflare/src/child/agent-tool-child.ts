@@ -9,7 +9,6 @@ import {
   type AgentToolPreliminaryOutput,
   type AgentToolRegistry,
   type AgentToolRunInspection,
-  AgentToolsError,
   agentTool,
   type ChildStartOptions,
 } from "@agent-tools/core-runs";
@@ -18,7 +17,7 @@ import type { Tool, UIMessage } from "ai";
 import type {
   AgentToolChildChatRpc,
   AgentToolChildRpc,
-  AgentToolRunChatResult,
+  AgentToolRunChatOptions,
 } from "../adapters/durable-object-child-transport.js";
 import { toNdjson } from "../adapters/ndjson.js";
 import { AgentToolChildDefinitionBase } from "./child-definition.js";
@@ -26,8 +25,6 @@ import { type ChildHooks, ChildParts, childDefinition } from "./child-parts.js";
 import { serveDrillInRequest } from "./drill-in-route.js";
 
 export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_CHILD_WAKE_INTERVAL_MS } from "./child-definition.js";
-
-const NO_CHILDREN = "runs no agent tools: declare its children() (their Durable Object namespaces) first";
 
 /**
  * A Durable Object that is one child agent: it hosts an `AgentToolChildRunner` over its own SQLite storage and offers
@@ -70,10 +67,7 @@ export abstract class AgentToolChild<TEnv = unknown>
    * `reportProgress` (a `milestone` is durable in the run's log). Outside a run (or without the `nodejs_compat` flag's
    * `AsyncLocalStorage`) it does nothing and warns once.
    */
-  protected reportProgress<TData = unknown>(
-    update: ProgressUpdate<TData>,
-    options?: ReportProgressOptions,
-  ): Promise<void> {
+  protected reportProgress<TData = unknown>(update: ProgressUpdate<TData>, options?: ReportProgressOptions) {
     return this.#parts.reportProgress(update, options);
   }
 
@@ -98,9 +92,10 @@ export abstract class AgentToolChild<TEnv = unknown>
     child: AgentToolChildReference,
     options: AgentToolOptions<TInput, TOutput>,
   ): Tool<TInput, AgentToolOutput<TOutput>> | Tool<TInput, AgentToolPreliminaryOutput<TOutput>> {
-    const registry = this.agentToolRegistry;
-    if (!registry) throw new AgentToolsError("INVALID_ARGUMENT", `${this.agentType} ${NO_CHILDREN}`);
-    return agentTool(registry, child, options as never) as unknown as Tool<TInput, AgentToolOutput<TOutput>>;
+    return agentTool(this.#parts.registry(), child, options as never) as unknown as Tool<
+      TInput,
+      AgentToolOutput<TOutput>
+    >;
   }
 
   /** The registry of the runs this child dispatched itself (`null` without `children()`). */
@@ -143,11 +138,14 @@ export abstract class AgentToolChild<TEnv = unknown>
     return this.runner.cancel(runId, reason);
   }
 
-  async agentToolDestroy(runId: string): Promise<void> {
-    await this.runner.destroy(runId);
-    await this.#parts.dispatcher()?.clear(); // what it dispatched goes with it
-    await this.ctx.storage.deleteAll();
-    this.#parts.reset(); // deleteAll() drops the SQLite tables too: the next call needs new ones
+  /** Destroy the run and this object's storage, what the run dispatched (and its children's storage) with it. */
+  agentToolDestroy(runId: string): Promise<void> {
+    return this.#parts.destroy(runId);
+  }
+
+  /** What run `runId` dispatched, at every depth below it, as NDJSON (the parent's AG-UI stream, while followed). */
+  async agentToolDescendants(runId: string, follow: boolean): Promise<ReadableStream<Uint8Array>> {
+    return this.#parts.descendants(runId, follow);
   }
 
   /** The run's conversation: its input message and the assistant message built from its log. */
@@ -165,9 +163,14 @@ export abstract class AgentToolChild<TEnv = unknown>
     return this.#parts.directChat.messages(conversation);
   }
 
-  /** Talk on in finished run `runId`'s conversation (the parent's `POST …/sub/<agentType>/<runId>/chat`). */
-  agentToolRunChat(runId: string, message: UIMessage): Promise<AgentToolRunChatResult> {
-    return this.#parts.directChat.sendToRun(runId, message);
+  /** Talk on in finished run `runId`'s conversation (`POST …/sub/<agentType>/<runId>/chat`; see `DirectChat`). */
+  agentToolRunChat(runId: string, message: UIMessage, options?: AgentToolRunChatOptions) {
+    return this.#parts.directChat.sendToRun(runId, message, options);
+  }
+
+  /** Withdraw a message into a run's conversation that still waits for its turn (its sender went away). */
+  async agentToolRunChatWithdraw(requestId: string): Promise<boolean> {
+    return this.#parts.directChat.withdraw(requestId);
   }
 
   /** Run `runId`'s conversation: its input and answer, then what was said since through the parent. */

@@ -50,14 +50,14 @@ export abstract class AgentToolChildDefinitionBase<TEnv = unknown> extends Durab
 
   /**
    * The run's structured output, read right after its turn resolves. It takes one context object,
-   * `getAgentToolOutput({ runId, input, output })`, not the origin page's positional `(runId)`: untyped code that uses
+   * `getAgentToolOutput({ runId, input, output })`, not a positional `(runId)`: untyped code that uses
    * the context as the runId ends the run `error` naming this signature. Default: what the turn passed to `setOutput`.
    */
   protected getAgentToolOutput?(context: AgentToolOutputContext): unknown;
 
   /**
    * The run's summary, read after its output. It takes one context object, `getAgentToolSummary({ runId, output, text })`,
-   * not the origin page's positional `(runId, output)`: untyped code with two parameters ends the run `error` naming
+   * not a positional `(runId, output)`: untyped code with two parameters ends the run `error` naming
    * this signature. Default: the turn's assistant text, else the output as text.
    */
   protected getAgentToolSummary?(context: AgentToolSummaryContext): string;

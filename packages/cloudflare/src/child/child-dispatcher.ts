@@ -1,4 +1,5 @@
 import {
+  type AgentToolEventFrame,
   AgentToolRegistry,
   type AgentToolRegistryOptions,
   type RunEventSink,
@@ -25,6 +26,8 @@ export const DISPATCHED_RUN_TABLES: RunStoreTables = {
 export class ChildDispatcher {
   readonly registry: AgentToolRegistry;
   readonly transport: DurableObjectChildTransport;
+  /** Who hears the dispatched runs' frames (an AG-UI stream's feed of this child's descendants): none, mostly. */
+  readonly #listeners = new Set<(frame: AgentToolEventFrame) => void>();
 
   constructor(options: {
     ctx: DurableObjectState;
@@ -42,9 +45,24 @@ export class ChildDispatcher {
       clock: systemClock,
       waitUntil: (work) => ctx.waitUntil(work),
       ...options.tree,
+      broadcast: (frame) => {
+        for (const listener of this.#listeners) {
+          try {
+            listener(frame);
+          } catch {
+            // a listener never breaks a run
+          }
+        }
+      },
       ...(options.traceContext ? { traceContext: options.traceContext } : {}),
       ...(options.sink ? { sink: options.sink } : {}),
     });
+  }
+
+  /** Hear the frames of the runs this child dispatches (as a parent's event socket does its own); returns how to stop. */
+  listen(listener: (frame: AgentToolEventFrame) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Forget every dispatched run, deleting their children's storage (this child is being destroyed). */

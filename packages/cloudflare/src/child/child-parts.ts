@@ -2,11 +2,14 @@ import {
   type AgentToolApprovalAnswer,
   type AgentToolChildDefinition,
   AgentToolChildRunner,
+  type AgentToolRegistry,
+  AgentToolsError,
   type AgentToolTraceContext,
   type AgentToolTraceRequest,
   type AgentToolTree,
   bindChildRuns,
   delay,
+  getDefaultRunEventHub,
   type RunRecord,
   systemClock,
 } from "@agent-tools/core-runs";
@@ -18,6 +21,8 @@ import {
 } from "@agent-tools/progress";
 import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
+import { toNdjson } from "../adapters/ndjson.js";
+import { descendantFeed, descendantsThrough, drained, emptyDescendantFeed } from "../ag-ui/descendant-feed.js";
 import { ChildDispatcher } from "./child-dispatcher.js";
 import { DirectChat } from "./direct-chat.js";
 import { createRunContext } from "./run-context.js";
@@ -30,6 +35,7 @@ type RunScope = {
   reporter: ProgressReporter;
 };
 
+const NO_CHILDREN = "runs no agent tools: declare its children() (their Durable Object namespaces) first";
 const OUTSIDE_RUN_WARNING =
   "this.reportProgress was called outside a run of this child (not from its turn nor a tool of it): progress is ignored.";
 const NO_RUN_CONTEXT_WARNING =
@@ -143,6 +149,13 @@ export class ChildParts {
     return this.#dispatch;
   }
 
+  /** The registry of what this child's runs dispatch; throws when the child declares no `children()`. */
+  registry(): AgentToolRegistry {
+    const registry = this.dispatcher()?.registry;
+    if (!registry) throw new AgentToolsError("INVALID_ARGUMENT", `${this.#options.agentType} ${NO_CHILDREN}`);
+    return registry;
+  }
+
   /** Answer an approval asked in the run's tree, as the parent sent it over RPC (only its known fields taken). */
   answerApproval(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean> {
     const reason = typeof answer.reason === "string" ? { reason: answer.reason } : {};
@@ -170,8 +183,29 @@ export class ChildParts {
       ctx: this.#options.ctx,
       runner: () => this.runner,
       start: (runId, input) => this.#options.start(runId, input),
+      sink: getDefaultRunEventHub(),
+      clock: systemClock,
     });
     return this.#chat;
+  }
+
+  /**
+   * What run `runId` dispatched, at every depth below it, as NDJSON (the parent's AG-UI stream reads it, only while
+   * someone follows): the replay, then with `follow` live frames until the run and everything below it are over.
+   */
+  descendants(runId: string, follow: boolean): ReadableStream<Uint8Array> {
+    const dispatcher = this.dispatcher();
+    if (!dispatcher) return toNdjson(emptyDescendantFeed());
+    return toNdjson(
+      descendantFeed({
+        registry: dispatcher.registry,
+        listen: (listener) => dispatcher.listen(listener),
+        runId,
+        follow,
+        runEnded: () => drained(this.runner.tail(runId, { afterSequence: Number.MAX_SAFE_INTEGER })),
+        open: descendantsThrough(dispatcher.transport),
+      }),
+    );
   }
 
   /**
@@ -198,8 +232,12 @@ export class ChildParts {
     if (pending === null || pending > at) await storage.setAlarm(at);
   }
 
-  /** Forget everything (the object's storage was deleted): the next use builds new parts over new tables. */
-  reset(): void {
+  /** Destroy run `runId` and the object's storage, what its runs dispatched (their children's storage) with it. */
+  async destroy(runId: string): Promise<void> {
+    await this.runner.destroy(runId);
+    await this.dispatcher()?.clear();
+    await this.#options.ctx.storage.deleteAll();
+    // deleteAll() drops the SQLite tables too: the next use builds new parts over new tables.
     this.#runner = undefined;
     this.#store = undefined;
     this.#dispatch = undefined;

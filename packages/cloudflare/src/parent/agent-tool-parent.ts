@@ -15,8 +15,10 @@ import {
   systemClock,
 } from "@agent-tools/core-runs";
 import type { Tool, ToolSet, UIMessage } from "ai";
+import { DEFAULT_AG_UI_OPTIONS } from "../ag-ui/ag-ui-streams.js";
 import type { DetachedFinishHost, ParentRunAgentToolDetachedOptions } from "./detached-dispatch-options.js";
 import { parentHookOptions } from "./lifecycle-hooks.js";
+import { ParentMcp } from "./mcp-route.js";
 import { AgentToolParentDefinition } from "./parent-definition.js";
 import { buildParentParts, hasStoredState, type ParentParts, startUpParent } from "./parent-parts.js";
 import { serveParentRequest } from "./parent-route-table.js";
@@ -49,6 +51,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
   #parts: ParentParts | undefined;
   #ready: Promise<void> | undefined;
   readonly #tokens = new RunReadTokens({ parentId: this.ctx.id.toString(), secret: () => this.runTokenSecret() });
+  readonly #mcp = new ParentMcp(() => this.mcp());
 
   constructor(ctx: DurableObjectState, env: TEnv) {
     super(ctx, env);
@@ -147,8 +150,10 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       tokens: this.#tokens,
       parts: () => this.#wired(),
       clock: systemClock,
+      mcp: this.#mcp,
       authorize: (incoming, route) => this.authorize(incoming, route),
       onRequest: (incoming, route) => this.onRequest(incoming, route),
+      agUi: { ...DEFAULT_AG_UI_OPTIONS, ...this.agUiOptions() },
     });
   }
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
@@ -190,6 +195,7 @@ export abstract class AgentToolParent<TEnv = unknown> extends AgentToolParentDef
       detachedOptions: options.detached,
       recoveryOptions: options.recovery,
       chatOptions: this.chatOptions(),
+      eventSocketOptions: this.eventSocketOptions(),
       retainLogs: this.retainLogs(),
     });
     // Start-up follows wiring, after construction: whatever wired the parent first (a request, an alarm, a call).

@@ -1,4 +1,5 @@
-import type { AgentToolRegistry, ReplayOptions } from "@agent-tools/core-runs";
+import { RequestBudget } from "@agent-tools/chat";
+import { type AgentToolRegistry, AgentToolsError, type Clock, type ReplayOptions } from "@agent-tools/core-runs";
 import {
   AGENT_CHAT_EVENT_TYPE,
   AGENT_TOOL_CURSORS_PARAM,
@@ -19,10 +20,33 @@ import { webSocketUpgrade } from "../websocket-upgrade.js";
 
 const EVENTS_TAG = "agent-tools:events";
 
+/** Default `pageRequestBurst`: page requests a socket may make at once. */
+export const DEFAULT_PAGE_REQUEST_BURST = 10;
+/** Default `pageRequestRefillMs`: past its burst, a socket may make one page request this often (1 s). */
+export const DEFAULT_PAGE_REQUEST_REFILL_MS = 1_000;
+/** Default `maxPageBytes`: what one request for a page of older runs may make the parent send (1 MB). */
+export const DEFAULT_MAX_PAGE_BYTES = 1_000_000;
+/** The longest message read as a page request (a page request is a few hundred characters); longer ones are ignored. */
+const MAX_PAGE_REQUEST_LENGTH = 16_384;
+
+/** How a parent bounds what its event sockets' page requests (SPEC §6, paged replay) cost it. */
+export type ParentEventSocketOptions = {
+  /**
+   * Page requests a socket may make at once (default 10), then one per `pageRequestRefillMs` (default 1 000 ms): a
+   * request past that is answered with a page frame that replays nothing and says when to ask again (`retryAfterMs`).
+   */
+  pageRequestBurst?: number;
+  pageRequestRefillMs?: number;
+  /**
+   * What one request for a page of older runs may make the parent send, in bytes (default 1 MB): the page ends before
+   * the run that would go past it, and says the older runs start there (a page holds at least one run, whole).
+   */
+  maxPageBytes?: number;
+};
+
 /**
  * The parent's event sockets (server → client only): a client connects with its cursors and gets the runs' frames it
  * missed (replay), then every run frame and conversation event live.
- * @internal
  */
 export class ParentEventSockets {
   readonly #ctx: DurableObjectState;
@@ -33,9 +57,17 @@ export class ParentEventSockets {
    * microtask, or when a socket is accepted. A socket closed meanwhile only makes its `send` throw, which is caught.
    */
   #sockets: WebSocket[] | null = null;
+  /** Each socket's page requests (held weakly: a closed socket takes its budget with it). */
+  readonly #pageRequests: RequestBudget<WebSocket>;
+  readonly #refillMs: number;
+  readonly #maxPageBytes: number;
 
-  constructor(ctx: DurableObjectState) {
+  constructor(ctx: DurableObjectState, options: ParentEventSocketOptions & { clock: Clock }) {
     this.#ctx = ctx;
+    const burst = positive("pageRequestBurst", options.pageRequestBurst ?? DEFAULT_PAGE_REQUEST_BURST);
+    this.#refillMs = positive("pageRequestRefillMs", options.pageRequestRefillMs ?? DEFAULT_PAGE_REQUEST_REFILL_MS);
+    this.#maxPageBytes = positive("maxPageBytes", options.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES);
+    this.#pageRequests = new RequestBudget({ clock: options.clock, burst, refillMs: this.#refillMs });
   }
 
   /**
@@ -58,11 +90,27 @@ export class ParentEventSockets {
     return this.#ctx.getTags(ws).includes(EVENTS_TAG);
   }
 
-  /** A message on an event socket: a request for the page of older runs is answered; anything else is ignored. */
+  /**
+   * A message on an event socket: a request for the page of older runs is answered — within `maxPageBytes`, or, past
+   * the socket's budget of requests, with a refusal that replays nothing (reading no run); anything else is ignored.
+   */
   async receive(ws: WebSocket, message: string | ArrayBuffer, registry: AgentToolRegistry): Promise<void> {
-    const request = typeof message === "string" ? parseAgentToolPageRequest(message) : null;
+    if (typeof message !== "string" || message.length > MAX_PAGE_REQUEST_LENGTH) return;
+    const request = parseAgentToolPageRequest(message);
     if (!request) return;
-    await replayTo(ws, registry, { page: { limit: request.limit, before: request.position } });
+    if (!this.#pageRequests.take(ws)) {
+      const refusal: AgentToolPageFrame = {
+        type: AGENT_TOOL_PAGE_TYPE,
+        runs: 0,
+        hasOlder: true,
+        before: request.before,
+        retryAfterMs: this.#refillMs,
+      };
+      send(ws, JSON.stringify(refusal));
+      return;
+    }
+    const page = { limit: request.limit, before: request.position, maxBytes: this.#maxPageBytes };
+    await replayTo(ws, registry, { page });
   }
 
   /** Send a run's frame to every client. */
@@ -116,6 +164,15 @@ async function replayTo(ws: WebSocket, registry: AgentToolRegistry, options: Rep
     ...(page.before ? { before: encodeAgentToolPosition(page.before) } : {}),
   };
   send(ws, JSON.stringify(frame));
+}
+
+/** An option's value, a positive integer (else a clear error: the parent is misconfigured). */
+function positive(name: keyof ParentEventSocketOptions, value: number): number {
+  if (Number.isSafeInteger(value) && value > 0) return value;
+  throw new AgentToolsError(
+    "INVALID_ARGUMENT",
+    `eventSocketOptions().${name} must be a positive integer, got ${value}`,
+  );
 }
 
 function send(ws: WebSocket, text: string): void {

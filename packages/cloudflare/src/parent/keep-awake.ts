@@ -16,7 +16,6 @@ export type KeepAwakeOptions = {
  * deploy the alarm starts the object again by itself, and its start-up resumes what was cut, without waiting for a
  * client or a request. Arming is looked at no more than twice an interval (two storage calls), unless the alarm has
  * just fired (`wokeUp`): a busy object then costs one alarm per interval, an idle one none.
- * @internal
  */
 export class KeepAwake {
   readonly #options: KeepAwakeOptions;

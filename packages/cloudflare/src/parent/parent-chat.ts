@@ -45,7 +45,6 @@ export const NO_CONVERSATION_TEXT =
  * The parent's durable conversation on a Durable Object: `@agent-tools/chat`'s engine over the object's SQLite
  * storage, its chat sockets (hibernation-tagged), each socket's budget of resumes, and its events told to every
  * client through `announce`. The engine decides everything; this only maps sockets and storage to it.
- * @internal
  */
 export class ParentChat {
   readonly engine: ChatEngine<WebSocket>;

@@ -13,7 +13,10 @@ import type { DetachedRunsOptions } from "@agent-tools/detached";
 import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
 import type { ToolSet } from "ai";
 import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
+import type { AgUiOptions } from "../ag-ui/ag-ui-streams.js";
+import type { ParentEventSocketOptions } from "./event-sockets.js";
 import type { ParentLifecycleHooks } from "./lifecycle-hooks.js";
+import type { AgentToolParentMcp } from "./mcp-route.js";
 import type { ParentChatOptions } from "./parent-chat.js";
 import type { AgentToolParentRoute } from "./parent-routes.js";
 import { RUN_TOKEN_SECRET_BINDING } from "./run-read-tokens.js";
@@ -31,7 +34,7 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
   implements ParentLifecycleHooks
 {
   /**
-   * The origin page's static options (`static detachedMaxBudgetMs = 2 * 60 * 60_000;` on the subclass): defaults of
+   * Static options (`static detachedMaxBudgetMs = 2 * 60 * 60_000;` on the subclass): defaults of
    * detached runs' budgets and start-up recovery's waits, see `AgentToolParentStaticOptions`. What
    * `detachedOptions()` and `recoveryOptions()` return wins over them.
    */
@@ -90,8 +93,32 @@ export abstract class AgentToolParentDefinition<TEnv = unknown>
   protected retainLogs(): RetainLogsPolicy | undefined {
     return undefined;
   }
+  /**
+   * The agent tools this parent serves to MCP clients at `…/mcp` (Streamable HTTP, MCP Tasks: `@agent-tools/mcp`), by
+   * MCP tool name — `{ tools: { research: { child: Researcher, description, inputSchema } } }`, the same child and
+   * options as its `agentTool` — and the endpoint's options. Default: none (the route answers 404). Each request is
+   * authorized by `authorize` first.
+   */
+  protected mcp(): AgentToolParentMcp | undefined {
+    return undefined;
+  }
+  /**
+   * Options of the AG-UI streams (`GET …/ag-ui`): how many may be open at once (each follows every frame the parent
+   * sends; the next is refused with 429), their heartbeat, and how long one is kept at most.
+   */
+  protected agUiOptions(): AgUiOptions {
+    return {};
+  }
   /** Options of the conversation: size and queue limits, write interval, resume attempts. */
   protected chatOptions(): ParentChatOptions {
+    return {};
+  }
+  /**
+   * What the event sockets' page requests (paged replay) may cost: requests a socket may make at once and how fast
+   * they come back (past them, a request is refused with when to ask again), and the bytes one page of older runs
+   * may send. Defaults: 10, one a second, 1 MB.
+   */
+  protected eventSocketOptions(): ParentEventSocketOptions {
     return {};
   }
   /** The secret run read tokens are signed with (default: the `AGENT_TOOLS_RUN_TOKEN_SECRET` binding). */

@@ -16,7 +16,7 @@ import type { ToolSet } from "ai";
 import { type ChildNamespace, DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
 import { DurableObjectWakeupScheduler } from "../adapters/durable-object-wakeup-scheduler.js";
-import { ParentEventSockets } from "./event-sockets.js";
+import { type ParentEventSocketOptions, ParentEventSockets } from "./event-sockets.js";
 import { KeepAwake } from "./keep-awake.js";
 import { ParentChat, type ParentChatOptions } from "./parent-chat.js";
 import type { RunReadTokens } from "./run-read-tokens.js";
@@ -52,6 +52,7 @@ export type ParentPartsOptions = {
   registryOptions: Partial<Omit<AgentToolRegistryOptions, "store" | "transport" | "broadcast">>;
   detachedOptions: Partial<Omit<DetachedRunsOptions<object>, "registry" | "host" | "scheduler" | "chatHost">>;
   chatOptions: ParentChatOptions;
+  eventSocketOptions: ParentEventSocketOptions;
   recoveryOptions: RecoverAgentToolRunsOptions;
   retainLogs: RetainLogsPolicy | undefined;
 };
@@ -72,7 +73,7 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
     waitUntil: (work) => ctx.waitUntil(work),
   });
   const track = (work: Promise<unknown>) => awake.track(work);
-  const events = new ParentEventSockets(ctx);
+  const events = new ParentEventSockets(ctx, { clock: systemClock, ...options.eventSocketOptions });
   const transport = new DurableObjectChildTransport({ parentId: ctx.id.toString(), namespaces: options.children });
   // The conversation's turn in flight is the root of the tree of every run its tools dispatch (core-runs' binding).
   let chat: ParentChat | undefined;

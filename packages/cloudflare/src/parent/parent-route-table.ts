@@ -6,11 +6,13 @@ import {
   type RunEventSink,
 } from "@agent-tools/core-runs";
 import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
+import type { AgUiOptions } from "../ag-ui/ag-ui-streams.js";
 import { isCurrentGeneration } from "../auth/run-read-token.js";
 import { serveAgUi } from "./ag-ui-route.js";
 import { readApprovalRequest } from "./approval-request.js";
 import { readCancelRequest } from "./cancel-request.js";
 import type { ParentEventSockets } from "./event-sockets.js";
+import type { ParentMcp } from "./mcp-route.js";
 import type { ParentChat } from "./parent-chat.js";
 import { type AgentToolParentRoute, parseParentRoute, readsRun } from "./parent-routes.js";
 import { badBody } from "./request-body.js";
@@ -32,9 +34,13 @@ export type ParentRouteHost = {
   /** The parent's parts, wired (storage created, start-up begun) on the first call: only for an authorized request. */
   parts(): ParentRouteParts;
   clock: Clock;
+  /** The parent's MCP endpoint (built on its first request). */
+  mcp: ParentMcp;
   sink?: RunEventSink;
   authorize(request: Request, route: AgentToolParentRoute): Response | undefined | Promise<Response | undefined>;
   onRequest(request: Request, route: AgentToolParentRoute): Response | Promise<Response>;
+  /** The AG-UI streams' options, defaults applied. */
+  agUi: Required<AgUiOptions>;
 };
 
 /**
@@ -100,7 +106,9 @@ async function serveRoute(
     case "runs":
       return Response.json(await registry.listAgentToolRuns());
     case "ag-ui":
-      return serveAgUi(request, parts);
+      return serveAgUi(request, parts, host.agUi);
+    case "mcp":
+      return host.mcp.serve(request, parts);
     case "cancel": {
       const body = await readCancelRequest(request);
       if (!body.ok) return badBody(body);
@@ -129,7 +137,12 @@ async function serveRoute(
     case "sub-chat":
     case "sub-messages":
       if (!(await registry.hasAgentToolRun(route.agentType, route.runId))) return noSuchRun();
-      return serveSubChat(request, route, transport.stub({ agentType: route.agentType, runId: route.runId }));
+      return serveSubChat(
+        request,
+        route,
+        transport.stub({ agentType: route.agentType, runId: route.runId }),
+        chat.engine,
+      );
     case "other":
       return host.onRequest(request, route);
   }

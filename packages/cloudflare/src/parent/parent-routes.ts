@@ -1,13 +1,14 @@
 /**
  * A request to a parent agent, by what it asks for. Paths are the part after the parent's own address
  * (`/agents/<parent>/<name>`): the events socket at the root, the chat socket at `/chat`, a Stop of the conversation's
- * turn in flight at `/chat/stop/<turnId>`, the stored conversation at `/messages`, the runs at `/runs`,
+ * turn in flight at `/chat/stop/<turnId>` (or the id of the answer it streams), the stored conversation at `/messages`, the runs at `/runs`,
  * `/cancel/<runId>` (an optional JSON body `{ "reason": "…" }`), an answer to an approval asked in a run's tree at
  * `POST /approve/<runId>/<approvalId>` (`{ "approved": boolean, "reason"?: "…" }`), `/clear`, drill-in at `/sub/<agentType>/<runId>` (and
  * a run read token for it at `/sub/<agentType>/<runId>/token`), talking to that run's child at
  * `POST /sub/<agentType>/<runId>/chat` and the conversation so far at `GET /sub/<agentType>/<runId>/messages`, and the
  * conversation and its runs as an AG-UI event stream (Server-Sent Events) at `GET /ag-ui` (or `POST`, as AG-UI's
- * `HttpAgent` sends it). Anything else is `other`, for the host's own routes.
+ * `HttpAgent` sends it), and the MCP endpoint (Streamable HTTP: `POST`, `GET` and `DELETE` at `/mcp`, served when the
+ * parent has `mcpTools()`). Anything else is `other`, for the host's own routes.
  */
 export type AgentToolParentRoute =
   | { kind: "events" }
@@ -23,6 +24,7 @@ export type AgentToolParentRoute =
   | { kind: "sub-chat"; agentType: string; runId: string }
   | { kind: "sub-messages"; agentType: string; runId: string }
   | { kind: "ag-ui" }
+  | { kind: "mcp" }
   | { kind: "other"; path: string };
 
 /** How many leading path segments name the parent (`/agents/<parent>/<name>`). */
@@ -43,6 +45,9 @@ export function parseParentRoute(request: { method: string; url: string; isUpgra
   if (first === "messages" && rest.length === 1 && method === "GET") return { kind: "messages" };
   if (first === "runs" && rest.length === 1 && method === "GET") return { kind: "runs" };
   if (first === "ag-ui" && rest.length === 1 && (method === "GET" || method === "POST")) return { kind: "ag-ui" };
+  if (first === "mcp" && rest.length === 1 && !isUpgrade && ["GET", "POST", "DELETE"].includes(method)) {
+    return { kind: "mcp" };
+  }
   if (first === "clear" && rest.length === 1 && method === "POST") return { kind: "clear" };
   if (first === "cancel" && second !== undefined && rest.length === 2 && method === "POST") {
     return { kind: "cancel", runId: second };

@@ -2,7 +2,7 @@ import type { DetachedRunsOptions } from "@agent-tools/detached";
 import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
 
 /**
- * The origin page's static options of a parent (`static detachedMaxBudgetMs = …` on the subclass): defaults of
+ * A parent's static options (`static detachedMaxBudgetMs = …` on the subclass): defaults of
  * detached runs' budgets and of start-up recovery's waits. The options methods (`detachedOptions()`,
  * `recoveryOptions()`) win over them.
  */

@@ -26,7 +26,6 @@ export const RUN_TOKEN_SECRET_BINDING = "AGENT_TOOLS_RUN_TOKEN_SECRET";
 /**
  * A parent's run read tokens: signed with its secret (read on first use, its key imported once), naming the parent,
  * the run and an expiry. Without a secret, signing is an error and every token is refused as forged.
- * @internal
  */
 export class RunReadTokens {
   readonly #options: { parentId: string; clock: Clock; sink: RunEventSink; secret: () => string | undefined };

@@ -28,6 +28,9 @@
  *   `GET /test/tables?name=` (Worker level) lists the tables in the storage of the `Parent` named so (RPC, creating
  *   nothing).
  * - `GET /test/config-errors` (Worker level): the `agent_tool:config:error` events emitted in this isolate.
+ * - `POST /test/sub-chat-abandon?parent=&runId=&messageId=` (Worker level): a client that posts a message to the run's
+ *   child through the parent and goes away (cancels its request) while the message waits for its turn; answers once
+ *   the child dropped it.
  * - `GET /constructed` (Worker level): how many `Echo` objects were constructed in this process (a guessed drill-in
  *   must construct none).
  * - `Lookout` (binding `LOOKOUT`) gives its model two tools, `fast` and `slow`, which it calls in one step, then says what
@@ -42,8 +45,11 @@
  *   static options: `detachedMaxBudgetMs = 400`, `agentToolReattachNoProgressTimeoutMs = 0`. `POST /test/start` with
  *   `&detached=1` dispatches a detached run (answers the dispatch's result).
  * - `WorkflowParent` (binding `WORKFLOW`, under `/agents/workflow/<name>/…`) has no conversation, only workflow runs.
+ * - `Parent` serves `echo`, `gauge` and `relay` as MCP tools at `/agents/parent/<name>/mcp` (MCP Tasks).
+ * - `PARENT_PAGE_BURST`, `PARENT_PAGE_REFILL_MS` and `PARENT_MAX_PAGE_BYTES` set the parent's `eventSocketOptions()`.
  * - `PARENT_RETAIN_RUNS` sets the parent's `retainLogs` to `{ maxRuns: N, settleMs: 0 }`; `GET /test/compacted` lists
  *   the runs whose logs it compacted.
+ * - `PARENT_AG_UI_MAX_STREAMS` sets the parent's `agUiOptions().maxStreams` (its open AG-UI streams at most).
  * - `PARENT_WAKE_MS` sets the parent's `agentToolWakeIntervalMs`. After each of its alarms, once its start-up is done,
  *   the parent tells the `Probe` object (binding `PROBE`) "answered" when its conversation ends with an answer; a test
  *   waits for that with `GET /probe/wait?event=answered` (Worker level, never touching the parent).
@@ -108,6 +114,8 @@ type Env = {
   /** "1": the `Lookout`'s `slow` tool never answers (a restart test's fault point). */
   LOOKOUT_HOLD_SLOW?: string;
   PARENT_WAKE_MS?: string;
+  /** The parent's `agUiOptions().maxStreams`. */
+  PARENT_AG_UI_MAX_STREAMS?: string;
   AGENT_TOOLS_RUN_TOKEN_SECRET?: string;
   PARENT_KEY?: string;
   /** Set: the Worker's router refuses requests without an `x-worker-key: <WORKER_KEY>` header. */
@@ -126,6 +134,10 @@ type Env = {
   MIDDLE: DurableObjectNamespace;
   RELAY: DurableObjectNamespace;
   WRITER: DurableObjectNamespace;
+  /** The parent's event socket options: page requests at once, then one per this many ms, and bytes a page. */
+  PARENT_PAGE_BURST?: string;
+  PARENT_PAGE_REFILL_MS?: string;
+  PARENT_MAX_PAGE_BYTES?: string;
   /** The parent keeps full logs for this many finished runs (`retainLogs`); unset: all. */
   PARENT_RETAIN_RUNS?: string;
   /** The span log (`OTEL=1`). */
@@ -383,6 +395,10 @@ export class Parent extends AgentToolParent<Env> {
   protected override readonly agentToolWakeIntervalMs = Number(
     this.env.PARENT_WAKE_MS ?? DEFAULT_PARENT_WAKE_INTERVAL_MS,
   );
+  protected override agUiOptions() {
+    const max = this.env.PARENT_AG_UI_MAX_STREAMS;
+    return max === undefined ? {} : { maxStreams: Number(max) };
+  }
 
   /** With `OTEL=1`, each run's spans open at its dispatch and its trace context goes to its child. */
   protected override registryOptions() {
@@ -406,6 +422,36 @@ export class Parent extends AgentToolParent<Env> {
       Gauge: this.env.GAUGE,
       Middle: this.env.MIDDLE,
       Relay: this.env.RELAY,
+    };
+  }
+
+  /** Its MCP tools (`/mcp`): `echo`, `gauge` and `relay`, each an agent tool of the same child as in its chat. */
+  protected override mcp() {
+    return {
+      pollIntervalMs: 50,
+      tools: {
+        echo: { child: Echo, description: "Echo a text", inputSchema: z.object({ text: z.string() }) },
+        gauge: {
+          child: Gauge,
+          description: "Measure, reporting progress",
+          inputSchema: z.object({ text: z.string() }),
+        },
+        relay: {
+          child: Relay,
+          description: "Relay a text down to a Writer, whose write needs approval",
+          inputSchema: z.object({ text: z.string(), depth: z.number() }),
+        },
+      },
+    };
+  }
+
+  /** Page requests on the event socket: `PARENT_PAGE_BURST`, `PARENT_PAGE_REFILL_MS`, `PARENT_MAX_PAGE_BYTES`. */
+  protected override eventSocketOptions() {
+    const { PARENT_PAGE_BURST: burst, PARENT_PAGE_REFILL_MS: refill, PARENT_MAX_PAGE_BYTES: bytes } = this.env;
+    return {
+      ...(burst ? { pageRequestBurst: Number(burst) } : {}),
+      ...(refill ? { pageRequestRefillMs: Number(refill) } : {}),
+      ...(bytes ? { maxPageBytes: Number(bytes) } : {}),
     };
   }
 
@@ -707,6 +753,46 @@ async function gaugePair(env: Env): Promise<Record<string, unknown>> {
   );
 }
 
+/** The next event of this isolate's default hub that `matches` (a Worker and its objects share the isolate here). */
+function nextEvent(matches: (event: { type: string; [field: string]: unknown }) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const unsubscribe = getDefaultRunEventHub().subscribe((event) => {
+      if (!matches(event)) return;
+      unsubscribe();
+      resolve();
+    });
+  });
+}
+
+/**
+ * A client that goes away while its message waits: posts message `messageId` to `POST …/sub/Echo/<runId>/chat` of
+ * parent `parent`, cancels the request once the child says the message waits for its turn, and answers once the
+ * child has dropped it.
+ */
+async function abandonSubChat(env: Env, params: URLSearchParams): Promise<{ queued: boolean; dropped: boolean }> {
+  const parent = params.get("parent") ?? "";
+  const messageId = params.get("messageId") ?? "";
+  const ofMessage = (type: string) => (event: { type: string; [field: string]: unknown }) =>
+    event.type === type && event["messageId"] === messageId;
+  const queued = nextEvent(ofMessage("agent_tool:direct-chat:queued"));
+  const dropped = nextEvent(ofMessage("agent_tool:direct-chat:dropped"));
+  const controller = new AbortController();
+  const message: UIMessage = { id: messageId, role: "user", parts: [{ type: "text", text: "never answered" }] };
+  const stub = env.PARENT.get(env.PARENT.idFromName(parent));
+  const request = new Request(`https://host/agents/parent/${parent}/sub/Echo/${params.get("runId") ?? ""}/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ message }),
+    signal: controller.signal,
+  });
+  const answered = stub.fetch(request).catch(() => undefined);
+  await queued;
+  controller.abort();
+  await dropped;
+  await answered;
+  return { queued: true, dropped: true };
+}
+
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
@@ -718,6 +804,7 @@ export default {
       releaseEchoes();
       return Response.json({ released: true });
     }
+    if (url.pathname === "/test/sub-chat-abandon") return Response.json(await abandonSubChat(env, url.searchParams));
     if (url.pathname === "/test/gauge-gate") {
       void gate(url.searchParams.get("name") ?? "").arrive();
       return Response.json({ arrived: true });

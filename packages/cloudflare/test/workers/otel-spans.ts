@@ -7,7 +7,7 @@
 
 import { DurableObject } from "cloudflare:workers";
 import type { AgentToolTraceContext } from "@agent-tools/core-runs";
-import { createOpenTelemetryExporter, parseTraceparent } from "@agent-tools/observability";
+import { createOpenTelemetryExporter, createRunSpanIds, parseTraceparent } from "@agent-tools/observability";
 import { type Context, type ContextManager, context, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import {
   BasicTracerProvider,
@@ -25,7 +25,12 @@ export type LoggedSpan = {
   attributes: Record<string, unknown>;
   links: string[];
   status: number;
+  /** Epoch ms. */
+  startTime: number;
+  endTime: number;
 };
+
+const epochMs = ([seconds, nanos]: [number, number]) => seconds * 1_000 + Math.round(nanos / 1e6);
 
 type Storage<T> = { getStore(): T | undefined; run<R>(value: T, fn: () => R): R };
 // workerd's AsyncLocalStorage (`nodejs_compat`), found as the package finds it (no Node types here). In Node the tests
@@ -74,6 +79,8 @@ const toLogged = (span: ReadableSpan): LoggedSpan => ({
   attributes: { ...span.attributes },
   links: span.links.map((link) => link.context.spanId),
   status: span.status.code,
+  startTime: epochMs(span.startTime),
+  endTime: epochMs(span.endTime),
 });
 
 const logExporter: SpanExporter = {
@@ -91,9 +98,11 @@ const logExporter: SpanExporter = {
 };
 
 context.setGlobalContextManager(new AlsContextManager());
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(logExporter)] });
+// The exporter picks the ids of the spans it re-creates after a restart: the provider generates ids through it.
+const ids = createRunSpanIds();
+const provider = new BasicTracerProvider({ idGenerator: ids, spanProcessors: [new SimpleSpanProcessor(logExporter)] });
 export const tracer = provider.getTracer("agent-tools-test");
-export const exporter = createOpenTelemetryExporter({ tracer });
+export const exporter = createOpenTelemetryExporter({ tracer, ids });
 
 /** Run `fn` in the OpenTelemetry context a run's trace context names (the AI SDK's spans then nest under it). */
 export function inRunTrace<T>(runTrace: AgentToolTraceContext | null, fn: () => T): T {

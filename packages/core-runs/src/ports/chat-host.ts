@@ -1,4 +1,5 @@
 import type { UIMessage } from "ai";
+import type { AgentChatMessageRun } from "../protocol/chat-message-run.js";
 
 /** A message a library injects into a chat, tagged with where it came from (`metadata.source`). */
 export type SyntheticChatMessage = {
@@ -8,6 +9,8 @@ export type SyntheticChatMessage = {
   text: string;
   /** E.g. `"agent-tool:detached"`; stored on the message as `metadata.source`. */
   source: string;
+  /** The run the message is about, if any; stored on the message as `metadata.run` (see `readChatMessageRun`). */
+  run?: AgentChatMessageRun;
 };
 
 /**

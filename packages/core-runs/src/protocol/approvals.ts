@@ -33,6 +33,40 @@ export type AgentToolApprovalAnswer = { approved: boolean; reason?: string };
 /** The longest reason an approval's answer may give, in characters (surrounding spaces aside). */
 export const MAX_APPROVAL_REASON_LENGTH = 500;
 
+/** A reason read by `readApprovalReason`: the text to keep (none: absent or blank), or why it is refused. */
+export type ApprovalReasonReading = { ok: true; reason?: string } | { ok: false; error: string };
+
+// Line breaks and tabs (and the other separators a text may break lines with): each run becomes one space.
+const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
+// The other control characters (C0, DEL, C1) and the invisible controls of bidirectional text (marks, embeddings,
+// overrides, isolates), which make a text read otherwise than it is stored.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * The reason an approval's answer gives, as it may be stored and handed to a model: one rule for every place an
+ * answer passes (the client before sending, the approve route, the runner that answers). Line breaks and tabs become
+ * a space, other control characters (C0, DEL, C1, and bidirectional-text controls) are removed, then the spaces around
+ * it are trimmed. What is left is the reason (nothing left: no reason); over `MAX_APPROVAL_REASON_LENGTH` characters
+ * it is refused, as is a reason that is not a string. Pure; never throws.
+ *
+ * @example
+ * readApprovalReason(" Not\u0007 that file\n") // { ok: true, reason: "Not that file" }
+ */
+export function readApprovalReason(reason: unknown): ApprovalReasonReading {
+  if (reason === undefined) return { ok: true };
+  if (typeof reason !== "string") return { ok: false, error: "the reason must be a string" };
+  const text = reason.replace(LINE_BREAKS, " ").replace(CONTROLS, "").trim();
+  if (text === "") return { ok: true };
+  if (text.length > MAX_APPROVAL_REASON_LENGTH) {
+    return {
+      ok: false,
+      error: `the reason is longer than ${MAX_APPROVAL_REASON_LENGTH} characters (${text.length})`,
+    };
+  }
+  return { ok: true, reason: text };
+}
+
 /**
  * The data part an approval travels in, in a run's durable log: its id is the approval's, so the AI SDK's assembly
  * keeps one part per approval (the latest: pending, then answered), and a page on plain `useChat` sees it in the run's

@@ -6,9 +6,10 @@ export const AGENT_CHAT_EVENT_TYPE = "agent-chat-event";
 
 /**
  * The error result a tool call gets when the turn it belongs to is stopped before the tool finished (the model and
- * every tab see it; a page can tell such a call from one whose tool failed).
+ * every tab see it; a page can tell such a call from one whose tool failed). The same words are the reason the turn's
+ * runs are cancelled with: one fact, one wording.
  */
-export const STOPPED_TOOL_CALL_TEXT = "Stopped by the user before this tool finished";
+export const STOPPED_TOOL_CALL_TEXT = "Stopped by the user";
 
 /** The error result a tool call gets when its turn failed or was interrupted before the tool finished. */
 export const UNFINISHED_TOOL_CALL_TEXT = "The answer ended before this tool finished";

@@ -25,8 +25,27 @@ export function isAgentToolInterruptedReason(value: unknown): value is AgentTool
 }
 
 /**
+ * Why a dispatch was refused before a child was started: over `maxConcurrentAgentTools`, input over
+ * `maxAgentToolInputBytes` or not JSON, a runId taken by another agent type, (detached) options that cannot be
+ * accepted, or a budget that allows no such run (too deep, no run, token, cost or time left).
+ */
+export type DispatchRejection =
+  | "max-concurrency"
+  | "input-too-large"
+  | "agent-type-mismatch"
+  | "invalid-input"
+  | "invalid-options"
+  | "budget-exceeded";
+
+/** What a run cut short by its budget gave in its wrap-up step: its summary and, if it stored one, its output. */
+export type AgentToolPartialResult = {
+  summary: string;
+  output?: unknown;
+};
+
+/**
  * A run that did not complete, as a value the model (and code) can act on.
- * Branch on `status`, `retryable` and `reason`; `error` is prose, safe to show, never to parse.
+ * Branch on `status`, `retryable`, `rejection` and `reason`; `error` is prose, safe to show, never to parse.
  */
 export type AgentToolFailure =
   | {
@@ -36,6 +55,8 @@ export type AgentToolFailure =
       status: "error" | "aborted";
       error: string;
       retryable: false;
+      /** Set (with `status: "error"`) when the dispatch was refused: the run never started. */
+      rejection?: DispatchRejection;
     }
   | {
       ok: false;
@@ -46,6 +67,8 @@ export type AgentToolFailure =
       retryable: true;
       reason: AgentToolInterruptedReason;
       childStillRunning: boolean;
+      /** Set with `reason: "budget-exceeded"` when the run gave something before it was cut short. */
+      partial?: AgentToolPartialResult;
     };
 
 /** A completed awaited run. */

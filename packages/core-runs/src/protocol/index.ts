@@ -3,8 +3,15 @@ export type {
   AgentToolApproval,
   AgentToolApprovalAnswer,
   AgentToolApprovalStatus,
+  ApprovalReasonReading,
 } from "./approvals.js";
-export { AGENT_APPROVAL_PART, approvalChunk, MAX_APPROVAL_REASON_LENGTH, readApprovalChunk } from "./approvals.js";
+export {
+  AGENT_APPROVAL_PART,
+  approvalChunk,
+  MAX_APPROVAL_REASON_LENGTH,
+  readApprovalChunk,
+  readApprovalReason,
+} from "./approvals.js";
 export type { AgentChatEvent, AgentChatEventFrame, AgentChatTurnStatus } from "./chat-events.js";
 export {
   AGENT_CHAT_EVENT_TYPE,
@@ -14,6 +21,8 @@ export {
   STOPPED_TOOL_CALL_TEXT,
   UNFINISHED_TOOL_CALL_TEXT,
 } from "./chat-events.js";
+export type { AgentChatMessageRun } from "./chat-message-run.js";
+export { readChatMessageRun } from "./chat-message-run.js";
 export type { AgentToolCursor, AgentToolCursors } from "./cursors.js";
 export { AGENT_TOOL_CURSORS_PARAM, encodeAgentToolCursors, parseAgentToolCursors } from "./cursors.js";
 export type {
@@ -29,7 +38,14 @@ export {
   parseAgentToolDrillInFrame,
   readUIMessageChunkBody,
 } from "./drill-in.js";
-export type { AgentToolFailure, AgentToolInterruptedReason, AgentToolResult, AgentToolSuccess } from "./failure.js";
+export type {
+  AgentToolFailure,
+  AgentToolInterruptedReason,
+  AgentToolPartialResult,
+  AgentToolResult,
+  AgentToolSuccess,
+  DispatchRejection,
+} from "./failure.js";
 export { AGENT_TOOL_INTERRUPTED_REASONS, isAgentToolFailure, isAgentToolInterruptedReason } from "./failure.js";
 export type {
   AgentToolAbortedEvent,
@@ -82,7 +98,6 @@ export type {
   AgentToolTailItem,
   ChildRunStatus,
   DetachedRunAgentToolResult,
-  DispatchRejection,
 } from "./run-types.js";
 export type { HardTerminalRunStatus, LiveRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_STATUSES } from "./status.js";
@@ -109,7 +124,7 @@ export {
   readAgentToolTree,
   treeDepth,
 } from "./tree.js";
-export type { AgentToolBudgetExhaustion, AgentToolUsage } from "./usage.js";
+export type { AgentToolBudgetExhaustion, AgentToolModelUsage, AgentToolUsage } from "./usage.js";
 export {
   AGENT_USAGE_PART,
   addUsage,

@@ -6,6 +6,12 @@ import { AGENT_TOOL_INTERRUPTED_REASONS } from "./failure.js";
 import { AGENT_TOOL_EVENT_TYPE, type AgentToolEventFrame, encodeAgentToolFrame } from "./frames.js";
 import { parseAgentToolFrame } from "./parse-frame.js";
 
+/**
+ * CPU-heavy (thousands of generated values): a time budget of its own. vitest's five-second default is for unit tests,
+ * and a busy machine runs this several times slower than an idle one; the budget still ends a test that hangs.
+ */
+const CPU_HEAVY = { timeout: 60_000 };
+
 const RUNS = { numRuns: 500 };
 
 /** A value of any JSON-compatible shape, or something JSON cannot carry. */
@@ -108,7 +114,7 @@ function expectWellFormed(frame: AgentToolEventFrame) {
   if (frame.event.kind === "chunk") expect(typeof frame.event.body.type).toBe("string");
 }
 
-describe("parseAgentToolFrame (properties)", () => {
+describe("parseAgentToolFrame (properties)", CPU_HEAVY, () => {
   it("never throws on arbitrary values", () => {
     fc.assert(fc.property(fc.anything(), expectNeverThrows), RUNS);
   });

@@ -33,13 +33,7 @@ function parseBody(body: unknown): Fields | null {
 
 function parseEvent(raw: Fields): AgentToolEvent | string {
   const kind = raw["kind"];
-  if (kind === "cleared") {
-    const runIds = raw["runIds"];
-    if (!Array.isArray(runIds) || !runIds.every((id) => typeof id === "string" && id.length > 0)) {
-      return "cleared event needs runIds: string[]";
-    }
-    return { kind, runIds: [...runIds] as string[] };
-  }
+  if (kind === "cleared") return parseCleared(raw);
   const runId = raw["runId"];
   if (typeof runId !== "string" || runId.length === 0) return "event.runId must be a non-empty string";
   const rawCompletedAt = raw["completedAt"];
@@ -48,30 +42,8 @@ function parseEvent(raw: Fields): AgentToolEvent | string {
   }
   const completedAt = typeof rawCompletedAt === "number" ? { completedAt: rawCompletedAt } : {};
   switch (kind) {
-    case "started": {
-      const agentType = raw["agentType"];
-      if (typeof agentType !== "string" || agentType.length === 0) return "started event needs agentType";
-      const displayOrder = raw["displayOrder"] ?? 0;
-      if (typeof displayOrder !== "number" || !Number.isFinite(displayOrder)) return "displayOrder must be a number";
-      if (!isOptionalString(raw["inputPreview"])) return "inputPreview must be a string";
-      const display = raw["display"];
-      if (display !== undefined && !isObject(display)) return "display must be an object";
-      const startedAt = raw["startedAt"];
-      if (startedAt !== undefined && typeof startedAt !== "number") return "startedAt must be a number";
-      const detached = raw["detached"];
-      if (detached !== undefined && typeof detached !== "boolean") return "detached must be a boolean";
-      return {
-        kind,
-        runId,
-        agentType,
-        displayOrder,
-        ...(typeof raw["inputPreview"] === "string" ? { inputPreview: raw["inputPreview"] } : {}),
-        // Parsed from JSON text, so JSON.
-        ...(display !== undefined ? { display: display as AgentToolDisplay } : {}),
-        ...(typeof startedAt === "number" ? { startedAt } : {}),
-        ...(detached === true ? { detached } : {}),
-      };
-    }
+    case "started":
+      return parseStarted(raw, runId);
     case "chunk": {
       const body = parseBody(raw["body"]);
       if (body === null) return "chunk event needs a body with a string type";
@@ -92,30 +64,66 @@ function parseEvent(raw: Fields): AgentToolEvent | string {
       if (!isOptionalString(error)) return "aborted error must be a string";
       return { kind, runId, ...(typeof error === "string" ? { error } : {}), ...completedAt };
     }
-    case "interrupted": {
-      const error = raw["error"];
-      const reason = raw["reason"];
-      const childStillRunning = raw["childStillRunning"];
-      if (typeof error !== "string") return "interrupted event needs error: string";
-      if (reason !== undefined && !isAgentToolInterruptedReason(reason)) {
-        return "interrupted event's reason must be a known reason";
-      }
-      if (childStillRunning !== undefined && typeof childStillRunning !== "boolean") {
-        return "interrupted event's childStillRunning must be a boolean";
-      }
-      return {
-        kind,
-        runId,
-        error,
-        ...(reason !== undefined ? { reason } : {}),
-        ...(childStillRunning !== undefined ? { childStillRunning } : {}),
-        ...completedAt,
-      };
-    }
+    case "interrupted":
+      return parseInterrupted(raw, runId, completedAt);
     default:
       // Not String(kind): a null-prototype object (or a throwing toString) would throw.
       return `unknown event kind: ${typeof kind === "string" ? kind : typeof kind}`;
   }
+}
+
+function parseCleared(raw: Fields): AgentToolEvent | string {
+  const runIds = raw["runIds"];
+  if (!Array.isArray(runIds) || !runIds.every((id) => typeof id === "string" && id.length > 0)) {
+    return "cleared event needs runIds: string[]";
+  }
+  return { kind: "cleared", runIds: [...runIds] as string[] };
+}
+
+function parseStarted(raw: Fields, runId: string): AgentToolEvent | string {
+  const agentType = raw["agentType"];
+  if (typeof agentType !== "string" || agentType.length === 0) return "started event needs agentType";
+  const displayOrder = raw["displayOrder"] ?? 0;
+  if (typeof displayOrder !== "number" || !Number.isFinite(displayOrder)) return "displayOrder must be a number";
+  if (!isOptionalString(raw["inputPreview"])) return "inputPreview must be a string";
+  const display = raw["display"];
+  if (display !== undefined && !isObject(display)) return "display must be an object";
+  const startedAt = raw["startedAt"];
+  if (startedAt !== undefined && typeof startedAt !== "number") return "startedAt must be a number";
+  const detached = raw["detached"];
+  if (detached !== undefined && typeof detached !== "boolean") return "detached must be a boolean";
+  return {
+    kind: "started",
+    runId,
+    agentType,
+    displayOrder,
+    ...(typeof raw["inputPreview"] === "string" ? { inputPreview: raw["inputPreview"] } : {}),
+    // Parsed from JSON text, so JSON.
+    ...(display !== undefined ? { display: display as AgentToolDisplay } : {}),
+    ...(typeof startedAt === "number" ? { startedAt } : {}),
+    ...(detached === true ? { detached } : {}),
+  };
+}
+
+function parseInterrupted(raw: Fields, runId: string, completedAt: { completedAt?: number }): AgentToolEvent | string {
+  const error = raw["error"];
+  const reason = raw["reason"];
+  const childStillRunning = raw["childStillRunning"];
+  if (typeof error !== "string") return "interrupted event needs error: string";
+  if (reason !== undefined && !isAgentToolInterruptedReason(reason)) {
+    return "interrupted event's reason must be a known reason";
+  }
+  if (childStillRunning !== undefined && typeof childStillRunning !== "boolean") {
+    return "interrupted event's childStillRunning must be a boolean";
+  }
+  return {
+    kind: "interrupted",
+    runId,
+    error,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(childStillRunning !== undefined ? { childStillRunning } : {}),
+    ...completedAt,
+  };
 }
 
 /**

@@ -44,6 +44,15 @@ describe("paged replay's wire values", () => {
       runs: 1,
       hasOlder: false,
     });
+    // A refused request's answer says when to ask again (a bad value is left out).
+    const refused = { type: "agent-tool-page", runs: 0, hasOlder: true, before: "5:r5", retryAfterMs: 1000 };
+    expect(parseAgentToolPageFrame(JSON.stringify(refused))).toEqual(refused);
+    expect(parseAgentToolPageFrame(JSON.stringify({ ...refused, retryAfterMs: "soon" }))).toEqual({
+      type: "agent-tool-page",
+      runs: 0,
+      hasOlder: true,
+      before: "5:r5",
+    });
     // Older runs without where they start, or another frame type: not a page frame.
     expect(parseAgentToolPageFrame(JSON.stringify({ type: "agent-tool-page", runs: 1, hasOlder: true }))).toBeNull();
     expect(parseAgentToolPageFrame(JSON.stringify({ type: "agent-tool-event" }))).toBeNull();

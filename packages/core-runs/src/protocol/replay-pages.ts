@@ -9,6 +9,9 @@
  *   `before` of the last page frame; the parent replays that page (`replay: true` frames, as on connect) and sends
  *   the next page frame.
  * - A client that does not send the parameter gets every retained run, as before, and no page frame.
+ * - A parent bounds what page requests cost it: a socket that asks too often is answered with a page frame that
+ *   replays nothing and says when to ask again (`retryAfterMs`), and one page of older runs ends once it has sent
+ *   about as many bytes as the parent allows (at least one run a page).
  */
 
 /** The connect URL's query parameter asking for paged replay; its value is the first page's size. */
@@ -32,6 +35,11 @@ export type AgentToolPageFrame = {
   hasOlder: boolean;
   /** Where the older runs start: the `before` of the next page request (present when `hasOlder`). */
   before?: string;
+  /**
+   * Present when the parent refused the page request this answers (too many on this socket): nothing was replayed
+   * (`runs: 0`, `before` as asked); ask again after this many milliseconds.
+   */
+  retryAfterMs?: number;
 };
 
 /** Sent by a client for the page of runs older than `before`. */
@@ -91,7 +99,15 @@ export function parseAgentToolPageFrame(message: unknown): AgentToolPageFrame | 
   const runs = typeof frame.runs === "number" && Number.isSafeInteger(frame.runs) && frame.runs >= 0 ? frame.runs : 0;
   const before = frame.hasOlder && parseAgentToolPosition(frame.before) !== null ? frame.before : undefined;
   if (frame.hasOlder && before === undefined) return null;
-  return { type: AGENT_TOOL_PAGE_TYPE, runs, hasOlder: frame.hasOlder, ...(before !== undefined ? { before } : {}) };
+  const { retryAfterMs } = frame;
+  const isRefusal = typeof retryAfterMs === "number" && Number.isFinite(retryAfterMs) && retryAfterMs >= 0;
+  return {
+    type: AGENT_TOOL_PAGE_TYPE,
+    runs,
+    hasOlder: frame.hasOlder,
+    ...(before !== undefined ? { before } : {}),
+    ...(isRefusal ? { retryAfterMs } : {}),
+  };
 }
 
 /** A message as an object: parsed when it is JSON text; `null` when it is not an object. */

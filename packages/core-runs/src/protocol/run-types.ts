@@ -1,6 +1,6 @@
 import type { UIMessageChunk } from "ai";
 import type { AgentToolApproval } from "./approvals.js";
-import type { AgentToolInterruptedReason } from "./failure.js";
+import type { AgentToolInterruptedReason, DispatchRejection } from "./failure.js";
 import type { JsonValue } from "./json-value.js";
 import type { HardTerminalRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 import type { AgentToolTree } from "./tree.js";
@@ -78,19 +78,6 @@ export type AgentToolEndCause =
   | "child-unreachable"
   | "cancelled-before-start"
   | "given-up";
-
-/**
- * Why a dispatch was refused before a child was started: over `maxConcurrentAgentTools`, input over
- * `maxAgentToolInputBytes` or not JSON, a runId taken by another agent type, or (detached) options that cannot be
- * accepted.
- */
-export type DispatchRejection =
-  | "max-concurrency"
-  | "input-too-large"
-  | "agent-type-mismatch"
-  | "invalid-input"
-  | "invalid-options"
-  | "budget-exceeded";
 
 /** What a detached dispatch returns at once. */
 export type DetachedRunAgentToolResult = {

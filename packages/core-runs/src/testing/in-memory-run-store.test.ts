@@ -4,10 +4,10 @@ import type { AgentToolLogEntry } from "../protocol/index.js";
 import type { RunRecord, RunRecordPatch } from "../run-record.js";
 import { assertEqual, assertRejects, assertTrue, ContractAssertionError } from "./contract-assert.js";
 import { InMemoryRunStore } from "./in-memory-run-store.js";
-import { runStoreContract } from "./run-store-contract.js";
 import { makeLogEntry, makeRunRecord, runStoreContractCases } from "./run-store-contract-cases.js";
 
-runStoreContract("InMemoryRunStore", () => new InMemoryRunStore());
+// The contract itself runs against this store, in Node, with every other port contract:
+// packages/cloudflare/test/contract-suites.test.ts.
 
 describe("InMemoryRunStore", () => {
   it("counts every write call and every read call, whether or not it changed anything", async () => {

@@ -66,7 +66,16 @@ export function withUsage(step: ScriptedModelStep, inputTokens: number, outputTo
   return (call) => step(call).map((part) => (part.type === "finish" ? { ...part, usage } : part));
 }
 
-/** The tool results in the prompt the model received, by toolCallId (each a `{ type, value }` tool output). */
+/**
+ * The tool results in the prompt the model received, by toolCallId, each the AI SDK's tool output: `{ type: "json",
+ * value }` for a tool's result (an agent tool's summary, validated output or failure value; `{ type: "text", value }`
+ * for a string), `{ type: "execution-denied", reason? }` for a call whose approval was denied or expired, `{ type:
+ * "error-text", value }` for a tool that threw.
+ *
+ * The whole prompt, as a real model sees it: in a conversation of several turns, earlier turns' results are in it
+ * too, and a toolCallId used again (a script's `call-1` in every turn) maps to its latest result. A step that asks
+ * "has this turn's call been answered?" looks at the messages after the last user message (`call.prompt`) instead.
+ */
 export function toolResultsSeen(call: ScriptedModelCall): Map<string, unknown> {
   const seen = new Map<string, unknown>();
   for (const message of call.prompt) {

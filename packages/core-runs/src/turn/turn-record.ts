@@ -7,7 +7,6 @@ import type { TurnHost } from "./turn-host.js";
 /**
  * A turn in progress, in memory: what it journaled (its chunks, and their fold), the calls whose decision is being
  * written, and the tools waiting for it.
- * @internal
  */
 export class TurnRecord {
   readonly fold: JournalFold;

@@ -1,10 +1,12 @@
-import type { AgentToolApproval } from "@agent-tools/react";
+import { type AgentToolApproval, STOPPED_TOOL_CALL_TEXT } from "@agent-tools/react";
 import { useChat } from "@ai-sdk/react";
 import { type UIMessage, WebSocketChatTransport } from "ai";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
+import type { ApprovalClosedBy } from "../approval-format.js";
 import { ApprovalList } from "../approval-panel.js";
 import { readChatName } from "../routes.js";
 import { answerApprovalAt } from "../run-actions.js";
+import { looksLikeJson, StructuredText } from "../structured-value.js";
 
 /**
  * A page on stock `useChat` alone (no event socket, no package of ours): the PlainChatAssistant streams each child's
@@ -49,8 +51,8 @@ export function PlainChatPage() {
 function Conversation(props: { chatName: string; base: string; initial: UIMessage[] }) {
   const chatUrl = `${props.base}/chat`;
   const transport = useMemo(() => new WebSocketChatTransport<UIMessage>({ url: chatUrl }), [chatUrl]);
-  // `resume`: a turn in flight (an approval waiting in it, say) is followed again after a reload, from its start.
-  const { messages, sendMessage, status, error } = useChat({
+  // `resume`: a turn in flight (after a reload too) is followed from its start, so its answer streams on at once.
+  const { messages, sendMessage, status, error, stop } = useChat({
     id: props.chatName,
     messages: props.initial,
     transport,
@@ -65,6 +67,20 @@ function Conversation(props: { chatName: string; base: string; initial: UIMessag
     if (text === "" || busy) return;
     setDraft("");
     void sendMessage({ text });
+  };
+  // Stop tells the server, by the id of the answer streaming (the one id a page on stock useChat knows of its turn;
+  // `stop()` alone would only stop this tab following a turn it did not send, after a reload): the turn ends for
+  // everybody, and the stream this tab follows ends with it, each unfinished call closed as stopped. Before any of the
+  // answer came, the chat's own `stop()` (the sender's abort) is what stops it.
+  const onStop = () => {
+    const last = messages.at(-1);
+    if (last?.role !== "assistant") {
+      void stop();
+      return;
+    }
+    fetch(`${props.base}/chat/stop/${encodeURIComponent(last.id)}`, { method: "POST" })
+      .then((response) => (response.ok ? undefined : stop()))
+      .catch(() => stop());
   };
 
   return (
@@ -86,6 +102,9 @@ function Conversation(props: { chatName: string; base: string; initial: UIMessag
         <input id="plain-message" value={draft} onChange={(event) => setDraft(event.target.value)} />
         <button type="submit" disabled={busy}>
           Send
+        </button>
+        <button type="button" disabled={!busy} onClick={onStop}>
+          Stop
         </button>
       </form>
     </>
@@ -114,16 +133,22 @@ function PartView({ part, base }: { part: UIMessage["parts"][number]; base: stri
   const childText = (output?.message?.parts ?? [])
     .flatMap((child) => (child.type === "text" ? [child.text] : []))
     .join("");
+  // A call the server closed when its turn was stopped says so, once (its header), not as a failure.
+  const isStopped = tool.state === "output-error" && tool.errorText === STOPPED_TOOL_CALL_TEXT;
   const state =
     tool.state === "output-error"
-      ? "failed"
+      ? isStopped
+        ? "stopped"
+        : "failed"
       : output?.result !== undefined
         ? (output.status ?? "done")
         : tool.state === "output-available"
           ? "working…"
           : "starting…";
   return (
-    <section className="tool" aria-label={`Tool call: ${name}`} data-state={state}>
+    // A group, not a region: a tool called twice would make two landmarks of one name.
+    // biome-ignore lint/a11y/useSemanticElements: a tool call groups its header and runs; a fieldset is for form controls
+    <section className="tool" role="group" aria-label={`Tool call: ${name}`} data-state={state}>
       <h3>
         {output?.agentType ?? name} <span className="state">{state}</span>
       </h3>
@@ -133,16 +158,26 @@ function PartView({ part, base }: { part: UIMessage["parts"][number]; base: stri
           approvals={output.approvals}
           runName={output.agentType ?? name}
           onAnswer={(approvalId, answer) => answerApprovalAt(base, runId, approvalId, answer)}
+          closedBy={closedBy(output)}
         />
       ) : null}
       {isStructured(output?.result) ? (
         <StructuredResult value={output.result} />
       ) : childText !== "" ? (
-        <p className="child-text">{childText}</p>
+        // A child's structured output streams as JSON text: shown as its fields while it streams, never as JSON.
+        <div className="child-text">{looksLikeJson(childText) ? <StructuredText text={childText} /> : childText}</div>
       ) : null}
-      {tool.errorText ? <p className="error">{tool.errorText}</p> : null}
+      {tool.errorText && !isStopped ? <p className="error">{tool.errorText}</p> : null}
     </section>
   );
+}
+
+/** How a cancelled child ended, for its approvals that its end closed unanswered ("Not answered: stopped by the user"). */
+function closedBy(output: ChildOutput): ApprovalClosedBy | null {
+  if (output.status !== "aborted") return null;
+  const reason = (output.result as { error?: unknown } | undefined)?.error;
+  const said = typeof reason === "string" && reason !== "" ? reason : "Cancelled";
+  return { reason: typeof reason === "string" ? reason : null, label: said.charAt(0).toLowerCase() + said.slice(1) };
 }
 
 /** A structured (schema-checked) result, rather than the child's raw text; a failure value is not one. */

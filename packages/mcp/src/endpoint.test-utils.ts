@@ -1,0 +1,51 @@
+// Test support: a parent's registry over in-memory ports, its MCP endpoint, and the SDK's own client talking to it
+// through an in-process fetch.
+import {
+  type AgentToolChildDefinition,
+  type AgentToolEventFrame,
+  AgentToolRegistry,
+  type RunStore,
+} from "@agent-tools/core-runs";
+import { InMemoryRunStore, InProcessChildTransport, ManualClock } from "@agent-tools/core-runs/testing";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { McpAgentTool } from "./mcp-session.js";
+import { McpTaskEndpoint } from "./mcp-task-endpoint.js";
+
+export const MCP_URL = new URL("https://parent.test/mcp");
+
+/** One incarnation of a parent: its registry (over `store` and `transport`, which outlive it) and its MCP endpoint. */
+export function parentWithMcp(
+  tools: Record<string, McpAgentTool>,
+  ports: { store: RunStore; transport: InProcessChildTransport; clock: ManualClock },
+) {
+  const frames: AgentToolEventFrame[] = [];
+  let endpoint: McpTaskEndpoint | undefined;
+  const registry = new AgentToolRegistry({
+    ...ports,
+    broadcast: (frame) => {
+      frames.push(frame);
+      endpoint?.observe(frame);
+    },
+  });
+  let next = 0;
+  endpoint = new McpTaskEndpoint({ registry, tools, pollIntervalMs: 5, generateTaskId: () => `task-${++next}` });
+  const fetch = (url: string | URL, init?: RequestInit) => endpoint.handle(new Request(url, init));
+  return { registry, endpoint, frames, fetch };
+}
+
+/** In-memory ports for `parentWithMcp` (children in this process, kept across incarnations of the parent). */
+export function inMemoryPorts(children: AgentToolChildDefinition[]) {
+  const clock = new ManualClock(1_767_225_600_000);
+  return { store: new InMemoryRunStore(), transport: new InProcessChildTransport({ children, clock }), clock };
+}
+
+/** The SDK's client, connected through `fetch` (it may answer elicitations: `elicitation.form`). */
+export async function connectClient(fetch: (url: string | URL, init?: RequestInit) => Promise<Response>) {
+  const client = new Client(
+    { name: "test-client", version: "1.0.0" },
+    { capabilities: { elicitation: { form: {} }, tasks: { list: {}, cancel: {} } } },
+  );
+  await client.connect(new StreamableHTTPClientTransport(MCP_URL, { fetch }));
+  return client;
+}
