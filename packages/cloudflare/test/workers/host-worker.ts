@@ -806,7 +806,9 @@ export default {
     }
     if (url.pathname === "/test/sub-chat-abandon") return Response.json(await abandonSubChat(env, url.searchParams));
     if (url.pathname === "/test/gauge-gate") {
-      void gate(url.searchParams.get("name") ?? "").arrive();
+      // Answered once the tool has arrived too: a gate reached here first is released from the tool's request while
+      // this one still waits (workerd cancels what waits on a promise of a request that has ended).
+      await gate(url.searchParams.get("name") ?? "").arrive();
       return Response.json({ arrived: true });
     }
     if (url.pathname.startsWith("/probe/")) {
