@@ -1,36 +1,50 @@
 // registry
-export type { AgentToolOptions, AgentToolOutput, AgentToolPreliminaryOutput } from "./agent-tool.js";
-export { agentTool, agentToolModelOutput, agentToolRunId } from "./agent-tool.js";
-export type { AgentToolChildReference } from "./agent-type.js";
-export { resolveAgentType } from "./agent-type.js";
-export type { CompletedSteps } from "./assemble-message.js";
-export { assembleMessage, completedSteps } from "./assemble-message.js";
-export type { WrappableLanguageModel } from "./budgeted-model.js";
-export { budgetedModel, WRAP_UP_INSTRUCTION } from "./budgeted-model.js";
+export type { AgentToolOptions, AgentToolOutput, AgentToolPreliminaryOutput } from "./agent-tool/agent-tool.js";
+export { agentTool, agentToolModelOutput, agentToolRunId } from "./agent-tool/agent-tool.js";
+export type { CompletedSteps } from "./agent-tool/assemble-message.js";
+export { assembleMessage, completedSteps } from "./agent-tool/assemble-message.js";
+export type { WrappableLanguageModel } from "./budget/budgeted-model.js";
+export { budgetedModel, WRAP_UP_INSTRUCTION } from "./budget/budgeted-model.js";
+export type {
+  AgentToolCostFunction,
+  ModelCallDecision,
+  ModelCallUsage,
+  RunBudgetOptions,
+} from "./budget/run-budget.js";
+export { budgetExhaustion, RunBudget, remainingBudget } from "./budget/run-budget.js";
 export type {
   AgentToolChildDefinition,
   AgentToolOutputContext,
   AgentToolSummaryContext,
   AgentToolTurnContext,
   AgentToolTurnStream,
-} from "./child-definition.js";
-export type { FormatAgentToolInput } from "./child-input-message.js";
-export { defaultFormatAgentToolInput, inputMessageId, toInputMessage } from "./child-input-message.js";
-export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child-runner.js";
-export { AgentToolChildRunner } from "./child-runner.js";
+} from "./child/child-definition.js";
+export type { FormatAgentToolInput } from "./child/child-input-message.js";
+export { defaultFormatAgentToolInput, inputMessageId, toInputMessage } from "./child/child-input-message.js";
+export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child/child-runner.js";
+export { AgentToolChildRunner } from "./child/child-runner.js";
+export { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./child/turn-recovery.js";
 // errors
 export type { AgentToolsErrorCode } from "./errors.js";
 export { AgentToolsError, errorMessage, toAgentToolsError } from "./errors.js";
-export { INPUT_PREVIEW_MAX_CHARS, inputByteLength, makeInputPreview } from "./input-preview.js";
-export { decodeLogEntries, encodeLogEntries } from "./log-codec.js";
-export type { MergedLogEntry } from "./log-compaction.js";
-export { compactRunLog } from "./log-compaction.js";
-export type { LogRetention, LogRetentionOptions, LogRetentionReport, RetainLogsPolicy } from "./log-retention.js";
+export type { RunEventChannel, RunEventHub, RunEventListener } from "./events/run-event-hub.js";
+export {
+  AGENT_TOOL_DIAGNOSTICS_CHANNEL,
+  createRunEventHub,
+  getDefaultRunEventHub,
+  loadAgentToolDiagnosticsChannel,
+} from "./events/run-event-hub.js";
+export type { CoreRunEvent, DispatchRejection, ExtensionRunEvent, RunEvent } from "./events/run-events.js";
+export { decodeLogEntries, encodeLogEntries } from "./log/log-codec.js";
+export type { MergedLogEntry } from "./log/log-compaction.js";
+export { compactRunLog } from "./log/log-compaction.js";
+export type { LogRetention, LogRetentionOptions, LogRetentionReport, RetainLogsPolicy } from "./log/log-retention.js";
 export {
   createLogRetention,
   DEFAULT_LOG_RETENTION_BATCH,
   DEFAULT_LOG_RETENTION_SETTLE_MS,
-} from "./log-retention.js";
+} from "./log/log-retention.js";
+export { omitVoidedEntries } from "./log/voided-entry-filter.js";
 export { MinHeap } from "./min-heap.js";
 export type { ChatHost, SyntheticChatMessage } from "./ports/chat-host.js";
 // ports
@@ -40,9 +54,12 @@ export { delay, systemClock } from "./ports/clock.js";
 export type { RunEventSink } from "./ports/run-event-sink.js";
 export type { RunPosition, RunStore, RunStoreFilter, RunUpdateCondition } from "./ports/run-store.js";
 export type { WakeupScheduler } from "./ports/wakeup-scheduler.js";
-export { DEFAULT_FOLLOW_WRITE_INTERVAL_MS } from "./position-writer.js";
 // protocol (also at "@agent-tools/core-runs/protocol")
 export * from "./protocol/index.js";
+export type { AgentToolChildReference } from "./registry/agent-type.js";
+export { resolveAgentType } from "./registry/agent-type.js";
+export { INPUT_PREVIEW_MAX_CHARS, inputByteLength, makeInputPreview } from "./registry/input-preview.js";
+export { DEFAULT_FOLLOW_WRITE_INTERVAL_MS } from "./registry/position-writer.js";
 // the extension seam (detached runs, recovery, a host's own)
 export type {
   ActivityListener,
@@ -51,7 +68,7 @@ export type {
   RegistryExtensionOptions,
   RunFollow,
   StopDecision,
-} from "./registry-extension.js";
+} from "./registry/registry-extension.js";
 export type {
   AgentToolHooks,
   AgentToolRegistryOptions,
@@ -62,26 +79,11 @@ export type {
   RunAgentToolOptions,
   RunFinishedListener,
   StartAgentToolRunResult,
-} from "./registry-options.js";
-export { DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES } from "./registry-options.js";
-export type { ReplayPlan } from "./replay-runs.js";
-export { planReplay } from "./replay-runs.js";
-export type {
-  AgentToolCostFunction,
-  ModelCallDecision,
-  ModelCallUsage,
-  RunBudgetOptions,
-} from "./run-budget.js";
-export { budgetExhaustion, RunBudget, remainingBudget } from "./run-budget.js";
-export type { RunEventChannel, RunEventHub, RunEventListener } from "./run-event-hub.js";
-export {
-  AGENT_TOOL_DIAGNOSTICS_CHANNEL,
-  createRunEventHub,
-  getDefaultRunEventHub,
-  loadAgentToolDiagnosticsChannel,
-} from "./run-event-hub.js";
-export type { CoreRunEvent, DispatchRejection, ExtensionRunEvent, RunEvent } from "./run-events.js";
-export { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
+} from "./registry/registry-options.js";
+export { DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES } from "./registry/registry-options.js";
+export type { ReplayPlan } from "./registry/replay-runs.js";
+export { planReplay } from "./registry/replay-runs.js";
+export { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./registry/run-frames.js";
 // the run lifecycle as data
 export type {
   AdmissionDecision,
@@ -90,7 +92,7 @@ export type {
   FollowedPosition,
   TerminalDecision,
   TerminalRunRecord,
-} from "./run-machine.js";
+} from "./registry/run-machine.js";
 export {
   childOutcome,
   decideAdmission,
@@ -99,13 +101,13 @@ export {
   isReattachable,
   needsStart,
   startAcknowledgedPatch,
-} from "./run-machine.js";
-export type { RunRecord, RunRecordPatch } from "./run-record.js";
-export { applyRunPatch, hasAttention, toRunInfo } from "./run-record.js";
-export { AgentToolRegistry } from "./run-registry.js";
-export { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
-export type { TailRetryDecision, TailRetryPolicy, TailRetryState } from "./tail-retry-policy.js";
-export { DEFAULT_TAIL_RETRY_POLICY, nextTailRetry } from "./tail-retry-policy.js";
+} from "./registry/run-machine.js";
+export type { RunRecord, RunRecordPatch } from "./registry/run-record.js";
+export { applyRunPatch, hasAttention, toRunInfo } from "./registry/run-record.js";
+export { AgentToolRegistry } from "./registry/run-registry.js";
+export { failure, toAgentToolResult, toLifecycleResult } from "./registry/run-result.js";
+export type { TailRetryDecision, TailRetryPolicy, TailRetryState } from "./registry/tail-retry-policy.js";
+export { DEFAULT_TAIL_RETRY_POLICY, nextTailRetry } from "./registry/tail-retry-policy.js";
 // the turn engine (a turn on a step journal; @experimental)
 export type {
   DecidedCallOptions,
@@ -148,5 +150,3 @@ export {
   waitsForNext,
   wrapToolExecutes,
 } from "./turn/index.js";
-export { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./turn-recovery.js";
-export { omitVoidedEntries } from "./voided-entry-filter.js";

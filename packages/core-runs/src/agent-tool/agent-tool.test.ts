@@ -1,15 +1,15 @@
 import { isStepCount, streamText, type TextStreamPart, type ToolExecutionOptions, type ToolSet } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { createRunEventHub } from "../events/run-event-hub.js";
+import type { AgentToolEventFrame } from "../protocol/index.js";
+import { inMemoryRegistry } from "../registry/in-memory-registry.test-utils.js";
+import type { AgentToolRegistryOptions } from "../registry/registry-options.js";
+import { AgentToolRegistry } from "../registry/run-registry.js";
+import { ManualClock } from "../testing/manual-clock.js";
+import { echoChild, ScriptedChild, textChunks } from "../testing/scripted-child.js";
+import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "../testing/scripted-model.js";
 import { type AgentToolOutput, agentTool } from "./agent-tool.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
-import type { AgentToolEventFrame } from "./protocol/index.js";
-import type { AgentToolRegistryOptions } from "./registry-options.js";
-import { createRunEventHub } from "./run-event-hub.js";
-import { AgentToolRegistry } from "./run-registry.js";
-import { ManualClock } from "./testing/manual-clock.js";
-import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
-import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "./testing/scripted-model.js";
 
 const topicSchema = z.object({ topic: z.string().min(1) });
 const topicOf = (input: unknown) => (input as { topic: string }).topic;

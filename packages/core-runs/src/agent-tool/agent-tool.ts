@@ -1,7 +1,5 @@
 import { asSchema, type FlexibleSchema, type JSONValue, jsonSchema, type Tool, tool, type UIMessage } from "ai";
-import type { AgentToolChildReference } from "./agent-type.js";
-import { resolveAgentType } from "./agent-type.js";
-import { errorMessage } from "./errors.js";
+import { errorMessage } from "../errors.js";
 import type {
   AgentToolApproval,
   AgentToolDisplay,
@@ -9,10 +7,12 @@ import type {
   AgentToolFailure,
   AgentToolProgressSnapshot,
   RunStatus,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
+import type { AgentToolChildReference } from "../registry/agent-type.js";
+import { resolveAgentType } from "../registry/agent-type.js";
+import type { AgentToolRegistry } from "../registry/run-registry.js";
+import { failure } from "../registry/run-result.js";
 import { RunMessageFollower } from "./run-message-follower.js";
-import type { AgentToolRegistry } from "./run-registry.js";
-import { failure } from "./run-result.js";
 
 export type AgentToolOptions<TInput, TOutput> = {
   description: string;

@@ -1,6 +1,6 @@
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
-import type { AgentToolLogEntry } from "./protocol/index.js";
-import { omitVoidedEntries } from "./voided-entry-filter.js";
+import { omitVoidedEntries } from "../log/voided-entry-filter.js";
+import type { AgentToolLogEntry } from "../protocol/index.js";
 
 /**
  * Appended to the chunks so that `readUIMessageStream`, which emits a snapshot on some chunks only (not on

@@ -1,8 +1,8 @@
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
-import { AGENT_TOOL_EVENT_TYPE, type AgentToolEventFrame, stepResetChunk } from "./protocol/index.js";
+import { AGENT_TOOL_EVENT_TYPE, type AgentToolEventFrame, stepResetChunk } from "../protocol/index.js";
+import { textChunks } from "../testing/scripted-child.js";
 import { RunMessageFollower } from "./run-message-follower.js";
-import { textChunks } from "./testing/scripted-child.js";
 
 const chunkFrame = (runId: string, sequence: number, body: UIMessageChunk, replay = false): AgentToolEventFrame => ({
   type: AGENT_TOOL_EVENT_TYPE,

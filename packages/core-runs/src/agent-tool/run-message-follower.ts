@@ -1,5 +1,4 @@
 import type { UIMessage, UIMessageChunk } from "ai";
-import { assembleMessage } from "./assemble-message.js";
 import {
   AGENT_MILESTONE_PART,
   type AgentToolApproval,
@@ -11,7 +10,8 @@ import {
   readProgressChunk,
   readStepResetChunk,
   voidedRanges,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
+import { assembleMessage } from "./assemble-message.js";
 
 const TERMINAL_STATUS = {
   finished: "completed",

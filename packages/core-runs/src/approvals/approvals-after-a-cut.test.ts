@@ -17,13 +17,13 @@ import {
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AgentToolChildDefinition } from "./child-definition.js";
-import { AgentToolChildRunner } from "./child-runner.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
-import { type AgentToolEventFrame, readApprovalChunk } from "./protocol/index.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
-import { type ScriptedModelPart, scriptedUsage } from "./testing/scripted-model.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
+import { AgentToolChildRunner } from "../child/child-runner.js";
+import { type AgentToolEventFrame, readApprovalChunk } from "../protocol/index.js";
+import { inMemoryRegistry } from "../registry/in-memory-registry.test-utils.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
+import { type ScriptedModelPart, scriptedUsage } from "../testing/scripted-model.js";
 
 type Part = ScriptedModelPart;
 

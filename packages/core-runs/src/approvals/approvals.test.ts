@@ -4,19 +4,19 @@
 import { convertToModelMessages, isStepCount, streamText, tool, toUIMessageStream } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type AgentToolPreliminaryOutput, agentTool } from "./agent-tool.js";
-import type { AgentToolChildDefinition } from "./child-definition.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
+import { type AgentToolPreliminaryOutput, agentTool } from "../agent-tool/agent-tool.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
 import {
   type AgentToolApproval,
   type AgentToolEventFrame,
   approvalChunk,
   positionOf,
   readApprovalChunk,
-} from "./protocol/index.js";
-import type { AgentToolRegistry } from "./run-registry.js";
-import { ManualClock } from "./testing/manual-clock.js";
-import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "./testing/scripted-model.js";
+} from "../protocol/index.js";
+import { inMemoryRegistry } from "../registry/in-memory-registry.test-utils.js";
+import type { AgentToolRegistry } from "../registry/run-registry.js";
+import { ManualClock } from "../testing/manual-clock.js";
+import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "../testing/scripted-model.js";
 
 /** A leaf whose model asks to `write` (a tool that needs approval), then says what the write gave. */
 function writer(counts: { modelCalls: number; writes: number; turns: number }): AgentToolChildDefinition {

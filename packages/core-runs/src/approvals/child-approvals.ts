@@ -1,18 +1,18 @@
 import type { UIMessageChunk } from "ai";
-import type { AgentToolChildDefinition } from "./child-definition.js";
-import type { LiveRun } from "./live-run.js";
-import type { Clock } from "./ports/clock.js";
-import type { RunEventSink } from "./ports/run-event-sink.js";
-import type { RunStore } from "./ports/run-store.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
+import type { LiveRun } from "../child/live-run.js";
+import type { Clock } from "../ports/clock.js";
+import type { RunEventSink } from "../ports/run-event-sink.js";
+import type { RunStore } from "../ports/run-store.js";
 import {
   type AgentToolApproval,
   type AgentToolApprovalAnswer,
   type AgentToolApprovalStatus,
   type AgentToolTailItem,
   approvalChunk,
-} from "./protocol/index.js";
-import type { RunRecord, RunRecordPatch } from "./run-record.js";
-import type { JournaledCall, JournalFold } from "./turn/journal-fold.js";
+} from "../protocol/index.js";
+import type { RunRecord, RunRecordPatch } from "../registry/run-record.js";
+import type { JournaledCall, JournalFold } from "../turn/journal-fold.js";
 
 /** What a runner's approvals need from it. */
 export type RunApprovalsHost = {

@@ -1,5 +1,5 @@
 import { type LanguageModelMiddleware, wrapLanguageModel } from "ai";
-import { AgentToolsError } from "./errors.js";
+import { AgentToolsError } from "../errors.js";
 import type { RunBudget } from "./run-budget.js";
 
 /** A model `wrapLanguageModel` accepts (the AI SDK's provider models). */

@@ -1,11 +1,11 @@
 import { isStepCount, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { type AgentToolUsage, readUsageChunk, usageChunk } from "../protocol/index.js";
+import { ManualClock } from "../testing/manual-clock.js";
+import { type ScriptedModelCall, scriptedModel, textStep, toolCallsStep } from "../testing/scripted-model.js";
 import { budgetedModel, WRAP_UP_INSTRUCTION } from "./budgeted-model.js";
-import { type AgentToolUsage, readUsageChunk, usageChunk } from "./protocol/index.js";
 import { budgetExhaustion, RunBudget, remainingBudget } from "./run-budget.js";
-import { ManualClock } from "./testing/manual-clock.js";
-import { type ScriptedModelCall, scriptedModel, textStep, toolCallsStep } from "./testing/scripted-model.js";
 
 const usage = (inputTokens: number, outputTokens: number, runs = 0, cost?: number): AgentToolUsage => ({
   inputTokens,

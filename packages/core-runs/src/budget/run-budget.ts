@@ -1,4 +1,4 @@
-import type { Clock } from "./ports/clock.js";
+import type { Clock } from "../ports/clock.js";
 import {
   type AgentToolBudget,
   type AgentToolBudgetExhaustion,
@@ -6,7 +6,7 @@ import {
   addUsage,
   NO_USAGE,
   usageTokens,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
 
 /** What one model call spent, as the AI SDK reports it. */
 export type ModelCallUsage = { inputTokens: number; outputTokens: number; modelId?: string; provider?: string };

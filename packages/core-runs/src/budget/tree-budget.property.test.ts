@@ -12,10 +12,10 @@
 //   starts at most one after (its wrap-up), so the tree spends at most its limit plus two steps per run live then.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type AgentToolBudget, type AgentToolTree, dispatchTree } from "./protocol/index.js";
+import { type AgentToolBudget, type AgentToolTree, dispatchTree } from "../protocol/index.js";
+import { budgetRejection } from "../registry/run-machine.js";
+import { ManualClock } from "../testing/manual-clock.js";
 import { RunBudget } from "./run-budget.js";
-import { budgetRejection } from "./run-machine.js";
-import { ManualClock } from "./testing/manual-clock.js";
 
 /**
  * CPU-heavy (thousands of random trees): a time budget of its own. vitest's five-second default is for unit tests, and

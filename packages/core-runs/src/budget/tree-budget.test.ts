@@ -5,20 +5,20 @@ import { isStepCount, streamText, tool, toUIMessageStream, type UIMessageChunk }
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { agentTool } from "./agent-tool.js";
-import type { AgentToolChildDefinition } from "./child-definition.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
-import type { Clock } from "./ports/clock.js";
-import { delay } from "./ports/clock.js";
+import { agentTool } from "../agent-tool/agent-tool.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
+import type { Clock } from "../ports/clock.js";
+import { delay } from "../ports/clock.js";
 import {
   type AgentToolBudget,
   type AgentToolTree,
   type AgentToolUsage,
   positionOf,
   readUsageChunk,
-} from "./protocol/index.js";
-import type { AgentToolRegistry } from "./run-registry.js";
-import { ManualClock } from "./testing/manual-clock.js";
+} from "../protocol/index.js";
+import { inMemoryRegistry } from "../registry/in-memory-registry.test-utils.js";
+import type { AgentToolRegistry } from "../registry/run-registry.js";
+import { ManualClock } from "../testing/manual-clock.js";
 import {
   type ScriptedModelCall,
   type ScriptedModelPart,
@@ -26,7 +26,7 @@ import {
   textStep,
   toolCallsStep,
   withUsage,
-} from "./testing/scripted-model.js";
+} from "../testing/scripted-model.js";
 
 /** A step that calls `toolName` once per id, spending 10 + 10 tokens; told to wrap up, it answers `wrapUp` instead. */
 function step(toolName: string, calls: Array<[string, unknown]>, wrapUp: string) {

@@ -1,5 +1,5 @@
+import type { Clock } from "../ports/clock.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
-import type { Clock } from "./ports/clock.js";
 
 /**
  * Cancel what run `runId` dispatched itself (`definition.onCancel`); resolves once that ended, or after `timeoutMs`

@@ -1,7 +1,7 @@
 import type { ToolSet, UIMessage, UIMessageChunk } from "ai";
-import type { budgetedModel, WrappableLanguageModel } from "./budgeted-model.js";
-import type { FormatAgentToolInput } from "./child-input-message.js";
-import type { Clock } from "./ports/clock.js";
+import type { budgetedModel, WrappableLanguageModel } from "../budget/budgeted-model.js";
+import type { RunBudget } from "../budget/run-budget.js";
+import type { Clock } from "../ports/clock.js";
 import type {
   AgentToolApprovalAnswer,
   AgentToolBudgetExhaustion,
@@ -10,8 +10,8 @@ import type {
   AgentToolTraceContext,
   AgentToolTree,
   AgentToolUsage,
-} from "./protocol/index.js";
-import type { RunBudget } from "./run-budget.js";
+} from "../protocol/index.js";
+import type { FormatAgentToolInput } from "./child-input-message.js";
 
 /** What a child turn receives. */
 export type AgentToolTurnContext = {

@@ -1,13 +1,13 @@
 import type { UIMessage } from "ai";
-import { assembleMessage } from "./assemble-message.js";
+import { assembleMessage } from "../agent-tool/assemble-message.js";
+import { omitVoidedEntries } from "../log/voided-entry-filter.js";
+import type { RunStore } from "../ports/run-store.js";
+import type { AgentToolApproval, AgentToolRunInspection, ChildRunStatus } from "../protocol/index.js";
+import type { RunRecord } from "../registry/run-record.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
 import type { ChildConversationSnapshot } from "./child-runner-options.js";
 import type { LiveRun } from "./live-run.js";
-import type { RunStore } from "./ports/run-store.js";
-import type { AgentToolApproval, AgentToolRunInspection, ChildRunStatus } from "./protocol/index.js";
-import type { RunRecord } from "./run-record.js";
-import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 /** A run's inspection, from its row and — while it is live here — what its live run holds. @internal */
 export function runInspection(record: RunRecord, live?: LiveRun): AgentToolRunInspection {

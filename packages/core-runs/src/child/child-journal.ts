@@ -1,11 +1,11 @@
 import type { UIMessageChunk } from "ai";
+import { omitVoidedEntries } from "../log/voided-entry-filter.js";
+import type { RunStore } from "../ports/run-store.js";
+import { stepResetVoiding } from "../protocol/index.js";
+import { isJournalFact } from "../turn/journal-facts.js";
+import type { JournalEntry } from "../turn/journal-fold.js";
+import type { TurnJournal } from "../turn/turn-journal.js";
 import type { LiveRun } from "./live-run.js";
-import type { RunStore } from "./ports/run-store.js";
-import { stepResetVoiding } from "./protocol/index.js";
-import { isJournalFact } from "./turn/journal-facts.js";
-import type { JournalEntry } from "./turn/journal-fold.js";
-import type { TurnJournal } from "./turn/turn-journal.js";
-import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 /**
  * A child run's journal: its durable log. Chunks get the log's next sequence and go in its burst writes (a fact at

@@ -1,5 +1,5 @@
+import { AgentToolsError } from "../errors.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
-import { AgentToolsError } from "./errors.js";
 
 /** A completed turn's result, as its definition's hooks make it. */
 export type ChildTurnResult = { output: unknown; summary: string };

@@ -1,10 +1,10 @@
 import type { UIMessage } from "ai";
+import type { Clock } from "../ports/clock.js";
+import type { RunEventSink } from "../ports/run-event-sink.js";
+import type { RunStore } from "../ports/run-store.js";
+import type { AgentToolRunInspection, AgentToolTraceContext, AgentToolTree } from "../protocol/index.js";
+import type { RunRecord } from "../registry/run-record.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
-import type { Clock } from "./ports/clock.js";
-import type { RunEventSink } from "./ports/run-event-sink.js";
-import type { RunStore } from "./ports/run-store.js";
-import type { AgentToolRunInspection, AgentToolTraceContext, AgentToolTree } from "./protocol/index.js";
-import type { RunRecord } from "./run-record.js";
 
 export type AgentToolChildRunnerOptions = {
   definition: AgentToolChildDefinition;

@@ -10,19 +10,19 @@ import {
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AgentToolChildDefinition } from "./child-definition.js";
-import { AgentToolChildRunner } from "./child-runner.js";
-import type { RunStore } from "./ports/run-store.js";
+import type { RunStore } from "../ports/run-store.js";
 import {
   type AgentToolLogEntry,
   type AgentToolTailItem,
   readStepResetChunk,
   tailItemEntries,
-} from "./protocol/index.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
-import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
-import { type ScriptedModelPart, scriptedModel, textStep, toolCallsStep } from "./testing/scripted-model.js";
+} from "../protocol/index.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
+import { echoChild, ScriptedChild, textChunks } from "../testing/scripted-child.js";
+import { type ScriptedModelPart, scriptedModel, textStep, toolCallsStep } from "../testing/scripted-model.js";
+import type { AgentToolChildDefinition } from "./child-definition.js";
+import { AgentToolChildRunner } from "./child-runner.js";
 
 async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<AgentToolTailItem[]> {
   const items: AgentToolTailItem[] = [];

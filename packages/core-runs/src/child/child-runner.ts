@@ -1,5 +1,4 @@
 import type { UIMessage, UIMessageChunk } from "ai";
-import { cancelDescendants } from "./cancel-descendants.js";
 import {
   answerRunApproval,
   earliestApprovalDeadline,
@@ -7,7 +6,24 @@ import {
   expireRunApprovals,
   pauseRun,
   type RunApprovalsHost,
-} from "./child-approvals.js";
+} from "../approvals/child-approvals.js";
+import type { RunBudget } from "../budget/run-budget.js";
+import { getDefaultRunEventHub } from "../events/run-event-hub.js";
+import type { ChildStartOptions } from "../ports/child-transport.js";
+import { type Clock, systemClock } from "../ports/clock.js";
+import type { RunEventSink } from "../ports/run-event-sink.js";
+import type { RunStore } from "../ports/run-store.js";
+import type {
+  AgentToolApprovalAnswer,
+  AgentToolBudgetExhaustion,
+  AgentToolMilestone,
+  AgentToolProgressSnapshot,
+  AgentToolRunInspection,
+  AgentToolTailItem,
+  AgentToolUsage,
+} from "../protocol/index.js";
+import type { RunRecord } from "../registry/run-record.js";
+import { cancelDescendants } from "./cancel-descendants.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
 import { runConversation, runInspection } from "./child-inspection.js";
 import {
@@ -18,22 +34,6 @@ import {
 import { type ChildTailOptions, openChildTail } from "./child-tail.js";
 import { type ChildTurnStart, runChildTurn } from "./child-turn.js";
 import { LiveRun, type LiveRunStart } from "./live-run.js";
-import type { ChildStartOptions } from "./ports/child-transport.js";
-import { type Clock, systemClock } from "./ports/clock.js";
-import type { RunEventSink } from "./ports/run-event-sink.js";
-import type { RunStore } from "./ports/run-store.js";
-import type {
-  AgentToolApprovalAnswer,
-  AgentToolBudgetExhaustion,
-  AgentToolMilestone,
-  AgentToolProgressSnapshot,
-  AgentToolRunInspection,
-  AgentToolTailItem,
-  AgentToolUsage,
-} from "./protocol/index.js";
-import type { RunBudget } from "./run-budget.js";
-import { getDefaultRunEventHub } from "./run-event-hub.js";
-import type { RunRecord } from "./run-record.js";
 import { claimRecovery, readRunJournal, recoveryOptions, type TurnRecoveryOptions } from "./turn-recovery.js";
 
 export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child-runner-options.js";

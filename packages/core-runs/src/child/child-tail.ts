@@ -1,15 +1,15 @@
 import type { UIMessageChunk } from "ai";
-import type { LiveRun } from "./live-run.js";
-import type { TailListener } from "./live-run-log.js";
-import type { RunStore } from "./ports/run-store.js";
+import type { TailListener } from "../log/live-run-log.js";
+import { VoidedEntryFilter } from "../log/voided-entry-filter.js";
+import type { RunStore } from "../ports/run-store.js";
 import {
   AGENT_PROGRESS_PART,
   type AgentToolLogEntry,
   type AgentToolRunInspection,
   type AgentToolTailItem,
-} from "./protocol/index.js";
-import type { RunRecord } from "./run-record.js";
-import { VoidedEntryFilter } from "./voided-entry-filter.js";
+} from "../protocol/index.js";
+import type { RunRecord } from "../registry/run-record.js";
+import type { LiveRun } from "./live-run.js";
 
 /** How many stored entries one read of a tail's drain takes (and one `entries` item carries at most). */
 const MAX_TAIL_PAGE = 500;

@@ -1,17 +1,17 @@
-import { assembleTurnMessage } from "./assemble-message.js";
+import { assembleTurnMessage } from "../agent-tool/assemble-message.js";
+import { errorMessage } from "../errors.js";
+import type { Clock } from "../ports/clock.js";
+import type { RunEventSink } from "../ports/run-event-sink.js";
+import type { RunStore } from "../ports/run-store.js";
+import { type AgentToolRunInspection, approvalChunk, type ChildRunStatus, type JsonValue } from "../protocol/index.js";
+import type { RunRecord, RunRecordPatch } from "../registry/run-record.js";
+import type { JournalEntry, JournaledCall, JournalFold } from "../turn/journal-fold.js";
+import { runTurn } from "../turn/run-turn.js";
 import type { AgentToolChildDefinition, AgentToolTurnContext } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
 import { ChildRunJournal } from "./child-journal.js";
 import { readChildTurnResult } from "./child-result-hooks.js";
-import { errorMessage } from "./errors.js";
 import type { LiveRun } from "./live-run.js";
-import type { Clock } from "./ports/clock.js";
-import type { RunEventSink } from "./ports/run-event-sink.js";
-import type { RunStore } from "./ports/run-store.js";
-import { type AgentToolRunInspection, approvalChunk, type ChildRunStatus, type JsonValue } from "./protocol/index.js";
-import type { RunRecord, RunRecordPatch } from "./run-record.js";
-import type { JournalEntry, JournaledCall, JournalFold } from "./turn/journal-fold.js";
-import { runTurn } from "./turn/run-turn.js";
 
 /** What executing a turn needs from its runner. */
 export type ChildTurnHost = {

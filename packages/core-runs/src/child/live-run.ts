@@ -1,8 +1,8 @@
 import type { UIMessageChunk } from "ai";
-import type { AgentToolChildDefinition } from "./child-definition.js";
-import { LiveRunLog } from "./live-run-log.js";
-import type { Clock } from "./ports/clock.js";
-import type { RunStore } from "./ports/run-store.js";
+import { RunBudget } from "../budget/run-budget.js";
+import { LiveRunLog } from "../log/live-run-log.js";
+import type { Clock } from "../ports/clock.js";
+import type { RunStore } from "../ports/run-store.js";
 import {
   type AgentToolApproval,
   type AgentToolMilestone,
@@ -12,9 +12,9 @@ import {
   nextProgressSnapshot,
   readApprovalChunk,
   usageChunk,
-} from "./protocol/index.js";
-import { RunBudget } from "./run-budget.js";
-import type { RunRecord } from "./run-record.js";
+} from "../protocol/index.js";
+import type { RunRecord } from "../registry/run-record.js";
+import type { AgentToolChildDefinition } from "./child-definition.js";
 
 /** What a live run starts from: where its log ends, its milestones, usage and approvals as its log holds them. */
 export type LiveRunStart = {

@@ -4,19 +4,19 @@
 import { type ToolSet, tool, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AgentToolChildRunner } from "./child-runner.js";
+import { sdkParts as sdkAssembly } from "../agent-tool/sdk-assembly.test-utils.js";
 import {
   AGENT_STEP_RESET_PART,
   type AgentToolLogEntry,
   type AgentToolTailItem,
   readStepResetChunk,
   tailItemEntries,
-} from "./protocol/index.js";
-import { sdkParts as sdkAssembly } from "./sdk-assembly.test-utils.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
-import { ScriptedChild } from "./testing/scripted-child.js";
-import { noToolText } from "./turn/decided-call.js";
+} from "../protocol/index.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
+import { ScriptedChild } from "../testing/scripted-child.js";
+import { noToolText } from "../turn/decided-call.js";
+import { AgentToolChildRunner } from "./child-runner.js";
 
 /** The parts the AI SDK's own assembly makes of `chunks`, which it must take without an error. */
 async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessage["parts"]> {

@@ -1,12 +1,12 @@
-import { AgentToolsError } from "./errors.js";
+import { AgentToolsError } from "../errors.js";
+import { omitVoidedEntries } from "../log/voided-entry-filter.js";
+import type { Clock } from "../ports/clock.js";
+import type { RunEventSink } from "../ports/run-event-sink.js";
+import type { RunStore } from "../ports/run-store.js";
+import { readMilestoneChunk } from "../protocol/index.js";
+import type { RunRecord } from "../registry/run-record.js";
+import { foldJournal, type JournalEntry } from "../turn/journal-fold.js";
 import type { LiveRunStart } from "./live-run.js";
-import type { Clock } from "./ports/clock.js";
-import type { RunEventSink } from "./ports/run-event-sink.js";
-import type { RunStore } from "./ports/run-store.js";
-import { readMilestoneChunk } from "./protocol/index.js";
-import type { RunRecord } from "./run-record.js";
-import { foldJournal, type JournalEntry } from "./turn/journal-fold.js";
-import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 /** The error a run ends with when its cut-off turn cannot be resumed. */
 const INTERRUPTED_CHILD_ERROR = "interrupted before the child could finish";

@@ -1,4 +1,4 @@
-import type { RunEventSink } from "./ports/run-event-sink.js";
+import type { RunEventSink } from "../ports/run-event-sink.js";
 import type { RunEvent } from "./run-events.js";
 
 /** A listener of run events. A listener that throws is isolated: other listeners and the run go on. */

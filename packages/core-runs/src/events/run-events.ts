@@ -6,9 +6,9 @@ import type {
   DispatchRejection,
   RunStatus,
   TerminalRunStatus,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
 
-export type { DispatchRejection } from "./protocol/index.js";
+export type { DispatchRejection } from "../protocol/index.js";
 
 /**
  * Typed events core emits through its `RunEventSink`. Payloads carry ids and typed fields, never inputs,

@@ -1,11 +1,11 @@
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
-import { AgentToolChildRunner } from "./child-runner.js";
+import { AgentToolChildRunner } from "../child/child-runner.js";
+import type { AgentToolTailItem } from "../protocol/index.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
+import { textChunks } from "../testing/scripted-child.js";
 import { LiveRunLog, MAX_BURST_ENTRIES } from "./live-run-log.js";
-import type { AgentToolTailItem } from "./protocol/index.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
-import { textChunks } from "./testing/scripted-child.js";
 
 const delta = (text: string): UIMessageChunk => ({ type: "text-delta", id: "t", delta: text });
 

@@ -1,8 +1,8 @@
 import type { UIMessageChunk } from "ai";
-import type { Clock, TimerHandle } from "./ports/clock.js";
-import type { RunStore } from "./ports/run-store.js";
-import type { AgentToolLogEntry, AgentToolTailItem } from "./protocol/index.js";
-import { ridesAlong, waitsForNext } from "./turn/journal-facts.js";
+import type { Clock, TimerHandle } from "../ports/clock.js";
+import type { RunStore } from "../ports/run-store.js";
+import type { AgentToolLogEntry, AgentToolTailItem } from "../protocol/index.js";
+import { ridesAlong, waitsForNext } from "../turn/journal-facts.js";
 
 /** Receives a live run's tail items in order: entries once they are written, ephemeral items in their place. */
 export type TailListener = (item: AgentToolTailItem) => void;

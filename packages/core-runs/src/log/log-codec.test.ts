@@ -1,9 +1,9 @@
 import type { UIMessageChunk } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { AgentToolLogEntry } from "../protocol/index.js";
 import { decodeLogEntries, encodeLogEntries } from "./log-codec.js";
 import { compactRunLog } from "./log-compaction.js";
-import type { AgentToolLogEntry } from "./protocol/index.js";
 
 const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 

@@ -1,9 +1,9 @@
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
+import { type AgentToolLogEntry, stepResetChunk } from "../protocol/index.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { makeRunRecord } from "../testing/run-store-contract-cases.js";
 import { compactRunLog, compactStoredLog, entriesForReader } from "./log-compaction.js";
-import { type AgentToolLogEntry, stepResetChunk } from "./protocol/index.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { makeRunRecord } from "./testing/run-store-contract-cases.js";
 
 const log = (...bodies: UIMessageChunk[]): AgentToolLogEntry[] =>
   bodies.map((body, index) => ({ sequence: index + 1, body, at: 100 + index }));

@@ -1,7 +1,7 @@
+import type { RunStore } from "../ports/run-store.js";
+import { type AgentToolLogEntry, isHardTerminalStatus, readStepResetChunk, stepResetChunk } from "../protocol/index.js";
 import { encodeLogEntries } from "./log-codec.js";
 import { type Delta, deltaChunk, readDelta } from "./log-deltas.js";
-import type { RunStore } from "./ports/run-store.js";
-import { type AgentToolLogEntry, isHardTerminalStatus, readStepResetChunk, stepResetChunk } from "./protocol/index.js";
 import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 /**

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { AgentToolsError } from "./errors.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
+import { AgentToolsError } from "../errors.js";
+import type { RunEvent } from "../events/run-events.js";
+import type { AgentToolEventFrame, AgentToolLogEntry, RunStatus } from "../protocol/index.js";
+import { inMemoryRegistry } from "../registry/in-memory-registry.test-utils.js";
+import type { RunRecord } from "../registry/run-record.js";
+import { ManualClock } from "../testing/manual-clock.js";
+import { ManualWakeupScheduler } from "../testing/manual-wakeup-scheduler.js";
+import { makeRunRecord } from "../testing/run-store-contract-cases.js";
+import { echoChild, textChunks } from "../testing/scripted-child.js";
 import { createLogRetention, planPass, type RetainLogsPolicy } from "./log-retention.js";
-import type { AgentToolEventFrame, AgentToolLogEntry, RunStatus } from "./protocol/index.js";
-import type { RunEvent } from "./run-events.js";
-import type { RunRecord } from "./run-record.js";
-import { ManualClock } from "./testing/manual-clock.js";
-import { ManualWakeupScheduler } from "./testing/manual-wakeup-scheduler.js";
-import { makeRunRecord } from "./testing/run-store-contract-cases.js";
-import { echoChild, textChunks } from "./testing/scripted-child.js";
 
 const SETTLE = 30_000;
 

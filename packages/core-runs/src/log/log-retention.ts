@@ -1,8 +1,8 @@
-import { AgentToolsError } from "./errors.js";
-import type { WakeupScheduler } from "./ports/wakeup-scheduler.js";
-import { type HardTerminalRunStatus, isHardTerminalStatus } from "./protocol/index.js";
-import type { RunRecord } from "./run-record.js";
-import type { AgentToolRegistry } from "./run-registry.js";
+import { AgentToolsError } from "../errors.js";
+import type { WakeupScheduler } from "../ports/wakeup-scheduler.js";
+import { type HardTerminalRunStatus, isHardTerminalStatus } from "../protocol/index.js";
+import type { RunRecord } from "../registry/run-record.js";
+import type { AgentToolRegistry } from "../registry/run-registry.js";
 
 /**
  * How long a parent keeps the full logs of its finished runs (SPEC §10). Past either bound, a finished run's log is

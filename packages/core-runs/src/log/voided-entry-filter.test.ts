@@ -1,6 +1,6 @@
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
-import { type AgentToolLogEntry, stepResetChunk } from "./protocol/index.js";
+import { type AgentToolLogEntry, stepResetChunk } from "../protocol/index.js";
 import { omitVoidedEntries, VoidedEntryFilter } from "./voided-entry-filter.js";
 
 const log = (...bodies: UIMessageChunk[]): AgentToolLogEntry[] =>

@@ -1,4 +1,4 @@
-import { type AgentToolLogEntry, isVoidedByReset, readStepResetChunk } from "./protocol/index.js";
+import { type AgentToolLogEntry, isVoidedByReset, readStepResetChunk } from "../protocol/index.js";
 
 /**
  * Leaves out of a run's log entries, read in sequence order, the ones a later step reset voids (see

@@ -1,4 +1,4 @@
-import type { RunEvent } from "../run-events.js";
+import type { RunEvent } from "../events/run-events.js";
 
 /**
  * Where core emits observability events. `emit` must not throw and must be cheap when nobody listens;

@@ -1,5 +1,5 @@
 import type { AgentToolLogEntry, RunStatus } from "../protocol/index.js";
-import type { RunRecord, RunRecordPatch } from "../run-record.js";
+import type { RunRecord, RunRecordPatch } from "../registry/run-record.js";
 
 /** A run's place in `listRuns` order: by `startedAt`, then `runId` (UTF-16 code unit order). */
 export type RunPosition = { startedAt: number; runId: string };

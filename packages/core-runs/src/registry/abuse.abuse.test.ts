@@ -5,17 +5,17 @@ import { isStepCount, streamText, type TextStreamPart, type ToolSet } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { agentTool } from "./agent-tool.js";
-import type { AgentToolChildDefinition } from "./child-definition.js";
-import type { AgentToolEventFrame, AgentToolLifecycleResult, AgentToolRunInfo } from "./protocol/index.js";
+import { agentTool } from "../agent-tool/agent-tool.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
+import { createRunEventHub } from "../events/run-event-hub.js";
+import type { RunEvent } from "../events/run-events.js";
+import type { AgentToolEventFrame, AgentToolLifecycleResult, AgentToolRunInfo } from "../protocol/index.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { InProcessChildTransport } from "../testing/in-process-child-transport.js";
+import { flushMicrotasks } from "../testing/manual-clock.js";
+import { echoChild, ScriptedChild, textChunks } from "../testing/scripted-child.js";
 import type { AgentToolHooks, AgentToolRegistryOptions } from "./registry-options.js";
-import { createRunEventHub } from "./run-event-hub.js";
-import type { RunEvent } from "./run-events.js";
 import { AgentToolRegistry } from "./run-registry.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
-import { flushMicrotasks } from "./testing/manual-clock.js";
-import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
 
 /**
  * CPU-heavy (many runs and large inputs): a time budget of its own. vitest's five-second default is for unit tests,

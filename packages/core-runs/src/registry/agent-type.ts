@@ -1,4 +1,4 @@
-import { AgentToolsError } from "./errors.js";
+import { AgentToolsError } from "../errors.js";
 
 /**
  * How a child is named in `runAgentTool(Child, …)`: its agentType string, or a class (or object) with a

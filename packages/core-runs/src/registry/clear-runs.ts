@@ -1,5 +1,5 @@
+import { isLiveStatus, isTerminalStatus } from "../protocol/index.js";
 import type { ConcurrencySlots } from "./concurrency-slots.js";
-import { isLiveStatus, isTerminalStatus } from "./protocol/index.js";
 import type { ClearAgentToolRunsOptions } from "./registry-options.js";
 import type { RegistryRuntime } from "./registry-runtime.js";
 import type { RunDrivers } from "./run-drivers.js";

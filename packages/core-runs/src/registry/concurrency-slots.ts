@@ -1,4 +1,4 @@
-import type { RunStore } from "./ports/run-store.js";
+import type { RunStore } from "../ports/run-store.js";
 
 /**
  * The runs holding a concurrency slot (`starting`/`running`): loaded from the store once, then kept in step by the

@@ -1,6 +1,6 @@
+import { compactStoredLog } from "../log/log-compaction.js";
+import { isHardTerminalStatus } from "../protocol/index.js";
 import { resolveAgentType } from "./agent-type.js";
-import { compactStoredLog } from "./log-compaction.js";
-import { isHardTerminalStatus } from "./protocol/index.js";
 import type { CancelHandler, RegistryExtension, RegistryExtensionOptions, RunFollow } from "./registry-extension.js";
 import type { RegistryRuntime } from "./registry-runtime.js";
 import type { RunAdmission } from "./run-admission.js";

@@ -1,11 +1,11 @@
-import type { AgentToolChildDefinition } from "./child-definition.js";
-import type { Clock } from "./ports/clock.js";
-import type { AgentToolEventFrame } from "./protocol/index.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
+import { createRunEventHub } from "../events/run-event-hub.js";
+import type { Clock } from "../ports/clock.js";
+import type { AgentToolEventFrame } from "../protocol/index.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { InProcessChildTransport } from "../testing/in-process-child-transport.js";
 import type { AgentToolRegistryOptions } from "./registry-options.js";
-import { createRunEventHub } from "./run-event-hub.js";
 import { AgentToolRegistry } from "./run-registry.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 
 /** A registry over in-memory ports and `children`, with its own event hub, and the frames it broadcast. */
 export function inMemoryRegistry(

@@ -1,15 +1,13 @@
 import { isStepCount, streamText, toUIMessageStream, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { agentTool } from "./agent-tool.js";
-import type { AgentToolChildDefinition } from "./child-definition.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
-import type { Clock } from "./ports/clock.js";
-import type { AgentToolEventFrame } from "./protocol/index.js";
-import type { AgentToolRegistry } from "./run-registry.js";
-import type { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import type { InProcessChildTransport } from "./testing/in-process-child-transport.js";
-import { ManualClock } from "./testing/manual-clock.js";
+import { agentTool } from "../agent-tool/agent-tool.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
+import type { Clock } from "../ports/clock.js";
+import type { AgentToolEventFrame } from "../protocol/index.js";
+import type { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import type { InProcessChildTransport } from "../testing/in-process-child-transport.js";
+import { ManualClock } from "../testing/manual-clock.js";
 import {
   type ScriptedModelCall,
   type ScriptedModelStep,
@@ -17,7 +15,9 @@ import {
   textStep,
   toolCallsStep,
   toolResultsSeen,
-} from "./testing/scripted-model.js";
+} from "../testing/scripted-model.js";
+import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
+import type { AgentToolRegistry } from "./run-registry.js";
 
 // Three levels, all in-process: a grandparent (the test's top registry) → a "Coordinator" child, whose turn owns its
 // own registry (own store, own transport, own broadcast list) → "Leaf" grandchildren.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { AgentToolLogEntry } from "../protocol/index.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
+import { makeRunRecord } from "../testing/run-store-contract-cases.js";
 import { PositionWriter } from "./position-writer.js";
-import type { AgentToolLogEntry } from "./protocol/index.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
-import { makeRunRecord } from "./testing/run-store-contract-cases.js";
 
 const entry = (sequence: number): AgentToolLogEntry => ({
   sequence,

@@ -1,6 +1,6 @@
-import type { Clock, TimerHandle } from "./ports/clock.js";
-import type { RunStore } from "./ports/run-store.js";
-import type { AgentToolLogEntry, AgentToolProgressSnapshot } from "./protocol/index.js";
+import type { Clock, TimerHandle } from "../ports/clock.js";
+import type { RunStore } from "../ports/run-store.js";
+import type { AgentToolLogEntry, AgentToolProgressSnapshot } from "../protocol/index.js";
 
 /** Default `followWriteIntervalMs`: how often, at most, a parent persists its position in a followed run. */
 export const DEFAULT_FOLLOW_WRITE_INTERVAL_MS = 500;

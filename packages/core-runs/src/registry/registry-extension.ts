@@ -1,7 +1,8 @@
+import type { RunEvent } from "../events/run-events.js";
+import type { Clock } from "../ports/clock.js";
+import type { RunStoreFilter } from "../ports/run-store.js";
+import type { AgentToolLogEntry, AgentToolRunInspection } from "../protocol/index.js";
 import type { AgentToolChildReference } from "./agent-type.js";
-import type { Clock } from "./ports/clock.js";
-import type { RunStoreFilter } from "./ports/run-store.js";
-import type { AgentToolLogEntry, AgentToolRunInspection } from "./protocol/index.js";
 import type {
   AgentToolRunOutcome,
   RunAgentToolOptions,
@@ -9,7 +10,6 @@ import type {
   StartAgentToolRunResult,
 } from "./registry-options.js";
 import type { ActivityListener, StopDecision } from "./run-driver.js";
-import type { RunEvent } from "./run-events.js";
 import type { RunRecord } from "./run-record.js";
 
 export type { ActivityListener, StopDecision } from "./run-driver.js";

@@ -1,8 +1,10 @@
 // The registry's public option, result and hook types (the class is in run-registry.ts).
-import type { ChildTransport } from "./ports/child-transport.js";
-import type { Clock } from "./ports/clock.js";
-import type { RunEventSink } from "./ports/run-event-sink.js";
-import type { RunPosition, RunStore } from "./ports/run-store.js";
+
+import type { DispatchRejection } from "../events/run-events.js";
+import type { ChildTransport } from "../ports/child-transport.js";
+import type { Clock } from "../ports/clock.js";
+import type { RunEventSink } from "../ports/run-event-sink.js";
+import type { RunPosition, RunStore } from "../ports/run-store.js";
 import type {
   AgentToolApproval,
   AgentToolBudget,
@@ -20,8 +22,7 @@ import type {
   AgentToolUsage,
   RunStatus,
   TerminalRunStatus,
-} from "./protocol/index.js";
-import type { DispatchRejection } from "./run-events.js";
+} from "../protocol/index.js";
 import type { RunRecord } from "./run-record.js";
 import type { TailRetryPolicy } from "./tail-retry-policy.js";
 

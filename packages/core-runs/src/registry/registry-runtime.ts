@@ -1,11 +1,11 @@
-import type { ChildTransport } from "./ports/child-transport.js";
-import type { Clock } from "./ports/clock.js";
-import type { RunEventSink } from "./ports/run-event-sink.js";
-import type { RunStore } from "./ports/run-store.js";
-import type { AgentToolEventFrame } from "./protocol/index.js";
+import type { RunEvent } from "../events/run-events.js";
+import type { ChildTransport } from "../ports/child-transport.js";
+import type { Clock } from "../ports/clock.js";
+import type { RunEventSink } from "../ports/run-event-sink.js";
+import type { RunStore } from "../ports/run-store.js";
+import type { AgentToolEventFrame } from "../protocol/index.js";
 import type { AgentToolHooks } from "./registry-options.js";
 import { RunAttention } from "./run-attention.js";
-import type { RunEvent } from "./run-events.js";
 import type { RunRecord } from "./run-record.js";
 
 /**

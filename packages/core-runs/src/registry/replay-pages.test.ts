@@ -1,12 +1,12 @@
 // Paged replay (SPEC §6): a client that asks gets the newest runs and every live one, then older pages on request.
 import { describe, expect, it } from "vitest";
-import { type AgentToolCursors, type AgentToolEventFrame, encodeAgentToolFrame } from "./protocol/index.js";
+import { type AgentToolCursors, type AgentToolEventFrame, encodeAgentToolFrame } from "../protocol/index.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { InProcessChildTransport } from "../testing/in-process-child-transport.js";
+import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
+import { ScriptedChild } from "../testing/scripted-child.js";
 import type { RunRecord } from "./run-record.js";
 import { AgentToolRegistry } from "./run-registry.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
-import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
-import { ScriptedChild } from "./testing/scripted-child.js";
 
 /** A registry whose store holds `count` finished runs `f1`…`fN` (started at 1…N, two log entries each). */
 async function retained(count: number) {

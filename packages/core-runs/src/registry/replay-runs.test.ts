@@ -1,19 +1,19 @@
 // Replay to one connection (SPEC §6): what a client that reconnects gets, with and without cursors.
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
+import { sdkParts } from "../agent-tool/sdk-assembly.test-utils.js";
 import {
   AGENT_PROGRESS_PART,
   AGENT_STEP_RESET_PART,
   type AgentToolEventFrame,
   type AgentToolProgressSnapshot,
   stepResetChunk,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { InProcessChildTransport } from "../testing/in-process-child-transport.js";
+import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
+import { ScriptedChild, textChunks } from "../testing/scripted-child.js";
 import { AgentToolRegistry } from "./run-registry.js";
-import { sdkParts } from "./sdk-assembly.test-utils.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
-import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
-import { ScriptedChild, textChunks } from "./testing/scripted-child.js";
 
 const settle = async () => {
   for (let turn = 0; turn < 10; turn += 1) await flushMicrotasks(50);

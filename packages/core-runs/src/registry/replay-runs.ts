@@ -1,5 +1,6 @@
-import { entriesForReader } from "./log-compaction.js";
-import type { RunPosition, RunStore } from "./ports/run-store.js";
+import { entriesForReader } from "../log/log-compaction.js";
+import { omitVoidedEntries } from "../log/voided-entry-filter.js";
+import type { RunPosition, RunStore } from "../ports/run-store.js";
 import {
   AGENT_PROGRESS_PART,
   type AgentToolCursor,
@@ -10,11 +11,10 @@ import {
   encodeAgentToolFrame,
   isTerminalStatus,
   withLatestApprovals,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
 import type { LiveRunView } from "./run-driver.js";
 import { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
 import type { RunRecord } from "./run-record.js";
-import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 /**
  * What one run's replay sends a client that holds `cursor` (none: a full replay), as a pure decision:

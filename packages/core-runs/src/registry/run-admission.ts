@@ -1,6 +1,6 @@
+import { type AgentToolPosition, type AgentToolRunInfo, type AgentToolTree, dispatchTree } from "../protocol/index.js";
 import type { ConcurrencySlots } from "./concurrency-slots.js";
 import { inputByteLength } from "./input-preview.js";
-import { type AgentToolPosition, type AgentToolRunInfo, type AgentToolTree, dispatchTree } from "./protocol/index.js";
 import type { AgentToolRegistryOptions, StartAgentToolRunResult } from "./registry-options.js";
 import type { RegistryRuntime } from "./registry-runtime.js";
 import { startedFrame } from "./run-frames.js";

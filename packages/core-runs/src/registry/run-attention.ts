@@ -1,4 +1,4 @@
-import { isTerminalStatus } from "./protocol/index.js";
+import { isTerminalStatus } from "../protocol/index.js";
 import { isFinishHookPending } from "./run-machine.js";
 import type { RunRecord } from "./run-record.js";
 

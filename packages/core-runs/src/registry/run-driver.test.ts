@@ -2,14 +2,14 @@
 // registry's public surface: abort signals, tails that break, and a parent that restarts while it follows.
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it, vi } from "vitest";
-import type { ChildRef, ChildTransport } from "./ports/child-transport.js";
-import { AGENT_PROGRESS_PART, type AgentToolEventFrame, type AgentToolProgressSnapshot } from "./protocol/index.js";
+import type { ChildRef, ChildTransport } from "../ports/child-transport.js";
+import { AGENT_PROGRESS_PART, type AgentToolEventFrame, type AgentToolProgressSnapshot } from "../protocol/index.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { InProcessChildTransport } from "../testing/in-process-child-transport.js";
+import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
+import { echoChild, ScriptedChild, textChunks } from "../testing/scripted-child.js";
 import type { AgentToolHooks, AgentToolRegistryOptions } from "./registry-options.js";
 import { AgentToolRegistry } from "./run-registry.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
-import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
-import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
 
 const settle = async (turns = 10) => {
   for (let turn = 0; turn < turns; turn += 1) await flushMicrotasks(50);

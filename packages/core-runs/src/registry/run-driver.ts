@@ -1,8 +1,6 @@
-import type { ConcurrencySlots } from "./concurrency-slots.js";
-import { errorMessage } from "./errors.js";
-import type { ChildRef } from "./ports/child-transport.js";
-import { delay } from "./ports/clock.js";
-import { PositionWriter } from "./position-writer.js";
+import { errorMessage } from "../errors.js";
+import type { ChildRef } from "../ports/child-transport.js";
+import { delay } from "../ports/clock.js";
 import {
   type AgentToolApproval,
   type AgentToolProgressSnapshot,
@@ -14,7 +12,9 @@ import {
   readApprovalChunk,
   readProgressChunk,
   readUsageChunk,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
+import type { ConcurrencySlots } from "./concurrency-slots.js";
+import { PositionWriter } from "./position-writer.js";
 import type { AgentToolRunOutcome } from "./registry-options.js";
 import type { RegistryRuntime } from "./registry-runtime.js";
 import { entryFrame, ephemeralFrame } from "./run-frames.js";
@@ -32,7 +32,7 @@ export type StopDecision = AgentToolRunOutcome | (() => AgentToolRunOutcome | Pr
 
 /** What a driver holds of its run beyond the parent's stored copy (for replay and `getAgentToolRun`). */
 export type LiveRunView = {
-  readonly entries: readonly import("./protocol/index.js").AgentToolLogEntry[];
+  readonly entries: readonly import("../protocol/index.js").AgentToolLogEntry[];
   readonly progress: AgentToolProgressSnapshot | undefined;
   readonly usage: AgentToolUsage | undefined;
 };

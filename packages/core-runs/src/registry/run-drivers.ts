@@ -1,4 +1,4 @@
-import { isLiveStatus } from "./protocol/index.js";
+import { isLiveStatus } from "../protocol/index.js";
 import { type LiveRunView, RunDriver, type RunDriverOptions } from "./run-driver.js";
 import type { RunRecord } from "./run-record.js";
 

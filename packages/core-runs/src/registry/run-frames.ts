@@ -6,7 +6,7 @@ import {
   type AgentToolLogEntry,
   isTerminalStatus,
   type TerminalRunStatus,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
 import type { RunRecord } from "./run-record.js";
 
 const withParent = (record: RunRecord) =>

@@ -1,6 +1,6 @@
 // The run lifecycle's rules, tested as data: rows and outcomes in, decisions out.
 import { describe, expect, it } from "vitest";
-import type { AgentToolRunInspection } from "./protocol/index.js";
+import type { AgentToolRunInspection } from "../protocol/index.js";
 import type { AgentToolRunOutcome } from "./registry-options.js";
 import { planReplay } from "./replay-runs.js";
 import {

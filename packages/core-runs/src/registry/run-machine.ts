@@ -1,6 +1,6 @@
 // The run lifecycle as data: every rule of the registry's status machine is a pure function of rows, outcomes and
 // the time. The registry's drivers and writers apply these decisions to the store; tests check them as data.
-import { makeInputPreview } from "./input-preview.js";
+
 import {
   type AgentToolProgressSnapshot,
   type AgentToolRunInspection,
@@ -13,7 +13,8 @@ import {
   type RunStatus,
   type TerminalRunStatus,
   treeDepth,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
+import { makeInputPreview } from "./input-preview.js";
 import type { AgentToolRunOutcome, RunAgentToolOptions } from "./registry-options.js";
 import type { RunRecord, RunRecordPatch } from "./run-record.js";
 

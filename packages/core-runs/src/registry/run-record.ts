@@ -11,7 +11,7 @@ import type {
   AgentToolTree,
   AgentToolUsage,
   RunStatus,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
 
 /**
  * One stored run row. A parent's registry keeps one per dispatched run; a child keeps one per run it performs

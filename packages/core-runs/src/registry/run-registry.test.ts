@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { AgentToolsError } from "./errors.js";
-import type { ChildTransport } from "./ports/child-transport.js";
-import type { AgentToolEventFrame, AgentToolRunInfo } from "./protocol/index.js";
+import { AgentToolsError } from "../errors.js";
+import { createRunEventHub } from "../events/run-event-hub.js";
+import type { RunEvent } from "../events/run-events.js";
+import type { ChildTransport } from "../ports/child-transport.js";
+import type { AgentToolEventFrame, AgentToolRunInfo } from "../protocol/index.js";
+import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
+import { InProcessChildTransport } from "../testing/in-process-child-transport.js";
+import { ManualClock } from "../testing/manual-clock.js";
+import { echoChild, ScriptedChild, textChunks } from "../testing/scripted-child.js";
 import type { AgentToolHooks, AgentToolRegistryOptions } from "./registry-options.js";
-import { createRunEventHub } from "./run-event-hub.js";
-import type { RunEvent } from "./run-events.js";
 import { AgentToolRegistry } from "./run-registry.js";
-import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
-import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
-import { ManualClock } from "./testing/manual-clock.js";
-import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
 
 type Setup = {
   registry: AgentToolRegistry;

@@ -1,10 +1,6 @@
-import { type AgentToolChildReference, resolveAgentType } from "./agent-type.js";
-import { clearRuns } from "./clear-runs.js";
-import { ConcurrencySlots } from "./concurrency-slots.js";
-import { createRegistryExtension } from "./create-registry-extension.js";
-import { AgentToolsError } from "./errors.js";
-import { systemClock } from "./ports/clock.js";
-import { DEFAULT_FOLLOW_WRITE_INTERVAL_MS } from "./position-writer.js";
+import { AgentToolsError } from "../errors.js";
+import { getDefaultRunEventHub } from "../events/run-event-hub.js";
+import { systemClock } from "../ports/clock.js";
 import {
   type AgentToolApprovalAnswer,
   type AgentToolBudgetExhaustion,
@@ -14,7 +10,12 @@ import {
   type AgentToolUsage,
   isTerminalStatus,
   type RunStatus,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
+import { type AgentToolChildReference, resolveAgentType } from "./agent-type.js";
+import { clearRuns } from "./clear-runs.js";
+import { ConcurrencySlots } from "./concurrency-slots.js";
+import { createRegistryExtension } from "./create-registry-extension.js";
+import { DEFAULT_FOLLOW_WRITE_INTERVAL_MS } from "./position-writer.js";
 import type { CancelHandler, RegistryExtension, RegistryExtensionOptions } from "./registry-extension.js";
 import {
   type AgentToolRegistryOptions,
@@ -27,7 +28,6 @@ import { createRegistryRuntime, type RegistryRuntime } from "./registry-runtime.
 import { type ReplayPageEnd, replayRun, replayRuns } from "./replay-runs.js";
 import { RunAdmission } from "./run-admission.js";
 import { RunDrivers } from "./run-drivers.js";
-import { getDefaultRunEventHub } from "./run-event-hub.js";
 import { isReattachable, type TerminalRunRecord } from "./run-machine.js";
 import { type RunRecord, toRunInfo } from "./run-record.js";
 import { failure, toAgentToolResult } from "./run-result.js";

@@ -4,7 +4,7 @@ import type {
   AgentToolResult,
   DispatchRejection,
   TerminalRunStatus,
-} from "./protocol/index.js";
+} from "../protocol/index.js";
 import type { RunRecord } from "./run-record.js";
 
 /** What hooks receive for a terminal row. */

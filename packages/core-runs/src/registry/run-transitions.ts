@@ -1,5 +1,5 @@
+import type { RunStatus } from "../protocol/index.js";
 import type { ConcurrencySlots } from "./concurrency-slots.js";
-import type { RunStatus } from "./protocol/index.js";
 import type { AgentToolRunOutcome, RunFinishedListener } from "./registry-options.js";
 import type { RegistryRuntime } from "./registry-runtime.js";
 import { FINISH_ATTENTION } from "./run-attention.js";

@@ -1,4 +1,4 @@
-import { AgentToolsError } from "./errors.js";
+import { AgentToolsError } from "../errors.js";
 
 /**
  * How a parent keeps following a child whose tail ended before the run's terminal (a broken connection, a child

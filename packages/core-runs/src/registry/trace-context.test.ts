@@ -3,14 +3,14 @@
 // (`context.trace`), and carried by the run's events, so an exporter continues the same trace after a restart.
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
-import type { AgentToolChildDefinition } from "./child-definition.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
+import { createRunEventHub } from "../events/run-event-hub.js";
+import type { RunEvent } from "../events/run-events.js";
+import type { AgentToolTraceContext } from "../protocol/index.js";
+import { readAgentToolTraceContext } from "../protocol/index.js";
+import { ManualClock } from "../testing/manual-clock.js";
 import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
-import type { AgentToolTraceContext } from "./protocol/index.js";
-import { readAgentToolTraceContext } from "./protocol/index.js";
 import type { AgentToolTraceRequest } from "./registry-options.js";
-import { createRunEventHub } from "./run-event-hub.js";
-import type { RunEvent } from "./run-events.js";
-import { ManualClock } from "./testing/manual-clock.js";
 
 const TRACE: AgentToolTraceContext = {
   traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",

@@ -1,5 +1,5 @@
 import type { UIMessageChunk } from "ai";
-import type { AgentToolChildDefinition } from "../child-definition.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
 import type { ChildRef, ChildTransport } from "../ports/child-transport.js";
 import { type AgentToolTailItem, tailItemEntries } from "../protocol/index.js";
 import { assertEqual, assertTrue } from "./contract-assert.js";

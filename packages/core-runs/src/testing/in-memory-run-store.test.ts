@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunStore } from "../ports/run-store.js";
 import type { AgentToolLogEntry } from "../protocol/index.js";
-import type { RunRecord, RunRecordPatch } from "../run-record.js";
+import type { RunRecord, RunRecordPatch } from "../registry/run-record.js";
 import { assertEqual, assertRejects, assertTrue, ContractAssertionError } from "./contract-assert.js";
 import { InMemoryRunStore } from "./in-memory-run-store.js";
 import { makeLogEntry, makeRunRecord, runStoreContractCases } from "./run-store-contract-cases.js";

@@ -1,6 +1,6 @@
 import type { RunPosition, RunStore, RunStoreFilter, RunUpdateCondition } from "../ports/run-store.js";
 import type { AgentToolLogEntry } from "../protocol/index.js";
-import { applyRunPatch, hasAttention, type RunRecord, type RunRecordPatch } from "../run-record.js";
+import { applyRunPatch, hasAttention, type RunRecord, type RunRecordPatch } from "../registry/run-record.js";
 
 /** Call counters of an `InMemoryRunStore`, for tests and benchmarks. */
 export type InMemoryRunStoreStats = {

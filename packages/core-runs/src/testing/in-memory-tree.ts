@@ -1,11 +1,11 @@
-import type { AgentToolChildDefinition } from "../child-definition.js";
-import { AgentToolChildRunner } from "../child-runner.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
+import { AgentToolChildRunner } from "../child/child-runner.js";
+import { createRunEventHub } from "../events/run-event-hub.js";
 import type { ChildRef } from "../ports/child-transport.js";
 import type { RunStore } from "../ports/run-store.js";
 import type { AgentToolEventFrame, AgentToolTree } from "../protocol/index.js";
-import type { AgentToolRegistryOptions } from "../registry-options.js";
-import { createRunEventHub } from "../run-event-hub.js";
-import { AgentToolRegistry } from "../run-registry.js";
+import type { AgentToolRegistryOptions } from "../registry/registry-options.js";
+import { AgentToolRegistry } from "../registry/run-registry.js";
 import { bindChildRuns } from "../turn/tree-binding.js";
 import { InMemoryRunStore } from "./in-memory-run-store.js";
 import { InProcessChildTransport } from "./in-process-child-transport.js";

@@ -1,5 +1,5 @@
-import type { AgentToolChildDefinition } from "../child-definition.js";
-import { AgentToolChildRunner } from "../child-runner.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
+import { AgentToolChildRunner } from "../child/child-runner.js";
 import { AgentToolsError } from "../errors.js";
 import type { ChildRef, ChildStartOptions, ChildTransport, TailOptions } from "../ports/child-transport.js";
 import { type Clock, systemClock } from "../ports/clock.js";

@@ -1,6 +1,6 @@
 import type { RunStore } from "../ports/run-store.js";
 import type { AgentToolLogEntry } from "../protocol/index.js";
-import type { RunRecord } from "../run-record.js";
+import type { RunRecord } from "../registry/run-record.js";
 import { assertEqual, assertTrue } from "./contract-assert.js";
 
 /** One case of a port's contract: a name, and a check that rejects when the implementation breaks the port. */

@@ -1,5 +1,5 @@
 import type { UIMessageChunk } from "ai";
-import type { AgentToolChildDefinition, AgentToolTurnContext } from "../child-definition.js";
+import type { AgentToolChildDefinition, AgentToolTurnContext } from "../child/child-definition.js";
 
 /** The chunks of one text answer: start, a step with one text part made of `deltas`, finish. */
 export function textChunks(deltas: readonly string[], id = "text-1"): UIMessageChunk[] {

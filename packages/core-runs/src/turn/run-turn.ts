@@ -1,7 +1,7 @@
 import { convertToModelMessages, type UIMessageChunk } from "ai";
-import { budgetedModel } from "../budgeted-model.js";
-import type { AgentToolTurnStream } from "../child-definition.js";
-import { MAX_BURST_ENTRIES } from "../live-run-log.js";
+import { budgetedModel } from "../budget/budgeted-model.js";
+import type { AgentToolTurnStream } from "../child/child-definition.js";
+import { MAX_BURST_ENTRIES } from "../log/live-run-log.js";
 import { callsNeedingApproval, runDecidedCall } from "./decided-call.js";
 import { outputChunk } from "./journal-facts.js";
 import { foldJournal, type JournalEntry, type JournaledCall, type JournalFold } from "./journal-fold.js";

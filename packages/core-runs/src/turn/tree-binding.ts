@@ -1,5 +1,6 @@
-import type { AgentToolChildDefinition } from "../child-definition.js";
-import type { AgentToolChildRunner } from "../child-runner.js";
+import type { RunBudget } from "../budget/run-budget.js";
+import type { AgentToolChildDefinition } from "../child/child-definition.js";
+import type { AgentToolChildRunner } from "../child/child-runner.js";
 import {
   type AgentToolPosition,
   type AgentToolRunInfo,
@@ -7,9 +8,8 @@ import {
   approvalChunk,
   positionOf,
 } from "../protocol/index.js";
-import type { AgentToolHooks, AgentToolRegistryOptions } from "../registry-options.js";
-import type { RunBudget } from "../run-budget.js";
-import type { AgentToolRegistry } from "../run-registry.js";
+import type { AgentToolHooks, AgentToolRegistryOptions } from "../registry/registry-options.js";
+import type { AgentToolRegistry } from "../registry/run-registry.js";
 
 /** How a registry names what one node dispatched: a run's id, or a root turn's tree root. */
 export type DispatchedFrom = { runId: string } | { rootId: string };

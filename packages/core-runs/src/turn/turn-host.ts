@@ -1,7 +1,7 @@
 import type { ToolSet, UIMessage, UIMessageChunk } from "ai";
-import type { budgetedModel, WrappableLanguageModel } from "../budgeted-model.js";
-import type { AgentToolTurnStream } from "../child-definition.js";
-import type { RunBudget } from "../run-budget.js";
+import type { budgetedModel, WrappableLanguageModel } from "../budget/budgeted-model.js";
+import type { RunBudget } from "../budget/run-budget.js";
+import type { AgentToolTurnStream } from "../child/child-definition.js";
 import type { TurnJournal } from "./turn-journal.js";
 
 /** What the turn engine gives the host's model turn (a child's `turn`, a conversation's `stream`). */
