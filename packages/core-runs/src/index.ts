@@ -1,50 +1,76 @@
 // registry
-export type { AgentToolOptions, AgentToolOutput, AgentToolPreliminaryOutput } from "./agent-tool/agent-tool.js";
-export { agentTool, agentToolModelOutput, agentToolRunId } from "./agent-tool/agent-tool.js";
-export type { CompletedSteps } from "./agent-tool/assemble-message.js";
-export { assembleMessage, completedSteps } from "./agent-tool/assemble-message.js";
-export type { WrappableLanguageModel } from "./budget/budgeted-model.js";
-export { budgetedModel, WRAP_UP_INSTRUCTION } from "./budget/budgeted-model.js";
+export type {
+  AgentToolOptions,
+  AgentToolOutput,
+  AgentToolPreliminaryOutput,
+  CompletedSteps,
+} from "./agent-tool/index.js";
+export {
+  agentTool,
+  agentToolModelOutput,
+  agentToolRunId,
+  assembleMessage,
+  completedSteps,
+} from "./agent-tool/index.js";
 export type {
   AgentToolCostFunction,
   ModelCallDecision,
   ModelCallUsage,
   RunBudgetOptions,
-} from "./budget/run-budget.js";
-export { budgetExhaustion, RunBudget, remainingBudget } from "./budget/run-budget.js";
+  WrappableLanguageModel,
+} from "./budget/index.js";
+export { budgetExhaustion, budgetedModel, RunBudget, remainingBudget, WRAP_UP_INSTRUCTION } from "./budget/index.js";
 export type {
   AgentToolChildDefinition,
+  AgentToolChildRunnerOptions,
   AgentToolOutputContext,
   AgentToolSummaryContext,
   AgentToolTurnContext,
   AgentToolTurnStream,
-} from "./child/child-definition.js";
-export type { FormatAgentToolInput } from "./child/child-input-message.js";
-export { defaultFormatAgentToolInput, inputMessageId, toInputMessage } from "./child/child-input-message.js";
-export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child/child-runner.js";
-export { AgentToolChildRunner } from "./child/child-runner.js";
-export { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./child/turn-recovery.js";
+  ChildConversationSnapshot,
+  FormatAgentToolInput,
+} from "./child/index.js";
+export {
+  AgentToolChildRunner,
+  DEFAULT_MAX_RECOVERY_ATTEMPTS,
+  defaultFormatAgentToolInput,
+  inputMessageId,
+  toInputMessage,
+} from "./child/index.js";
 // errors
 export type { AgentToolsErrorCode } from "./errors.js";
 export { AgentToolsError, errorMessage, toAgentToolsError } from "./errors.js";
-export type { RunEventChannel, RunEventHub, RunEventListener } from "./events/run-event-hub.js";
+export type {
+  CoreRunEvent,
+  DispatchRejection,
+  ExtensionRunEvent,
+  RunEvent,
+  RunEventChannel,
+  RunEventHub,
+  RunEventListener,
+} from "./events/index.js";
 export {
   AGENT_TOOL_DIAGNOSTICS_CHANNEL,
   createRunEventHub,
   getDefaultRunEventHub,
   loadAgentToolDiagnosticsChannel,
-} from "./events/run-event-hub.js";
-export type { CoreRunEvent, DispatchRejection, ExtensionRunEvent, RunEvent } from "./events/run-events.js";
-export { decodeLogEntries, encodeLogEntries } from "./log/log-codec.js";
-export type { MergedLogEntry } from "./log/log-compaction.js";
-export { compactRunLog } from "./log/log-compaction.js";
-export type { LogRetention, LogRetentionOptions, LogRetentionReport, RetainLogsPolicy } from "./log/log-retention.js";
+} from "./events/index.js";
+export type {
+  LogRetention,
+  LogRetentionOptions,
+  LogRetentionReport,
+  MergedLogEntry,
+  RetainLogsPolicy,
+} from "./log/index.js";
 export {
+  compactRunLog,
   createLogRetention,
   DEFAULT_LOG_RETENTION_BATCH,
   DEFAULT_LOG_RETENTION_SETTLE_MS,
-} from "./log/log-retention.js";
-export { omitVoidedEntries } from "./log/voided-entry-filter.js";
+  decodeLogEntries,
+  encodeLogEntries,
+  omitVoidedEntries,
+} from "./log/index.js";
 export { MinHeap } from "./min-heap.js";
 export type { ChatHost, SyntheticChatMessage } from "./ports/chat-host.js";
 // ports
@@ -56,58 +82,68 @@ export type { RunPosition, RunStore, RunStoreFilter, RunUpdateCondition } from "
 export type { WakeupScheduler } from "./ports/wakeup-scheduler.js";
 // protocol (also at "@agent-tools/core-runs/protocol")
 export * from "./protocol/index.js";
-export type { AgentToolChildReference } from "./registry/agent-type.js";
-export { resolveAgentType } from "./registry/agent-type.js";
-export { INPUT_PREVIEW_MAX_CHARS, inputByteLength, makeInputPreview } from "./registry/input-preview.js";
-export { DEFAULT_FOLLOW_WRITE_INTERVAL_MS } from "./registry/position-writer.js";
 // the extension seam (detached runs, recovery, a host's own)
+// the run lifecycle as data
 export type {
   ActivityListener,
-  CancelHandler,
-  RegistryExtension,
-  RegistryExtensionOptions,
-  RunFollow,
-  StopDecision,
-} from "./registry/registry-extension.js";
-export type {
+  AdmissionDecision,
+  AdmissionInput,
+  AdmissionRequest,
+  AgentToolChildReference,
   AgentToolHooks,
   AgentToolRegistryOptions,
   AgentToolRunOutcome,
   AgentToolTraceRequest,
+  CancelHandler,
   ClearAgentToolRunsOptions,
+  FollowedPosition,
+  RegistryExtension,
+  RegistryExtensionOptions,
   ReplayOptions,
+  ReplayPlan,
   RunAgentToolOptions,
   RunFinishedListener,
+  RunFollow,
+  RunRecord,
+  RunRecordPatch,
   StartAgentToolRunResult,
-} from "./registry/registry-options.js";
-export { DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES } from "./registry/registry-options.js";
-export type { ReplayPlan } from "./registry/replay-runs.js";
-export { planReplay } from "./registry/replay-runs.js";
-export { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./registry/run-frames.js";
-// the run lifecycle as data
-export type {
-  AdmissionDecision,
-  AdmissionInput,
-  AdmissionRequest,
-  FollowedPosition,
+  StopDecision,
+  TailRetryDecision,
+  TailRetryPolicy,
+  TailRetryState,
   TerminalDecision,
   TerminalRunRecord,
-} from "./registry/run-machine.js";
+} from "./registry/index.js";
 export {
+  AgentToolRegistry,
+  applyRunPatch,
   childOutcome,
+  clearedFrame,
+  DEFAULT_FOLLOW_WRITE_INTERVAL_MS,
+  DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES,
+  DEFAULT_TAIL_RETRY_POLICY,
   decideAdmission,
   decideTerminal,
+  entryFrame,
+  ephemeralFrame,
+  failure,
+  hasAttention,
+  INPUT_PREVIEW_MAX_CHARS,
+  inputByteLength,
   isFinishHookPending,
   isReattachable,
+  makeInputPreview,
   needsStart,
+  nextTailRetry,
+  planReplay,
+  resolveAgentType,
   startAcknowledgedPatch,
-} from "./registry/run-machine.js";
-export type { RunRecord, RunRecordPatch } from "./registry/run-record.js";
-export { applyRunPatch, hasAttention, toRunInfo } from "./registry/run-record.js";
-export { AgentToolRegistry } from "./registry/run-registry.js";
-export { failure, toAgentToolResult, toLifecycleResult } from "./registry/run-result.js";
-export type { TailRetryDecision, TailRetryPolicy, TailRetryState } from "./registry/tail-retry-policy.js";
-export { DEFAULT_TAIL_RETRY_POLICY, nextTailRetry } from "./registry/tail-retry-policy.js";
+  startedFrame,
+  terminalFrame,
+  toAgentToolResult,
+  toLifecycleResult,
+  toRunInfo,
+} from "./registry/index.js";
 // the turn engine (a turn on a step journal; @experimental)
 export type {
   DecidedCallOptions,

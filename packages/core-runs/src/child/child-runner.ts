@@ -6,7 +6,7 @@ import {
   expireRunApprovals,
   pauseRun,
   type RunApprovalsHost,
-} from "../approvals/child-approvals.js";
+} from "../approvals/index.js";
 import type { RunBudget } from "../budget/run-budget.js";
 import { getDefaultRunEventHub } from "../events/run-event-hub.js";
 import type { ChildStartOptions } from "../ports/child-transport.js";
