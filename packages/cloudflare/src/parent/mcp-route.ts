@@ -5,7 +5,7 @@ import {
   type McpTaskEndpoint,
   type McpTaskEndpointOptions,
 } from "@agent-tools/mcp";
-import type { ParentRouteParts } from "./parent-route-table.js";
+import type { ParentRouteParts } from "./parent-route-parts.js";
 
 /** What a parent serves over MCP: its tools, by MCP tool name, and the endpoint's options. */
 export type AgentToolParentMcp = {

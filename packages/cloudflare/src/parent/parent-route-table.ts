@@ -1,31 +1,15 @@
-import {
-  type AgentToolRegistry,
-  type Clock,
-  errorMessage,
-  getDefaultRunEventHub,
-  type RunEventSink,
-} from "@agent-tools/core-runs";
-import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
+import { type Clock, errorMessage, getDefaultRunEventHub, type RunEventSink } from "@agent-tools/core-runs";
 import type { AgUiOptions } from "../ag-ui/ag-ui-streams.js";
 import { isCurrentGeneration } from "../auth/run-read-token.js";
 import { serveAgUi } from "./ag-ui-route.js";
 import { readApprovalRequest } from "./approval-request.js";
 import { readCancelRequest } from "./cancel-request.js";
-import type { ParentEventSockets } from "./event-sockets.js";
 import type { ParentMcp } from "./mcp-route.js";
-import type { ParentChat } from "./parent-chat.js";
+import type { ParentRouteParts } from "./parent-route-parts.js";
 import { type AgentToolParentRoute, parseParentRoute, readsRun } from "./parent-routes.js";
 import { badBody } from "./request-body.js";
 import { type RunReadTokens, runReadTokenRefused, runTokenConfigError } from "./run-read-tokens.js";
 import { serveSubChat } from "./sub-chat-route.js";
-
-/** The parts of a parent its routes use (wired, so touching storage). */
-export type ParentRouteParts = {
-  registry: AgentToolRegistry;
-  transport: DurableObjectChildTransport;
-  chat: ParentChat;
-  events: ParentEventSockets;
-};
 
 /** What serving a parent's routes needs: its token checker, its parts (wired on demand), and the subclass's hooks. */
 export type ParentRouteHost = {

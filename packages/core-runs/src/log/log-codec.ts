@@ -1,7 +1,7 @@
 import type { UIMessageChunk } from "ai";
 import { type AgentToolLogEntry, stepResetChunk } from "../protocol/index.js";
-import { isMergedEntry, type MergedLogEntry } from "./log-compaction.js";
 import { type DeltaType, deltaChunk, readDelta } from "./log-deltas.js";
+import { isMergedEntry, type MergedLogEntry } from "./merged-log-entry.js";
 
 /** `[type, part, text, lengths]`: consecutive deltas of one part; `lengths` is a run-length list (`encodeCounts`). */
 type DeltaSegment = [DeltaType, string, string, string];

@@ -2,16 +2,8 @@ import type { RunStore } from "../ports/run-store.js";
 import { type AgentToolLogEntry, isHardTerminalStatus, readStepResetChunk, stepResetChunk } from "../protocol/index.js";
 import { encodeLogEntries } from "./log-codec.js";
 import { type Delta, deltaChunk, readDelta } from "./log-deltas.js";
+import { isMergedEntry, type MergedLogEntry } from "./merged-log-entry.js";
 import { omitVoidedEntries } from "./voided-entry-filter.js";
-
-/**
- * An entry of a compacted log that stands for the consecutive deltas of one part from sequence `merged.from` up to its
- * own: its body is one delta with all their text. `merged.last` is the length of the last of them (its own), so that
- * a reader who holds all but that one can be sent just it. With `merged.summary`, the text is the run's summary (a
- * child's default summary is its answer's text): the body's text is left empty, and `entriesForReader` puts the
- * summary back.
- */
-export type MergedLogEntry = AgentToolLogEntry & { merged: { from: number; last: number; summary?: true } };
 
 /** A compacted log is written only when its encoding is at most this share of the full log's. */
 const MIN_SAVING = 0.9;
@@ -125,12 +117,6 @@ export async function compactStoredLog(store: RunStore, runId: string): Promise<
   // the log is marked compacted as it is: rewriting it would cost more than it saves.
   const pays = encodeLogEntries(compacted).length < MIN_SAVING * encodeLogEntries(entries).length;
   return store.compactLog(runId, pays ? compacted : entries);
-}
-
-/** True for an entry `compactRunLog` merged. */
-export function isMergedEntry(entry: AgentToolLogEntry): entry is MergedLogEntry {
-  const merged = (entry as Partial<MergedLogEntry>).merged;
-  return typeof merged === "object" && merged !== null && Number.isSafeInteger(merged.from);
 }
 
 /** True when `reset` is the step reset `compactRunLog` put before the merged delta `next`. */
