@@ -8,14 +8,10 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { DurableObjectRunStore } from "@agent-tools/cloudflare";
-import {
-  AgentToolRegistry,
-  type AgentToolRunInfo,
-  type ChildTransport,
-  type RunRecord,
-  systemClock,
-} from "@agent-tools/core-runs";
-import { createDetachedRuns, DETACHED_META_KEY, type DetachedRuns } from "@agent-tools/detached";
+import { AgentToolRegistry, type AgentToolRunInfo, type ChildTransport, systemClock } from "@agent-tools/core-runs";
+import type { RunRecord } from "@agent-tools/core-runs/internal";
+import { createDetachedRuns } from "@agent-tools/detached";
+import { DETACHED_META_KEY, type DetachedRuns } from "@agent-tools/detached/internal";
 import { installSqlMeter, type SqlMeter } from "../src/sql-meter.js";
 
 type ReconcileEnv = { ReconcileParent: DurableObjectNamespace<ReconcileParent> };

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { type AgentToolChildRpc, DurableObjectRunStore, toNdjson } from "@agent-tools/cloudflare";
+import { DurableObjectRunStore } from "@agent-tools/cloudflare";
+import { type AgentToolChildRpc, toNdjson } from "@agent-tools/cloudflare/internal";
 import {
   type AgentToolChildDefinition,
   AgentToolChildRunner,

@@ -1,20 +1,15 @@
 import {
-  type AgentToolChildRpc,
   AgentToolParent,
   type ChatTurnContext,
   type ChildNamespace,
-  childObjectName,
   DurableObjectChatStore,
   DurableObjectChildTransport,
   DurableObjectRunStore,
 } from "@agent-tools/cloudflare";
-import {
-  type AgentToolLogEntry,
-  createLogRetention,
-  getDefaultRunEventHub,
-  type RunEventSink,
-  type RunRecord,
-} from "@agent-tools/core-runs";
+import { type AgentToolChildRpc, childObjectName } from "@agent-tools/cloudflare/internal";
+import { createLogRetention, getDefaultRunEventHub } from "@agent-tools/core-runs";
+import type { RunEventSink, RunRecord } from "@agent-tools/core-runs/internal";
+import type { AgentToolLogEntry } from "@agent-tools/core-runs/protocol";
 import {
   convertToModelMessages,
   isStepCount,

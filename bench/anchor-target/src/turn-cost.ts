@@ -1,5 +1,6 @@
-import type { AgentToolChildRpc } from "@agent-tools/cloudflare";
-import { type AgentToolTurnContext, type AgentToolTurnStream, RunBudget, systemClock } from "@agent-tools/core-runs";
+import type { AgentToolChildRpc } from "@agent-tools/cloudflare/internal";
+import { type AgentToolTurnContext, type AgentToolTurnStream, systemClock } from "@agent-tools/core-runs";
+import { RunBudget } from "@agent-tools/core-runs/internal";
 import type { UIMessage } from "ai";
 import type { SqlMeter } from "./sql-meter.js";
 

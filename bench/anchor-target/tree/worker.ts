@@ -8,13 +8,8 @@
  * Shape (default): the turn calls 2 Branches, each calls 4 Branches, each calls 5 Leaves: 2 + 8 + 40 = 50 descendants
  * across 3 levels. Built by `scripts/bench.mjs` with the `@agent-tools/source` condition (not a harness target).
  */
-import {
-  AgentToolChild,
-  AgentToolParent,
-  type ChatTurnContext,
-  type ChildNamespace,
-  childObjectName,
-} from "@agent-tools/cloudflare";
+import { AgentToolChild, AgentToolParent, type ChatTurnContext, type ChildNamespace } from "@agent-tools/cloudflare";
+import { childObjectName } from "@agent-tools/cloudflare/internal";
 import type { AgentToolRegistry, AgentToolRunInfo, AgentToolTurnContext } from "@agent-tools/core-runs";
 import { convertToModelMessages, isStepCount, streamText, type ToolSet, toUIMessageStream } from "ai";
 import { MockLanguageModelV4 } from "ai/test";

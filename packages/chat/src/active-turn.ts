@@ -1,4 +1,4 @@
-import { isJournalFact, type RunBudget, type TurnRecord } from "@agent-tools/core-runs";
+import { isJournalFact, type RunBudget, type TurnRecord } from "@agent-tools/core-runs/internal";
 import type { UIMessageChunk, WebSocketChatTransportResponse } from "ai";
 import { type ChatLimits, checkSize } from "./chat-limits.js";
 import type { StoredChatTurn } from "./ports/chat-store.js";

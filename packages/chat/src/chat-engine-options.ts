@@ -1,15 +1,12 @@
+import type { AgentToolBudget, AgentToolTurnStream, Clock } from "@agent-tools/core-runs";
 import type {
-  AgentToolBudget,
-  AgentToolBudgetExhaustion,
   AgentToolCostFunction,
-  AgentToolTurnStream,
   budgetedModel,
-  Clock,
   RunBudget,
   RunEventSink,
   WrappableLanguageModel,
-} from "@agent-tools/core-runs";
-import type { AgentChatEvent } from "@agent-tools/core-runs/protocol";
+} from "@agent-tools/core-runs/internal";
+import type { AgentChatEvent, AgentToolBudgetExhaustion } from "@agent-tools/core-runs/protocol";
 import type { ToolSet, UIMessage, WebSocketChatTransportResponse } from "ai";
 import type { ChatLimits } from "./chat-limits.js";
 import type { ChatStore, ChatTurnOrigin } from "./ports/chat-store.js";

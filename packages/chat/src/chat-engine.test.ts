@@ -1,6 +1,7 @@
 // The conversation engine in Node, on the in-memory store and a manual clock: a turn's path, Stop with tools running,
 // the send queue, size limits, storage failures, and start-up recovery.
-import { AgentToolsError, WRAP_UP_INSTRUCTION } from "@agent-tools/core-runs";
+import { AgentToolsError } from "@agent-tools/core-runs";
+import { WRAP_UP_INSTRUCTION } from "@agent-tools/core-runs/internal";
 import { AGENT_USAGE_PART, readOwnUsage, readUsageChunk } from "@agent-tools/core-runs/protocol";
 import { textStep, toolCallsStep, toolResultsSeen, withUsage } from "@agent-tools/core-runs/testing";
 import { convertToModelMessages, tool, type UIMessage, type UIMessageChunk } from "ai";

@@ -1,4 +1,5 @@
-import { AgentToolsError, errorMessage, type RunBudget } from "@agent-tools/core-runs";
+import { AgentToolsError } from "@agent-tools/core-runs";
+import { errorMessage, type RunBudget } from "@agent-tools/core-runs/internal";
 import type { UIMessage } from "ai";
 import type { ActiveTurn } from "./active-turn.js";
 import {

@@ -1,4 +1,5 @@
-import { AgentToolsError, inputByteLength } from "@agent-tools/core-runs";
+import { AgentToolsError } from "@agent-tools/core-runs";
+import { inputByteLength } from "@agent-tools/core-runs/internal";
 
 /**
  * The conversation's size and queue limits. Each is checked before anything is written, so a request over a limit

@@ -1,4 +1,5 @@
-import { errorMessage, getDefaultRunEventHub, type RunEventSink } from "@agent-tools/core-runs";
+import { getDefaultRunEventHub } from "@agent-tools/core-runs";
+import { errorMessage, type RunEventSink } from "@agent-tools/core-runs/internal";
 import type { UIMessage } from "ai";
 import type { ActiveTurn } from "./active-turn.js";
 import type { ChatEngineOptions, ChatFollower } from "./chat-engine-options.js";

@@ -1,4 +1,4 @@
-import { assembleMessage, errorMessage, foldJournal, planResume } from "@agent-tools/core-runs";
+import { assembleMessage, errorMessage, foldJournal, planResume } from "@agent-tools/core-runs/internal";
 import {
   AGENT_USAGE_PART,
   type AgentChatTurnStatus,

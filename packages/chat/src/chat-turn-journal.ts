@@ -1,4 +1,4 @@
-import { errorMessage, type JournalEntry, type TurnJournal } from "@agent-tools/core-runs";
+import { errorMessage, type JournalEntry, type TurnJournal } from "@agent-tools/core-runs/internal";
 import type { UIMessageChunk } from "ai";
 import type { ActiveTurn } from "./active-turn.js";
 import type { ChatStore } from "./ports/chat-store.js";

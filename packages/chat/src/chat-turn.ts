@@ -1,16 +1,14 @@
+import type { AgentToolBudget, AgentToolUsage, TimerHandle } from "@agent-tools/core-runs";
 import {
-  type AgentToolBudget,
-  type AgentToolUsage,
   assembleMessage,
   errorMessage,
   foldJournal,
   type JournalEntry,
   RunBudget,
   runTurn,
-  type TimerHandle,
   type TurnHost,
-  usageChunk,
-} from "@agent-tools/core-runs";
+} from "@agent-tools/core-runs/internal";
+import { usageChunk } from "@agent-tools/core-runs/protocol";
 import type { UIMessage, UIMessageChunk } from "ai";
 import { ActiveTurn } from "./active-turn.js";
 import type { ChatFollower } from "./chat-engine-options.js";

@@ -1,4 +1,5 @@
-import type { ChatHost, SyntheticChatMessage } from "@agent-tools/core-runs";
+import type { ChatHost } from "@agent-tools/core-runs";
+import type { SyntheticChatMessage } from "@agent-tools/core-runs/internal";
 import type { UIMessage } from "ai";
 import type { ChatEngine } from "./chat-engine.js";
 

@@ -1,6 +1,6 @@
 // A ChatEngine in Node for tests: the in-memory store, a manual clock, peers that record the frames they get, and a
 // model turn on the AI SDK's streamText over a scripted model.
-import type { RunEvent } from "@agent-tools/core-runs";
+import type { RunEvent } from "@agent-tools/core-runs/internal";
 import type { AgentChatEvent } from "@agent-tools/core-runs/protocol";
 import { ManualClock, type ScriptedModelStep, scriptedModel } from "@agent-tools/core-runs/testing";
 import {

@@ -1,4 +1,4 @@
-import { wrapToolExecutes } from "@agent-tools/core-runs";
+import { wrapToolExecutes } from "@agent-tools/core-runs/internal";
 import type { ToolExecutionOptions, ToolSet } from "ai";
 import { type ChatLimits, checkSize } from "./chat-limits.js";
 

@@ -1,11 +1,7 @@
 // What "recovered" means for the scripted tree after a stop (see tree-kill.test.ts), as assertions.
-import {
-  type AgentToolLogEntry,
-  type AgentToolUsage,
-  omitVoidedEntries,
-  readOwnUsage,
-  readToolStartedChunk,
-} from "@agent-tools/core-runs";
+import type { AgentToolUsage } from "@agent-tools/core-runs";
+import { omitVoidedEntries } from "@agent-tools/core-runs/internal";
+import { type AgentToolLogEntry, readOwnUsage, readToolStartedChunk } from "@agent-tools/core-runs/protocol";
 import type { UIMessageChunk } from "ai";
 import { expect } from "vitest";
 import { normalize, type ScenarioOutcome } from "./tree-scenario.test-utils.js";

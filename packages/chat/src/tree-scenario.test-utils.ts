@@ -7,21 +7,22 @@
 // same storage, which recovers, and runs it to its end.
 import {
   type AgentToolChildDefinition,
-  type AgentToolLogEntry,
   type AgentToolRegistry,
   type AgentToolUsage,
   agentTool,
+  delay,
+  readApprovalChunk,
+} from "@agent-tools/core-runs";
+import {
   agentToolRunId,
   assembleMessage,
   bindConversationTurns,
   type ChildRef,
-  delay,
   foldJournal,
   NOT_RUN_TEXT,
   omitVoidedEntries,
-  readApprovalChunk,
-  readOwnUsage,
-} from "@agent-tools/core-runs";
+} from "@agent-tools/core-runs/internal";
+import { type AgentToolLogEntry, readOwnUsage } from "@agent-tools/core-runs/protocol";
 import {
   flushMicrotasks,
   InMemoryTree,

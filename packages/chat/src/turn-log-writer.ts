@@ -1,4 +1,5 @@
-import { type Clock, type TimerHandle, waitsForNext } from "@agent-tools/core-runs";
+import type { Clock, TimerHandle } from "@agent-tools/core-runs";
+import { waitsForNext } from "@agent-tools/core-runs/internal";
 import type { UIMessageChunk } from "ai";
 import type { ChatStore } from "./ports/chat-store.js";
 

@@ -3,7 +3,8 @@
 // the run live (any cursor), one whose replay of the compacted log was cut at any frame, and the AI SDK's own
 // `readUIMessageStream` — its approvals included. A property over random chunk streams, through the real parent side
 // (registry, store, replay).
-import { AgentToolRegistry, entryFrame, type RunRecord, startedFrame, terminalFrame } from "@agent-tools/core-runs";
+import { AgentToolRegistry } from "@agent-tools/core-runs";
+import { entryFrame, type RunRecord, startedFrame, terminalFrame } from "@agent-tools/core-runs/internal";
 import {
   type AgentToolApprovalStatus,
   type AgentToolCursors,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import type { AgentToolLogEntry, RunRecord } from "@agent-tools/core-runs";
+import type { RunRecord } from "@agent-tools/core-runs/internal";
+import type { AgentToolLogEntry } from "@agent-tools/core-runs/protocol";
 import { makeLogEntry, makeRunRecord } from "@agent-tools/core-runs/testing/portable";
 import { describe, expect, it } from "vitest";
 import {

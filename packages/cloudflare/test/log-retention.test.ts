@@ -1,7 +1,7 @@
 // Log retention on AgentToolParent in workerd (issue 28): with `retainLogs`, the parent's alarm compacts the logs of
 // the finished runs past the policy, and a client that connects later replays each of them to the same message and
 // the same last sequence as a client that watched it live, with fewer frames; the child (drill-in) keeps its own log.
-import { assembleMessage } from "@agent-tools/core-runs";
+import { assembleMessage } from "@agent-tools/core-runs/internal";
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import type { UIMessageChunk } from "ai";

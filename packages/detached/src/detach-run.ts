@@ -1,20 +1,21 @@
 import {
-  type AgentToolChildReference,
   type AgentToolLifecycleResult,
   type AgentToolRegistry,
   type AgentToolRunInfo,
   AgentToolsError,
   type ChatHost,
   type DetachedRunAgentToolResult,
-  isTerminalStatus,
+} from "@agent-tools/core-runs";
+import {
+  type AgentToolChildReference,
   type RunAgentToolOptions,
   type RunRecord,
   resolveAgentType,
-  type TerminalRunStatus,
   toLifecycleResult,
   toRunInfo,
   type WakeupScheduler,
-} from "@agent-tools/core-runs";
+} from "@agent-tools/core-runs/internal";
+import { isTerminalStatus, type TerminalRunStatus } from "@agent-tools/core-runs/protocol";
 import { DEFAULT_DETACHED_MAX_BUDGET_MS, DEFAULT_DETACHED_NO_PROGRESS_BUDGET_MS, resolveBudgets } from "./budget.js";
 import {
   DETACHED_META_KEY,

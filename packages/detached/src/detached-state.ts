@@ -1,4 +1,6 @@
-import type { RegistryExtension, RunRecord, TerminalRunStatus } from "@agent-tools/core-runs";
+import type { RegistryExtension } from "@agent-tools/core-runs";
+import type { RunRecord } from "@agent-tools/core-runs/internal";
+import type { TerminalRunStatus } from "@agent-tools/core-runs/protocol";
 import type { DetachedGiveUpReason } from "./budget.js";
 
 /** The key of this package's fields in `RunRecord.meta`. */

@@ -1,4 +1,4 @@
-import { MinHeap } from "@agent-tools/core-runs";
+import { MinHeap } from "@agent-tools/core-runs/internal";
 
 type Entry = { at: number; runId: string };
 

@@ -1,4 +1,5 @@
-import type { AgentToolInterruptedReason, TerminalRunStatus } from "@agent-tools/core-runs";
+import type { AgentToolInterruptedReason } from "@agent-tools/core-runs";
+import type { TerminalRunStatus } from "@agent-tools/core-runs/protocol";
 
 /** How a finished detached run is delivered: a host method, a chat message, or nothing to call. */
 export type DetachedDeliveryTarget = "onFinish" | "notify" | "none";

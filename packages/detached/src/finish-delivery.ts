@@ -1,4 +1,5 @@
-import { isTerminalStatus, type RunRecord, type TerminalRunStatus } from "@agent-tools/core-runs";
+import type { RunRecord } from "@agent-tools/core-runs/internal";
+import { isTerminalStatus, type TerminalRunStatus } from "@agent-tools/core-runs/protocol";
 import type { DeliveryClaim, DetachedExtension, DetachedRunState } from "./detached-state.js";
 import type { DetachedDeliveryTarget, DetachedEventEmitter } from "./events.js";
 

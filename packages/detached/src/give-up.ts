@@ -1,4 +1,5 @@
-import type { AgentToolInterruptedReason, AgentToolRunOutcome, RunRecord, StopDecision } from "@agent-tools/core-runs";
+import type { AgentToolInterruptedReason } from "@agent-tools/core-runs";
+import type { AgentToolRunOutcome, RunRecord, StopDecision } from "@agent-tools/core-runs/internal";
 import { type DetachedGiveUpReason, nextTeardownStep } from "./budget.js";
 import type { DetachedExtension, DetachedRunState } from "./detached-state.js";
 import type { DetachedEventEmitter } from "./events.js";

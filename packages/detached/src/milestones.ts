@@ -1,10 +1,6 @@
-import {
-  type AgentToolMilestone,
-  type AgentToolRunInfo,
-  type ChatHost,
-  type RunRecord,
-  toRunInfo,
-} from "@agent-tools/core-runs";
+import type { AgentToolRunInfo, ChatHost } from "@agent-tools/core-runs";
+import { type RunRecord, toRunInfo } from "@agent-tools/core-runs/internal";
+import type { AgentToolMilestone } from "@agent-tools/core-runs/protocol";
 import {
   type DetachedExtension,
   type DetachedMilestoneMode,

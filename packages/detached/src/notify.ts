@@ -1,4 +1,5 @@
-import type { AgentToolLifecycleResult, AgentToolRunInfo, ChatHost, TerminalRunStatus } from "@agent-tools/core-runs";
+import type { AgentToolLifecycleResult, AgentToolRunInfo, ChatHost } from "@agent-tools/core-runs";
+import type { TerminalRunStatus } from "@agent-tools/core-runs/protocol";
 import { detachedRunName, messageRun } from "./message-run.js";
 
 /** `metadata.source` of the messages this package injects, unless told otherwise. */

@@ -1,4 +1,4 @@
-import type { RunRecord } from "@agent-tools/core-runs";
+import type { RunRecord } from "@agent-tools/core-runs/internal";
 import { makeRunRecord } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import type { DetachedRunState } from "./detached-state.js";

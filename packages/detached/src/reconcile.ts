@@ -1,14 +1,12 @@
+import type { ChatHost } from "@agent-tools/core-runs";
+import type { AgentToolRunOutcome, RunRecord, WakeupScheduler } from "@agent-tools/core-runs/internal";
 import {
   type AgentToolMilestone,
-  type AgentToolRunOutcome,
-  type ChatHost,
   isLiveStatus,
   isTerminalStatus,
-  type RunRecord,
   readMilestoneChunk,
   type TerminalRunStatus,
-  type WakeupScheduler,
-} from "@agent-tools/core-runs";
+} from "@agent-tools/core-runs/protocol";
 import { type BudgetSnapshot, evaluateBudget, watchDeadline } from "./budget.js";
 import {
   DETACHED_META_KEY,

@@ -1,13 +1,6 @@
-import {
-  type AgentToolLogEntry,
-  type AgentToolMilestone,
-  type AgentToolTailItem,
-  type RunFollow,
-  type RunRecord,
-  readMilestoneChunk,
-  readProgressChunk,
-  type StopDecision,
-} from "@agent-tools/core-runs";
+import { type AgentToolTailItem, readProgressChunk } from "@agent-tools/core-runs";
+import type { RunFollow, RunRecord, StopDecision } from "@agent-tools/core-runs/internal";
+import { type AgentToolLogEntry, type AgentToolMilestone, readMilestoneChunk } from "@agent-tools/core-runs/protocol";
 import type { DetachedExtension } from "./detached-state.js";
 
 export type RunWatcherOptions = {

@@ -1,4 +1,4 @@
-import { type AgentToolMilestone, isLiveStatus } from "@agent-tools/core-runs";
+import { type AgentToolMilestone, isLiveStatus } from "@agent-tools/core-runs/protocol";
 import type { DetachedExtension } from "./detached-state.js";
 
 export type SignalRecorderOptions = {

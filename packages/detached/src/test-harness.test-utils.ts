@@ -5,10 +5,9 @@ import {
   type AgentToolRunInfo,
   type ChatHost,
   type ChildTransport,
-  type RunEvent,
   type RunStore,
-  type SyntheticChatMessage,
 } from "@agent-tools/core-runs";
+import type { RunEvent, SyntheticChatMessage } from "@agent-tools/core-runs/internal";
 import {
   flushMicrotasks,
   InMemoryRunStore,

@@ -1,8 +1,5 @@
-import {
-  type AgentToolApproval,
-  type AgentToolApprovalAnswer,
-  MAX_APPROVAL_REASON_LENGTH,
-} from "@agent-tools/core-runs";
+import { type AgentToolApproval, MAX_APPROVAL_REASON_LENGTH } from "@agent-tools/core-runs";
+import type { AgentToolApprovalAnswer } from "@agent-tools/core-runs/protocol";
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 
 /** The `_meta` key an approval's elicitation carries the approval itself under (for clients that show more). */

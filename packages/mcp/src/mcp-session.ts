@@ -1,4 +1,5 @@
-import type { AgentToolApproval, AgentToolChildReference, AgentToolProgressSnapshot } from "@agent-tools/core-runs";
+import type { AgentToolApproval, AgentToolProgressSnapshot } from "@agent-tools/core-runs";
+import type { AgentToolChildReference } from "@agent-tools/core-runs/internal";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AnySchema, ZodRawShapeCompat } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import {

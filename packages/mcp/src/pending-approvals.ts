@@ -1,4 +1,5 @@
-import { type AgentToolApproval, type AgentToolLogEntry, readApprovalChunk } from "@agent-tools/core-runs";
+import { type AgentToolApproval, readApprovalChunk } from "@agent-tools/core-runs";
+import type { AgentToolLogEntry } from "@agent-tools/core-runs/protocol";
 
 /**
  * The approvals of one run's tree, folded from its log: each approval's latest state by id (asked `pending`, then

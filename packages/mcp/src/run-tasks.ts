@@ -1,16 +1,16 @@
 import {
   type AgentToolApproval,
-  type AgentToolApprovalAnswer,
-  type AgentToolChildReference,
   type AgentToolEventFrame,
   type AgentToolRegistry,
-  isTerminalStatus,
   type RegistryExtension,
-  type RunRecord,
   readApprovalChunk,
-  type TerminalRunStatus,
-  toAgentToolResult,
 } from "@agent-tools/core-runs";
+import { type AgentToolChildReference, type RunRecord, toAgentToolResult } from "@agent-tools/core-runs/internal";
+import {
+  type AgentToolApprovalAnswer,
+  isTerminalStatus,
+  type TerminalRunStatus,
+} from "@agent-tools/core-runs/protocol";
 import type { CallToolResult, Task } from "@modelcontextprotocol/sdk/types.js";
 import { ApprovalFold } from "./pending-approvals.js";
 import { taskOfRun } from "./task-of-run.js";

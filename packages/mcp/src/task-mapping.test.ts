@@ -1,6 +1,7 @@
 // The pure parts of the mapping between runs and MCP tasks: a run's task, a result's tool result, an approval's
 // elicitation and what its answer says, progress chunks as notification text, and the approvals a log leaves pending.
-import type { AgentToolApproval, AgentToolLogEntry } from "@agent-tools/core-runs";
+import type { AgentToolApproval } from "@agent-tools/core-runs";
+import type { AgentToolLogEntry } from "@agent-tools/core-runs/protocol";
 import { describe, expect, it } from "vitest";
 import { approvalAnswerOf, approvalElicitation } from "./approval-elicitation.js";
 import { ApprovalFold } from "./pending-approvals.js";

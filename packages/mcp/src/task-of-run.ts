@@ -1,4 +1,5 @@
-import type { AgentToolApproval, RunRecord } from "@agent-tools/core-runs";
+import type { AgentToolApproval } from "@agent-tools/core-runs";
+import type { RunRecord } from "@agent-tools/core-runs/internal";
 import type { Task } from "@modelcontextprotocol/sdk/types.js";
 import { approvalQuestion } from "./approval-elicitation.js";
 

@@ -1,9 +1,10 @@
-import type { CoreRunEvent, RunEvent } from "@agent-tools/core-runs";
+import type { CoreRunEvent, RunEvent } from "@agent-tools/core-runs/internal";
 
-export type { CoreRunEvent, DispatchRejection, ExtensionRunEvent, RunEvent } from "@agent-tools/core-runs";
+export type { DispatchRejection } from "@agent-tools/core-runs";
+export type { CoreRunEvent, ExtensionRunEvent, RunEvent } from "@agent-tools/core-runs/internal";
 
 /** The `diagnostics_channel` name every run event is published on (SPEC §11). Core's default hub publishes there. */
-export { AGENT_TOOL_DIAGNOSTICS_CHANNEL } from "@agent-tools/core-runs";
+export { AGENT_TOOL_DIAGNOSTICS_CHANNEL } from "@agent-tools/core-runs/internal";
 
 /** The names `subscribe` accepts. There is one: `"agentTool"`, every run event. */
 export type ObservabilityChannelName = "agentTool";

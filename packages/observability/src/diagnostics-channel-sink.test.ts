@@ -1,9 +1,5 @@
-import {
-  AgentToolRegistry,
-  createRunEventHub,
-  getDefaultRunEventHub,
-  loadAgentToolDiagnosticsChannel,
-} from "@agent-tools/core-runs";
+import { AgentToolRegistry, getDefaultRunEventHub } from "@agent-tools/core-runs";
+import { createRunEventHub, loadAgentToolDiagnosticsChannel } from "@agent-tools/core-runs/internal";
 import { echoChild, InMemoryRunStore, InProcessChildTransport, ManualClock } from "@agent-tools/core-runs/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "./channel.js";

@@ -1,4 +1,5 @@
-import { getDefaultRunEventHub, type RunEventSink } from "@agent-tools/core-runs";
+import { getDefaultRunEventHub } from "@agent-tools/core-runs";
+import type { RunEventSink } from "@agent-tools/core-runs/internal";
 import { AGENT_TOOL_DIAGNOSTICS_CHANNEL, type RunEvent } from "./channel.js";
 import type { RunEventSource } from "./subscribe.js";
 

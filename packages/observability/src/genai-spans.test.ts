@@ -2,7 +2,8 @@
 // `execute_tool` span whose child is the run's `invoke_agent`, the child's own dispatch nested under its run, and the AI
 // SDK's spans of the grandchild's model call (given `context.trace`) under the grandchild's `invoke_agent`. A re-attach
 // after a restart (this process's spans gone) continues the same trace from the context the run's row kept.
-import { type AgentToolChildDefinition, AgentToolRegistry, createRunEventHub } from "@agent-tools/core-runs";
+import { type AgentToolChildDefinition, AgentToolRegistry } from "@agent-tools/core-runs";
+import { createRunEventHub } from "@agent-tools/core-runs/internal";
 import { type AgentToolTraceContext, positionOf } from "@agent-tools/core-runs/protocol";
 import {
   InMemoryRunStore,

@@ -1,47 +1,13 @@
+// @agent-tools/observability: what a user of the package writes (its README's examples and API). What the workspace's own
+// packages share is at "@agent-tools/observability/internal": not API.
+
 // channel: names, the typed event union, guards
-export type {
-  CoreRunEvent,
-  CoreRunEventOf,
-  CoreRunEventType,
-  DispatchRejection,
-  ExtensionRunEvent,
-  ObservabilityChannelName,
-  RunEvent,
-} from "./channel.js";
-export {
-  AGENT_TOOL_DIAGNOSTICS_CHANNEL,
-  CORE_RUN_EVENT_TYPES,
-  isAgentToolEvent,
-  isCoreRunEvent,
-  isCoreRunEventType,
-  isRunEvent,
-  OBSERVABILITY_CHANNEL_NAMES,
-  runIdOf,
-} from "./channel.js";
-// diagnostics_channel
-export type {
-  DiagnosticsChannel,
-  DiagnosticsChannelModule,
-  DiagnosticsChannelOptions,
-  DiagnosticsChannelSink,
-  EnableDiagnosticsChannelOptions,
-} from "./diagnostics-channel-sink.js";
-export {
-  createDiagnosticsChannelSink,
-  enableDiagnosticsChannel,
-  loadDiagnosticsChannel,
-} from "./diagnostics-channel-sink.js";
+export type { DispatchRejection } from "./channel.js";
+export { CORE_RUN_EVENT_TYPES, isAgentToolEvent } from "./channel.js";
+export { createDiagnosticsChannelSink, enableDiagnosticsChannel } from "./diagnostics-channel-sink.js";
 // formatting
 export { formatRunEvent } from "./format-event.js";
-// OpenTelemetry
-export type {
-  OpenTelemetryExporter,
-  OpenTelemetryExporterOptions,
-  SpanOpeningEvent,
-} from "./otel-exporter.js";
-export { createOpenTelemetryExporter, DEFAULT_MAX_OPEN_SPANS } from "./otel-exporter.js";
-export { createRunSpanIds, type RunSpanIds } from "./run-span-ids.js";
-// subscribe
-export type { RunEventListener, RunEventSource, SubscribeOptions } from "./subscribe.js";
+export { createOpenTelemetryExporter } from "./otel-exporter.js";
+export { createRunSpanIds } from "./run-span-ids.js";
 export { subscribe } from "./subscribe.js";
-export { formatTraceparent, parseTraceparent } from "./traceparent.js";
+export { parseTraceparent } from "./traceparent.js";

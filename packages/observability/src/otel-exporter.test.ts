@@ -1,10 +1,5 @@
-import {
-  AgentToolRegistry,
-  type ChildRef,
-  createRunEventHub,
-  getDefaultRunEventHub,
-  type RunEventHub,
-} from "@agent-tools/core-runs";
+import { AgentToolRegistry, getDefaultRunEventHub } from "@agent-tools/core-runs";
+import { type ChildRef, createRunEventHub, type RunEventHub } from "@agent-tools/core-runs/internal";
 import {
   echoChild,
   flushMicrotasks,

@@ -1,4 +1,5 @@
-import { type AgentToolTraceRequest, getDefaultRunEventHub } from "@agent-tools/core-runs";
+import { getDefaultRunEventHub } from "@agent-tools/core-runs";
+import type { AgentToolTraceRequest } from "@agent-tools/core-runs/internal";
 import type { AgentToolTraceContext } from "@agent-tools/core-runs/protocol";
 import type { Attributes, Context, Span, SpanContext, SpanKind, SpanStatusCode, Tracer } from "@opentelemetry/api";
 import { type CoreRunEventOf, isCoreRunEvent, type RunEvent, runIdOf } from "./channel.js";

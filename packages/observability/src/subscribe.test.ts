@@ -1,10 +1,5 @@
-import {
-  AgentToolRegistry,
-  type AgentToolRegistryOptions,
-  AgentToolsError,
-  createRunEventHub,
-  getDefaultRunEventHub,
-} from "@agent-tools/core-runs";
+import { AgentToolRegistry, AgentToolsError, getDefaultRunEventHub } from "@agent-tools/core-runs";
+import { type AgentToolRegistryOptions, createRunEventHub } from "@agent-tools/core-runs/internal";
 import {
   echoChild,
   flushMicrotasks,

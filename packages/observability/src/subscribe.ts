@@ -1,4 +1,5 @@
-import { AgentToolsError, getDefaultRunEventHub, type RunEventHub } from "@agent-tools/core-runs";
+import { AgentToolsError, getDefaultRunEventHub } from "@agent-tools/core-runs";
+import type { RunEventHub } from "@agent-tools/core-runs/internal";
 import {
   type CoreRunEventOf,
   type CoreRunEventType,

@@ -1,4 +1,5 @@
-import { type AgentToolLogEntry, readMilestoneChunk, readProgressChunk } from "@agent-tools/core-runs";
+import { readProgressChunk } from "@agent-tools/core-runs";
+import { type AgentToolLogEntry, readMilestoneChunk } from "@agent-tools/core-runs/protocol";
 import { describe, expect, it } from "vitest";
 import { milestoneChunk, milestoneListing, readMilestones } from "./milestones.js";
 import { progressChunk, progressSnapshot } from "./progress-snapshot.js";

@@ -1,10 +1,5 @@
-import {
-  AGENT_MILESTONE_PART,
-  type AgentToolLogEntry,
-  type AgentToolMilestone,
-  type JsonValue,
-  readMilestoneChunk,
-} from "@agent-tools/core-runs";
+import { AGENT_MILESTONE_PART, type JsonValue } from "@agent-tools/core-runs";
+import { type AgentToolLogEntry, type AgentToolMilestone, readMilestoneChunk } from "@agent-tools/core-runs/protocol";
 import type { ProgressUpdate } from "./progress-update.js";
 
 /** What a durable `data-agent-milestone` chunk carries. `at` is the server time of the report. */

@@ -1,4 +1,5 @@
-import { AGENT_PROGRESS_PART, type AgentToolProgressSnapshot, type JsonValue } from "@agent-tools/core-runs";
+import type { AgentToolProgressSnapshot, JsonValue } from "@agent-tools/core-runs";
+import { AGENT_PROGRESS_PART } from "@agent-tools/core-runs/protocol";
 import type { ProgressUpdate } from "./progress-update.js";
 
 /** What an ephemeral `data-agent-progress` chunk carries. `at` is the server time of the report. */

@@ -7,10 +7,10 @@ import {
   type AgentToolRunInfo,
   AgentToolsError,
   type AgentToolTailItem,
-  createRunEventHub,
   type RunStore,
-  tailItemEntries,
 } from "@agent-tools/core-runs";
+import { createRunEventHub } from "@agent-tools/core-runs/internal";
+import { tailItemEntries } from "@agent-tools/core-runs/protocol";
 import {
   flushMicrotasks,
   InMemoryRunStore,

@@ -1,4 +1,5 @@
-import { type AgentToolConnectionPool, createAgentToolConnectionPool } from "@agent-tools/client";
+import { createAgentToolConnectionPool } from "@agent-tools/client";
+import type { AgentToolConnectionPool } from "@agent-tools/client/internal";
 
 let pool: AgentToolConnectionPool | null = null;
 

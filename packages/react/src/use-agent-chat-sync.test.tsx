@@ -1,10 +1,6 @@
 // @vitest-environment happy-dom
-import {
-  type AgentChatLike,
-  type AgentChatStatus,
-  createAgentToolConnectionPool,
-  memoryUnsentStorage,
-} from "@agent-tools/client";
+import { type AgentChatLike, createAgentToolConnectionPool, memoryUnsentStorage } from "@agent-tools/client";
+import type { AgentChatStatus } from "@agent-tools/client/internal";
 import { fakeWebSockets, ManualClock } from "@agent-tools/client/testing";
 import { act, cleanup, render, screen } from "@testing-library/react";
 import type { UIMessage } from "ai";

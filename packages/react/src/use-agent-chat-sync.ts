@@ -1,16 +1,14 @@
 "use client";
 
+import { type AgentChatLike, type AgentToolConnection, createAgentChatSync } from "@agent-tools/client";
 import {
-  type AgentChatLike,
   type AgentChatSync,
   type AgentChatSyncOptions,
   type AgentChatSyncSnapshot,
   type AgentChatUnsentStorage,
-  type AgentToolConnection,
   type AgentToolConnectionPool,
-  createAgentChatSync,
   INITIAL_AGENT_CHAT_SYNC_SNAPSHOT,
-} from "@agent-tools/client";
+} from "@agent-tools/client/internal";
 import type { UIMessage } from "ai";
 import { useCallback, useEffect, useRef, useSyncExternalStore } from "react";
 import { useEventsSource } from "./use-events-source.js";

@@ -2,13 +2,11 @@
 
 import {
   type AgentToolConnection,
-  type AgentToolConnectionStatus,
-  type AgentToolCursors,
   type AgentToolRunState,
-  type AgentToolTimelineState,
   selectRunsForToolCall,
   selectUnboundRuns,
 } from "@agent-tools/client";
+import type { AgentToolConnectionStatus, AgentToolCursors, AgentToolTimelineState } from "@agent-tools/client/internal";
 import { useCallback, useMemo } from "react";
 import { type AnswerAgentToolApproval, useAnswerApproval } from "./use-answer-approval.js";
 import { type EventsSnapshot, type UseAgentToolEventsOptions, useEventsSource } from "./use-events-source.js";

@@ -1,10 +1,6 @@
 // @vitest-environment happy-dom
-import {
-  type AgentToolApproval,
-  type AgentToolConnectionPool,
-  type AgentToolEventFrame,
-  createAgentToolConnectionPool,
-} from "@agent-tools/client";
+import { type AgentToolApproval, type AgentToolEventFrame, createAgentToolConnectionPool } from "@agent-tools/client";
+import type { AgentToolConnectionPool } from "@agent-tools/client/internal";
 import { fakeWebSockets, ManualClock } from "@agent-tools/client/testing";
 import { act, cleanup, fireEvent, render, renderHook, screen } from "@testing-library/react";
 import { useState } from "react";

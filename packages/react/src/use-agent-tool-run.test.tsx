@@ -1,11 +1,10 @@
 // @vitest-environment happy-dom
 import {
-  type AgentToolConnectionPool,
-  type AgentToolDrillInFrame,
   type AgentToolEventFrame,
   createAgentToolConnection,
   createAgentToolConnectionPool,
 } from "@agent-tools/client";
+import type { AgentToolConnectionPool, AgentToolDrillInFrame } from "@agent-tools/client/internal";
 import { type FakeWebSocket, fakeWebSockets, ManualClock } from "@agent-tools/client/testing";
 import { act, cleanup, render, renderHook, screen } from "@testing-library/react";
 import type { UIMessage } from "ai";

@@ -2,15 +2,17 @@
 
 import {
   type AgentToolApproval,
-  type AgentToolApprovalAnswer,
   type AgentToolConnection,
-  type AgentToolConnectionPool,
-  type AgentToolDrillIn,
-  type AgentToolDrillInSnapshot,
   type AgentToolRunState,
-  type AgentToolTimelineState,
   selectPendingApprovals,
 } from "@agent-tools/client";
+import type {
+  AgentToolApprovalAnswer,
+  AgentToolConnectionPool,
+  AgentToolDrillIn,
+  AgentToolDrillInSnapshot,
+  AgentToolTimelineState,
+} from "@agent-tools/client/internal";
 import type { UIMessage } from "ai";
 import { useCallback, useMemo, useRef, useSyncExternalStore } from "react";
 import { useAgentToolEvents } from "./use-agent-tool-events.js";

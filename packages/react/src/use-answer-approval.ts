@@ -1,10 +1,7 @@
 "use client";
 
-import {
-  type AgentToolApprovalAnswer,
-  type AgentToolApprovalRequest,
-  answerAgentToolApproval,
-} from "@agent-tools/client";
+import { answerAgentToolApproval } from "@agent-tools/client";
+import type { AgentToolApprovalAnswer, AgentToolApprovalRequest } from "@agent-tools/client/internal";
 import { useCallback, useEffect, useRef } from "react";
 
 /** Answer an approval of run `runId`'s tree; resolves whether this answer was taken (see `answerAgentToolApproval`). */

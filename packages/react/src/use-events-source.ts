@@ -2,17 +2,19 @@
 
 import {
   type AgentToolConnection,
+  type AgentToolRunState,
+  type AgentToolStore,
+  createAgentToolStore,
+  createAgentToolTimelineState,
+} from "@agent-tools/client";
+import {
   type AgentToolConnectionPool,
   type AgentToolConnectionStatus,
   type AgentToolCursors,
-  type AgentToolRunState,
-  type AgentToolStore,
   type AgentToolTimelineOptions,
   type AgentToolTimelineState,
-  createAgentToolStore,
-  createAgentToolTimelineState,
   defaultDrillInUrl,
-} from "@agent-tools/client";
+} from "@agent-tools/client/internal";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { AgentToolEventSource, AgentToolMessageListener } from "./agent-tool-event-source.js";
 import { defaultConnectionPool } from "./default-connection-pool.js";

@@ -1,11 +1,6 @@
-import {
-  type AgentToolChildDefinition,
-  type AgentToolEventFrame,
-  AgentToolRegistry,
-  createRunEventHub,
-  type RunEvent,
-  readStepResetChunk,
-} from "@agent-tools/core-runs";
+import { type AgentToolChildDefinition, type AgentToolEventFrame, AgentToolRegistry } from "@agent-tools/core-runs";
+import { createRunEventHub, type RunEvent } from "@agent-tools/core-runs/internal";
+import { readStepResetChunk } from "@agent-tools/core-runs/protocol";
 import { InMemoryRunStore, InProcessChildTransport, ManualClock, makeRunRecord } from "@agent-tools/core-runs/testing";
 import { convertToModelMessages, isStepCount, jsonSchema, streamText, tool, toUIMessageStream } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";

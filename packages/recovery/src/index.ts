@@ -1,31 +1,8 @@
-// recovery
+// @agent-tools/recovery: what a user of the package writes (its README's examples and API). What the workspace's own
+// packages share is at "@agent-tools/recovery/internal": not API.
 
-export type { ReattachDecision, ReattachPolicy, ReattachProgress } from "./reattach-policy.js";
-export { evaluateReattach } from "./reattach-policy.js";
-export type {
-  RecoveryHandle,
-  RecoveryReport,
-  RecoveryRowFailure,
-  RecoveryRowReport,
-} from "./recover-agent-tool-runs.js";
+// recovery
+export type { RecoveryReport } from "./recover-agent-tool-runs.js";
 export { recoverAgentToolRuns } from "./recover-agent-tool-runs.js";
-// events
-export type {
-  RecoveryDoneEvent,
-  RecoveryDoneFields,
-  RecoveryEvent,
-  RecoveryRowEvent,
-  RecoveryRowFailedEvent,
-  RecoveryRowFailedFields,
-  RecoveryRowFields,
-  RecoveryRowOutcome,
-} from "./recovery-events.js";
 // options and policy
-export type { RecoverAgentToolRunsOptions, ResolvedRecoveryOptions } from "./recovery-options.js";
-export {
-  DEFAULT_AGENT_TOOL_INSPECT_TIMEOUT_MS,
-  DEFAULT_AGENT_TOOL_REATTACH_MAX_WINDOW_MS,
-  DEFAULT_AGENT_TOOL_REATTACH_NO_PROGRESS_TIMEOUT_MS,
-  DEFAULT_AGENT_TOOL_RECOVERY_DEADLINE_MS,
-  resolveRecoveryOptions,
-} from "./recovery-options.js";
+export type { RecoverAgentToolRunsOptions } from "./recovery-options.js";

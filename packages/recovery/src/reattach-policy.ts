@@ -1,4 +1,5 @@
-import type { AgentToolInterruptedReason, AgentToolRunOutcome } from "@agent-tools/core-runs";
+import type { AgentToolInterruptedReason } from "@agent-tools/core-runs";
+import type { AgentToolRunOutcome } from "@agent-tools/core-runs/internal";
 
 /** The two windows of a re-attach, in ms. */
 export type ReattachPolicy = {

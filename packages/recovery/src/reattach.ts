@@ -1,4 +1,5 @@
-import type { AgentToolInterruptedReason, RegistryExtension, RunRecord, TimerHandle } from "@agent-tools/core-runs";
+import type { AgentToolInterruptedReason, RegistryExtension, TimerHandle } from "@agent-tools/core-runs";
+import type { RunRecord } from "@agent-tools/core-runs/internal";
 import { evaluateReattach, interruptedOutcome, type ReattachPolicy } from "./reattach-policy.js";
 
 export type ReattachRunOptions = {

@@ -1,17 +1,19 @@
 import {
   type AgentToolEventFrame,
-  type AgentToolHooks,
   AgentToolRegistry,
   type AgentToolRunInspection,
   type AgentToolTailItem,
-  type ChildRef,
   type ChildTransport,
-  createRunEventHub,
-  type RunEvent,
-  type RunRecord,
   type RunStore,
   type TailOptions,
 } from "@agent-tools/core-runs";
+import {
+  type AgentToolHooks,
+  type ChildRef,
+  createRunEventHub,
+  type RunEvent,
+  type RunRecord,
+} from "@agent-tools/core-runs/internal";
 import {
   echoChild,
   flushMicrotasks,

@@ -2,10 +2,10 @@ import {
   type AgentToolInterruptedReason,
   type AgentToolRegistry,
   AgentToolsError,
-  isHardTerminalStatus,
   type RegistryExtension,
-  type RunRecord,
 } from "@agent-tools/core-runs";
+import type { RunRecord } from "@agent-tools/core-runs/internal";
+import { isHardTerminalStatus } from "@agent-tools/core-runs/protocol";
 import { classifyRun } from "./classify-run.js";
 import { reattachRun } from "./reattach.js";
 import { interruptedOutcome } from "./reattach-policy.js";

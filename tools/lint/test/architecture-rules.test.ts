@@ -50,7 +50,7 @@ const SHIPPED: Record<string, (specifier: string) => boolean> = {
   mcp: within("core-runs"),
   "ag-ui": (specifier) => specifier === "@agent-tools/core-runs/protocol",
   client: (specifier) => specifier === "@agent-tools/core-runs/protocol",
-  react: (specifier) => specifier === "@agent-tools/client",
+  react: (specifier) => specifier === "@agent-tools/client" || specifier === "@agent-tools/client/internal",
   cloudflare: (specifier) => !within("client", "react", "observability")(specifier),
 };
 

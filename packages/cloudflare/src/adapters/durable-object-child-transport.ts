@@ -1,13 +1,8 @@
-import {
-  type AgentToolBudgetExhaustion,
-  AgentToolsError,
-  type ChildRef,
-  type ChildStartOptions,
-  type ChildTransport,
-  type TailOptions,
-} from "@agent-tools/core-runs";
+import { AgentToolsError, type ChildTransport, type TailOptions } from "@agent-tools/core-runs";
+import type { ChildRef, ChildStartOptions } from "@agent-tools/core-runs/internal";
 import type {
   AgentToolApprovalAnswer,
+  AgentToolBudgetExhaustion,
   AgentToolRunInspection,
   AgentToolTailItem,
 } from "@agent-tools/core-runs/protocol";

@@ -1,15 +1,12 @@
+import { applyRunPatch, decodeLogEntries, encodeLogEntries, type RunStore } from "@agent-tools/core-runs";
 import {
-  type AgentToolLogEntry,
-  applyRunPatch,
-  decodeLogEntries,
-  encodeLogEntries,
   hasAttention,
   type RunRecord,
   type RunRecordPatch,
-  type RunStore,
   type RunStoreFilter,
   type RunUpdateCondition,
-} from "@agent-tools/core-runs";
+} from "@agent-tools/core-runs/internal";
+import type { AgentToolLogEntry } from "@agent-tools/core-runs/protocol";
 
 /**
  * The part of `ctx.storage` the store uses (a SQLite-backed Durable Object's storage satisfies it). Narrow on

@@ -1,4 +1,4 @@
-import type { WakeupScheduler } from "@agent-tools/core-runs";
+import type { WakeupScheduler } from "@agent-tools/core-runs/internal";
 
 /** The part of `ctx.storage` the scheduler uses. */
 export type DurableObjectWakeupSchedulerStorage = Pick<DurableObjectStorage, "getAlarm" | "setAlarm" | "deleteAlarm">;

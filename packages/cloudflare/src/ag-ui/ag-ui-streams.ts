@@ -1,4 +1,5 @@
-import { type AgUiResumeStore, MemoryAgUiResumeStore } from "@agent-tools/ag-ui";
+import { MemoryAgUiResumeStore } from "@agent-tools/ag-ui";
+import type { AgUiResumeStore } from "@agent-tools/ag-ui/internal";
 
 /** A parent's AG-UI streams: how many may be open, how they are kept alive (see `AgentToolParent.agUiOptions()`). */
 export type AgUiOptions = {

@@ -1,4 +1,4 @@
-import type { ChildRef } from "@agent-tools/core-runs";
+import type { ChildRef } from "@agent-tools/core-runs/internal";
 import { type AgentToolEventFrame, readUsageChunk } from "@agent-tools/core-runs/protocol";
 
 /**

@@ -1,4 +1,5 @@
-import { AG_UI_DESCENDANT_TYPE, type AgUiReplayFrom, type AgUiSource, conversationReplay } from "@agent-tools/ag-ui";
+import { conversationReplay } from "@agent-tools/ag-ui";
+import { AG_UI_DESCENDANT_TYPE, type AgUiReplayFrom, type AgUiSource } from "@agent-tools/ag-ui/internal";
 import type { AgentToolRegistry } from "@agent-tools/core-runs";
 import {
   AGENT_CHAT_EVENT_TYPE,

@@ -1,4 +1,5 @@
-import { AG_UI_TURN_CHUNK_TYPE, type AgUiTurnChunk } from "@agent-tools/ag-ui";
+import type { AgUiTurnChunk } from "@agent-tools/ag-ui";
+import { AG_UI_TURN_CHUNK_TYPE } from "@agent-tools/ag-ui/internal";
 import type { ChatEngine } from "@agent-tools/chat";
 import type { UIMessageChunk, WebSocketChatTransportResponse } from "ai";
 

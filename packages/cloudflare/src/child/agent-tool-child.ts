@@ -1,18 +1,15 @@
 import {
-  type AgentToolApprovalAnswer,
-  type AgentToolBudgetExhaustion,
   type AgentToolChildDefinition,
-  type AgentToolChildReference,
   type AgentToolChildRunner,
   type AgentToolOptions,
-  type AgentToolOutput,
   type AgentToolPreliminaryOutput,
   type AgentToolRegistry,
   type AgentToolRunInspection,
   agentTool,
-  type ChildStartOptions,
 } from "@agent-tools/core-runs";
-import type { ProgressUpdate, ReportProgressOptions } from "@agent-tools/progress";
+import type { AgentToolChildReference, AgentToolOutput, ChildStartOptions } from "@agent-tools/core-runs/internal";
+import type { AgentToolApprovalAnswer, AgentToolBudgetExhaustion } from "@agent-tools/core-runs/protocol";
+import type { ProgressUpdate, ReportProgressOptions } from "@agent-tools/progress/internal";
 import type { Tool, UIMessage } from "ai";
 import type {
   AgentToolChildChatRpc,

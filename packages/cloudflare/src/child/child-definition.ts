@@ -1,14 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
+import type { AgentToolTurnContext, AgentToolTurnStream } from "@agent-tools/core-runs";
 import {
   type AgentToolOutputContext,
   type AgentToolSummaryContext,
-  type AgentToolTraceContext,
   type AgentToolTraceRequest,
-  type AgentToolTurnContext,
-  type AgentToolTurnStream,
   DEFAULT_MAX_RECOVERY_ATTEMPTS,
   type RunRecord,
-} from "@agent-tools/core-runs";
+} from "@agent-tools/core-runs/internal";
+import type { AgentToolTraceContext } from "@agent-tools/core-runs/protocol";
 import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
 
 /** Default `agentToolWakeIntervalMs`: while a run is live, the child's alarm wakes it at least this often (5 s). */

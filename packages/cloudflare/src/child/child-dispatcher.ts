@@ -1,10 +1,5 @@
-import {
-  type AgentToolEventFrame,
-  AgentToolRegistry,
-  type AgentToolRegistryOptions,
-  type RunEventSink,
-  systemClock,
-} from "@agent-tools/core-runs";
+import { type AgentToolEventFrame, AgentToolRegistry, systemClock } from "@agent-tools/core-runs";
+import type { AgentToolRegistryOptions, RunEventSink } from "@agent-tools/core-runs/internal";
 import { type ChildNamespace, DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore, type RunStoreTables } from "../adapters/durable-object-run-store.js";
 

@@ -1,24 +1,17 @@
 import {
-  type AgentToolApprovalAnswer,
   type AgentToolChildDefinition,
   AgentToolChildRunner,
   type AgentToolRegistry,
   AgentToolsError,
-  type AgentToolTraceContext,
-  type AgentToolTraceRequest,
   type AgentToolTree,
-  bindChildRuns,
   delay,
   getDefaultRunEventHub,
-  type RunRecord,
   systemClock,
 } from "@agent-tools/core-runs";
-import {
-  createProgressReporter,
-  type ProgressReporter,
-  type ProgressUpdate,
-  type ReportProgressOptions,
-} from "@agent-tools/progress";
+import { type AgentToolTraceRequest, bindChildRuns, type RunRecord } from "@agent-tools/core-runs/internal";
+import type { AgentToolApprovalAnswer, AgentToolTraceContext } from "@agent-tools/core-runs/protocol";
+import { createProgressReporter } from "@agent-tools/progress";
+import type { ProgressReporter, ProgressUpdate, ReportProgressOptions } from "@agent-tools/progress/internal";
 import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
 import { toNdjson } from "../adapters/ndjson.js";

@@ -1,11 +1,7 @@
-import { decideQueueAdmission, nextTurnState, QUEUED_TURN, type TurnState } from "@agent-tools/chat";
-import {
-  type AgentToolChildRunner,
-  type AgentToolTailItem,
-  type Clock,
-  isTerminalStatus,
-  type RunEventSink,
-} from "@agent-tools/core-runs";
+import { decideQueueAdmission, nextTurnState, QUEUED_TURN, type TurnState } from "@agent-tools/chat/internal";
+import type { AgentToolChildRunner, AgentToolTailItem, Clock } from "@agent-tools/core-runs";
+import type { RunEventSink } from "@agent-tools/core-runs/internal";
+import { isTerminalStatus } from "@agent-tools/core-runs/protocol";
 import type { UIMessage, UIMessageChunk } from "ai";
 import type { AgentToolRunChatOptions, AgentToolRunChatResult } from "../adapters/durable-object-child-transport.js";
 import { toNdjson } from "../adapters/ndjson.js";

@@ -1,19 +1,21 @@
-import { guardTools } from "@agent-tools/chat";
+import { guardTools } from "@agent-tools/chat/internal";
 import {
-  type AgentToolChildReference,
   type AgentToolOptions,
-  type AgentToolOutput,
   type AgentToolPreliminaryOutput,
   type AgentToolRegistry,
   type AgentToolResult,
   type AgentToolRunInfo,
   agentTool,
-  type ClearAgentToolRunsOptions,
   type DetachedRunAgentToolResult,
-  type RunAgentToolOptions,
   type RunStatus,
   systemClock,
 } from "@agent-tools/core-runs";
+import type {
+  AgentToolChildReference,
+  AgentToolOutput,
+  ClearAgentToolRunsOptions,
+  RunAgentToolOptions,
+} from "@agent-tools/core-runs/internal";
 import type { Tool, ToolSet, UIMessage } from "ai";
 import { DEFAULT_AG_UI_OPTIONS } from "../ag-ui/ag-ui-streams.js";
 import type { DetachedFinishHost, ParentRunAgentToolDetachedOptions } from "./detached-dispatch-options.js";

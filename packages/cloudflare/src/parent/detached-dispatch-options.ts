@@ -1,5 +1,6 @@
-import type { AgentToolLifecycleResult, AgentToolRunInfo, RunAgentToolOptions } from "@agent-tools/core-runs";
-import type { DetachedOptions } from "@agent-tools/detached";
+import type { AgentToolLifecycleResult, AgentToolRunInfo } from "@agent-tools/core-runs";
+import type { RunAgentToolOptions } from "@agent-tools/core-runs/internal";
+import type { DetachedOptions } from "@agent-tools/detached/internal";
 
 /** A parent method that can receive a detached run's result by name (`onFinish`): called `(run, result)`. */
 export type DetachedFinishHandler = (run: AgentToolRunInfo, result: AgentToolLifecycleResult) => unknown;

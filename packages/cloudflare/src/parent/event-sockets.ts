@@ -1,5 +1,6 @@
 import { RequestBudget } from "@agent-tools/chat";
-import { type AgentToolRegistry, AgentToolsError, type Clock, type ReplayOptions } from "@agent-tools/core-runs";
+import { type AgentToolRegistry, AgentToolsError, type Clock } from "@agent-tools/core-runs";
+import type { ReplayOptions } from "@agent-tools/core-runs/internal";
 import {
   AGENT_CHAT_EVENT_TYPE,
   AGENT_TOOL_CURSORS_PARAM,

@@ -1,10 +1,6 @@
-import type {
-  AgentToolHooks,
-  AgentToolLifecycleResult,
-  AgentToolMilestone,
-  AgentToolProgressSnapshot,
-  AgentToolRunInfo,
-} from "@agent-tools/core-runs";
+import type { AgentToolLifecycleResult, AgentToolProgressSnapshot, AgentToolRunInfo } from "@agent-tools/core-runs";
+import type { AgentToolHooks } from "@agent-tools/core-runs/internal";
+import type { AgentToolMilestone } from "@agent-tools/core-runs/protocol";
 
 /** The seed's lifecycle hooks a parent subclass may define (each optional). */
 export type ParentLifecycleHooks = {

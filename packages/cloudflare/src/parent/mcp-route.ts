@@ -1,10 +1,6 @@
 import { AGENT_TOOL_EVENT_TYPE } from "@agent-tools/core-runs/protocol";
-import {
-  createMcpTaskEndpoint,
-  type McpAgentTool,
-  type McpTaskEndpoint,
-  type McpTaskEndpointOptions,
-} from "@agent-tools/mcp";
+import { createMcpTaskEndpoint, type McpTaskEndpoint } from "@agent-tools/mcp";
+import type { McpAgentTool, McpTaskEndpointOptions } from "@agent-tools/mcp/internal";
 import type { ParentRouteParts } from "./parent-route-parts.js";
 
 /** What a parent serves over MCP: its tools, by MCP tool name, and the endpoint's options. */

@@ -1,12 +1,7 @@
-import {
-  ChatEngine,
-  type ChatEngineOptions,
-  type ChatLimits,
-  type ChatTurnBudget,
-  handleChatRequest,
-  RequestBudget,
-} from "@agent-tools/chat";
-import { AgentToolsError, type Clock, getDefaultRunEventHub, type RunEventSink } from "@agent-tools/core-runs";
+import { ChatEngine, handleChatRequest, RequestBudget } from "@agent-tools/chat";
+import type { ChatEngineOptions, ChatLimits, ChatTurnBudget } from "@agent-tools/chat/internal";
+import { AgentToolsError, type Clock, getDefaultRunEventHub } from "@agent-tools/core-runs";
+import type { RunEventSink } from "@agent-tools/core-runs/internal";
 import type { AgentChatEvent } from "@agent-tools/core-runs/protocol";
 import type { UIMessage, WebSocketChatTransportResponse } from "ai";
 import { DurableObjectChatStore } from "../adapters/durable-object-chat-store.js";

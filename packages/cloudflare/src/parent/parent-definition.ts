@@ -2,14 +2,13 @@ import { DurableObject } from "cloudflare:workers";
 import type { ChatTurnContext } from "@agent-tools/chat";
 import type {
   AgentToolLifecycleResult,
-  AgentToolMilestone,
   AgentToolProgressSnapshot,
-  AgentToolRegistryOptions,
   AgentToolRunInfo,
   AgentToolTurnStream,
-  RetainLogsPolicy,
 } from "@agent-tools/core-runs";
-import type { DetachedRunsOptions } from "@agent-tools/detached";
+import type { AgentToolRegistryOptions, RetainLogsPolicy } from "@agent-tools/core-runs/internal";
+import type { AgentToolMilestone } from "@agent-tools/core-runs/protocol";
+import type { DetachedRunsOptions } from "@agent-tools/detached/internal";
 import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
 import type { ToolSet } from "ai";
 import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";

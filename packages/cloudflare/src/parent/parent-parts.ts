@@ -1,16 +1,14 @@
 import type { ChatTurnContext } from "@agent-tools/chat";
 import { EngineChatHost } from "@agent-tools/chat";
+import { AgentToolRegistry, type AgentToolTurnStream, createLogRetention, systemClock } from "@agent-tools/core-runs";
 import {
-  AgentToolRegistry,
   type AgentToolRegistryOptions,
-  type AgentToolTurnStream,
   bindConversationTurns,
-  createLogRetention,
   type LogRetention,
   type RetainLogsPolicy,
-  systemClock,
-} from "@agent-tools/core-runs";
-import { createDetachedRuns, type DetachedRuns, type DetachedRunsOptions } from "@agent-tools/detached";
+} from "@agent-tools/core-runs/internal";
+import { createDetachedRuns } from "@agent-tools/detached";
+import type { DetachedRuns, DetachedRunsOptions } from "@agent-tools/detached/internal";
 import { type RecoverAgentToolRunsOptions, recoverAgentToolRuns } from "@agent-tools/recovery";
 import type { ToolSet } from "ai";
 import { type ChildNamespace, DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
@@ -21,7 +19,7 @@ import { KeepAwake } from "./keep-awake.js";
 import { ParentChat, type ParentChatOptions } from "./parent-chat.js";
 import type { RunReadTokens } from "./run-read-tokens.js";
 
-export { turnRootId } from "@agent-tools/core-runs";
+export { turnRootId } from "@agent-tools/core-runs/internal";
 
 /** A parent's parts, wired: what `AgentToolParent` builds on first use. */
 export type ParentParts = {

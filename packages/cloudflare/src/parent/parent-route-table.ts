@@ -1,4 +1,5 @@
-import { type Clock, errorMessage, getDefaultRunEventHub, type RunEventSink } from "@agent-tools/core-runs";
+import { type Clock, getDefaultRunEventHub } from "@agent-tools/core-runs";
+import { errorMessage, type RunEventSink } from "@agent-tools/core-runs/internal";
 import type { AgUiOptions } from "../ag-ui/ag-ui-streams.js";
 import { isCurrentGeneration } from "../auth/run-read-token.js";
 import { serveAgUi } from "./ag-ui-route.js";

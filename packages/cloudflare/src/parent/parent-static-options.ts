@@ -1,4 +1,4 @@
-import type { DetachedRunsOptions } from "@agent-tools/detached";
+import type { DetachedRunsOptions } from "@agent-tools/detached/internal";
 import type { RecoverAgentToolRunsOptions } from "@agent-tools/recovery";
 
 /**

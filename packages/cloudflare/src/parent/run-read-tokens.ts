@@ -3,9 +3,9 @@ import {
   AgentToolsError,
   type Clock,
   getDefaultRunEventHub,
-  type RunEventSink,
   systemClock,
 } from "@agent-tools/core-runs";
+import type { RunEventSink } from "@agent-tools/core-runs/internal";
 import {
   importRunReadTokenKey,
   MIN_RUN_TOKEN_SECRET_LENGTH,

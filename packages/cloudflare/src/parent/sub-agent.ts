@@ -1,4 +1,5 @@
-import { type AgentToolChildReference, AgentToolsError, resolveAgentType } from "@agent-tools/core-runs";
+import { AgentToolsError } from "@agent-tools/core-runs";
+import { type AgentToolChildReference, resolveAgentType } from "@agent-tools/core-runs/internal";
 import type { UIMessage, UIMessageChunk } from "ai";
 import type { DurableObjectChildTransport } from "../adapters/durable-object-child-transport.js";
 import { fromNdjson } from "../adapters/ndjson.js";

@@ -1,4 +1,5 @@
-import type { ChatLimitError, ChatLimits } from "@agent-tools/chat";
+import type { ChatLimitError } from "@agent-tools/chat";
+import type { ChatLimits } from "@agent-tools/chat/internal";
 import { createUIMessageStreamResponse, type UIMessage, type UIMessageChunk } from "ai";
 import type { AgentToolChildStub } from "../adapters/durable-object-child-transport.js";
 import { fromNdjson } from "../adapters/ndjson.js";

@@ -1,7 +1,8 @@
 // Type-level test (type-checked by `tsconfig.workers.json`, never run): `AgentToolChild` declares its output and
 // summary hooks with their real signature, so the origin page's positional form does not compile.
 import { AgentToolChild } from "@agent-tools/cloudflare";
-import type { AgentToolOutputContext, AgentToolSummaryContext, AgentToolTurnContext } from "@agent-tools/core-runs";
+import type { AgentToolTurnContext } from "@agent-tools/core-runs";
+import type { AgentToolOutputContext, AgentToolSummaryContext } from "@agent-tools/core-runs/internal";
 import type { UIMessageChunk } from "ai";
 
 const extractions = new Map<string, { rows: number }>();

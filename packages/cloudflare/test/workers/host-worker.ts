@@ -59,21 +59,18 @@ import {
   AgentToolChild,
   AgentToolParent,
   type AgentToolParentRoute,
-  CHAT_STORE_TABLES,
   type ChatTurnContext,
   type ChildNamespace,
-  childObjectName,
-  DEFAULT_PARENT_WAKE_INTERVAL_MS,
   routeAgentToolRequest,
 } from "@agent-tools/cloudflare";
+import { CHAT_STORE_TABLES, childObjectName, DEFAULT_PARENT_WAKE_INTERVAL_MS } from "@agent-tools/cloudflare/internal";
 import {
   type AgentToolLifecycleResult,
   type AgentToolRunInfo,
-  type AgentToolTraceRequest,
   type AgentToolTurnContext,
-  DEFAULT_MAX_RECOVERY_ATTEMPTS,
   getDefaultRunEventHub,
 } from "@agent-tools/core-runs";
+import { type AgentToolTraceRequest, DEFAULT_MAX_RECOVERY_ATTEMPTS } from "@agent-tools/core-runs/internal";
 import {
   type ScriptedModelStep,
   scriptedModel,

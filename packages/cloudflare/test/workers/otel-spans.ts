@@ -6,7 +6,7 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import type { AgentToolTraceContext } from "@agent-tools/core-runs";
+import type { AgentToolTraceContext } from "@agent-tools/core-runs/protocol";
 import { createOpenTelemetryExporter, createRunSpanIds, parseTraceparent } from "@agent-tools/observability";
 import { type Context, type ContextManager, context, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import {

@@ -1,6 +1,6 @@
 import type { AgentToolChildDefinition } from "../child/child-definition.js";
 import { AgentToolChildRunner } from "../child/child-runner.js";
-import { createRunEventHub } from "../events/run-event-hub.js";
+import { createRunEventHub, type RunEventHub } from "../events/run-event-hub.js";
 import type { ChildRef } from "../ports/child-transport.js";
 import type { RunStore } from "../ports/run-store.js";
 import type { AgentToolEventFrame, AgentToolTree } from "../protocol/index.js";
@@ -133,7 +133,7 @@ export class TreeWorld {
   readonly tree: InMemoryTree;
   readonly clock: ManualClock;
   readonly stop: WorldStop;
-  readonly sink = createRunEventHub();
+  readonly sink: RunEventHub = createRunEventHub();
   /** Every registry made in this world, by its key. */
   readonly registries = new Map<string, AgentToolRegistry>();
   /** The frames each registry broadcast, by its key. */
