@@ -20,6 +20,8 @@ type StoredTurn = { said: UIMessage[]; answer: UIMessage | null; runs: string[] 
  * `from` is how many stored messages the client holds already: those turns are not told again (their runs' frames
  * still come, outside any turn, for a client to drop what it holds). Project it with `followsAnswer`: each run then
  * waits for its tool call in the answer.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export function conversationReplay(options: {
   messages: UIMessage[];

@@ -36,6 +36,8 @@ export interface AgUiResumeStore {
 /**
  * A resume store in memory (one per parent, in its isolate): the last `batchesPerStream` positions of the last
  * `maxStreams` streams, the oldest dropped first. A restart forgets them: a client then gets the whole stream again.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export class MemoryAgUiResumeStore implements AgUiResumeStore {
   readonly #maxStreams: number;

@@ -9,6 +9,8 @@ const APPROVAL_PREFIX = "approval:";
 /**
  * The AG-UI interrupt id of approval `approvalId`, asked in the tree of the parent's top-level run `runId`: what a
  * resume entry answers, and what `POST …/approve/<runId>/<approvalId>` answers too.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export function approvalInterruptId(runId: string, approvalId: string): string {
   return `${APPROVAL_PREFIX}${encodeURIComponent(runId)}:${encodeURIComponent(approvalId)}`;

@@ -11,7 +11,11 @@ export type AgUiRunRequest = {
   input: RunAgentInput;
 };
 
-/** One resume entry that answers an approval: which, and what it says (`payload` as the client sent it). */
+/**
+ * One resume entry that answers an approval: which, and what it says (`payload` as the client sent it).
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export type AgUiApprovalAnswer = {
   interruptId: string;
   runId: string;
@@ -24,6 +28,8 @@ export type AgUiApprovalAnswer = {
  * Read a `RunAgentInput` (a `POST …/ag-ui` body, as `@ag-ui/client`'s `HttpAgent` sends it) with `@ag-ui/core`'s
  * schema: the run it starts and the approvals its `resume` entries answer; or, for anything else, why not (a message
  * for the client). Never throws.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export function readAgUiRunInput(value: unknown): { ok: true; request: AgUiRunRequest } | { ok: false; error: string } {
   const parsed = RunAgentInputSchema.safeParse(value);

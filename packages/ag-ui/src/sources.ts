@@ -7,6 +7,8 @@ export const AG_UI_TURN_CHUNK_TYPE = "agent-chat-chunk";
 /**
  * One chunk of the parent's own answer in turn `turnId`, as a tab following the turn gets it: `index` counts the
  * turn's chunks from 0 (preliminary tool outputs aside), so a stream that follows the turn again drops what it has.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export type AgUiTurnChunk = {
   type: typeof AG_UI_TURN_CHUNK_TYPE;
@@ -21,6 +23,8 @@ export const AG_UI_DESCENDANT_TYPE = "agent-tool-descendant";
 /**
  * A frame of a run dispatched below the parent's own runs: `path` names the runs from the parent's top-level run down
  * to the run that dispatched it (the frame's run is that run's child), as the dispatching child's registry sent it.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export type AgUiDescendantFrame = { type: typeof AG_UI_DESCENDANT_TYPE; path: string[]; frame: AgentToolEventFrame };
 

@@ -16,6 +16,8 @@ export type AgentChatAnswerUsage = {
  * @example
  * const spent = selectAnswerUsage(message);
  * if (spent) show(`${spent.usage.inputTokens + spent.usage.outputTokens} tokens`);
+ *
+ * @experimental New API: it may change without a major version.
  */
 export function selectAnswerUsage(message: { readonly parts: readonly unknown[] }): AgentChatAnswerUsage | null {
   for (let index = message.parts.length - 1; index >= 0; index -= 1) {

@@ -37,6 +37,8 @@ type Session = { mcp: McpSession; transport: WebStandardStreamableHTTPServerTran
  * sends the client that created a task its progress and status as notifications.
  *
  * Sessions live in memory; authorization is the host's, before `handle`.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export class McpTaskEndpoint {
   readonly #tasks: RunTasks;
@@ -139,7 +141,11 @@ function sessionNotFound(): Response {
   );
 }
 
-/** A parent's agent tools as an MCP server with tasks (see `McpTaskEndpoint`). */
+/**
+ * A parent's agent tools as an MCP server with tasks (see `McpTaskEndpoint`).
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export function createMcpTaskEndpoint(options: McpTaskEndpointOptions): McpTaskEndpoint {
   return new McpTaskEndpoint(options);
 }

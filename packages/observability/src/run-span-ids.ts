@@ -22,7 +22,11 @@ function randomHex(bytes: number): string {
   return [...values].map((value) => value.toString(16).padStart(2, "0")).join("");
 }
 
-/** A `RunSpanIds` (see there). */
+/**
+ * A `RunSpanIds` (see there).
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export function createRunSpanIds(): RunSpanIds {
   let next: { traceId: string; spanId: string } | undefined;
   return {

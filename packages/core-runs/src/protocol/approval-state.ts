@@ -1,7 +1,11 @@
 import { type AgentToolApproval, approvalChunk, readApprovalChunk } from "./approvals.js";
 import type { AgentToolLogEntry } from "./run-types.js";
 
-/** True once an approval has its answer (`approved`, `denied` or `expired`). */
+/**
+ * True once an approval has its answer (`approved`, `denied` or `expired`).
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export function isAnsweredApproval(approval: Pick<AgentToolApproval, "status">): boolean {
   return approval.status !== "pending";
 }
@@ -14,6 +18,8 @@ export function isAnsweredApproval(approval: Pick<AgentToolApproval, "status">):
  * - held answered: the held answer stands (the first answer is the one the asking run acted on; a pending copy that
  *   comes later — a replay, a re-publish — changes nothing);
  * - held pending: `next` (its answer, or the same request again).
+ *
+ * @experimental New API: it may change without a major version.
  */
 export function mergeApproval(known: AgentToolApproval | undefined, next: AgentToolApproval): AgentToolApproval {
   if (known === undefined) return next;
@@ -24,6 +30,8 @@ export function mergeApproval(known: AgentToolApproval | undefined, next: AgentT
 /**
  * The approvals `states` describe (chunks of one log, in sequence order), one per `approvalId` in the order they were
  * asked (the first chunk of each), each in its state by `mergeApproval`.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export function foldApprovalStates(states: Iterable<AgentToolApproval>): AgentToolApproval[] {
   const latest = new Map<string, AgentToolApproval>();
@@ -36,6 +44,8 @@ export function foldApprovalStates(states: Iterable<AgentToolApproval>): AgentTo
  * sends an approval in its latest state from its first chunk on, so a reader that draws each frame as it comes never
  * shows an answered approval as pending. Sequences stay; only the approval chunks' bodies change (the same array when
  * none does).
+ *
+ * @experimental New API: it may change without a major version.
  */
 export function withLatestApprovals<TEntry extends Pick<AgentToolLogEntry, "body">>(
   entries: readonly TEntry[],

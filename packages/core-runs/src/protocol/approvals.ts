@@ -33,7 +33,11 @@ export type AgentToolApprovalAnswer = { approved: boolean; reason?: string };
 /** The longest reason an approval's answer may give, in characters (surrounding spaces aside). */
 export const MAX_APPROVAL_REASON_LENGTH = 500;
 
-/** A reason read by `readApprovalReason`: the text to keep (none: absent or blank), or why it is refused. */
+/**
+ * A reason read by `readApprovalReason`: the text to keep (none: absent or blank), or why it is refused.
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export type ApprovalReasonReading = { ok: true; reason?: string } | { ok: false; error: string };
 
 // Line breaks and tabs (and the other separators a text may break lines with): each run becomes one space.
@@ -52,6 +56,8 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u20
  *
  * @example
  * readApprovalReason(" Not\u0007 that file\n") // { ok: true, reason: "Not that file" }
+ *
+ * @experimental New API: it may change without a major version.
  */
 export function readApprovalReason(reason: unknown): ApprovalReasonReading {
   if (reason === undefined) return { ok: true };

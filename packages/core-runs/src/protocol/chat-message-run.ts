@@ -4,6 +4,8 @@ import { isRunStatus, type RunStatus } from "./status.js";
  * The run a message the server adds to a chat is about (a detached run's completion or milestone), stored on the
  * message as `metadata.run`: so that a client names the run and says how it stands from the message alone — also once
  * the run is cleared from the registry — instead of reading the message's words.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export type AgentChatMessageRun = {
   runId: string;
@@ -18,7 +20,11 @@ export type AgentChatMessageRun = {
   milestone?: string;
 };
 
-/** The run a chat message is about (its `metadata.run`), or `null` when it names none (or a malformed one). Never throws. */
+/**
+ * The run a chat message is about (its `metadata.run`), or `null` when it names none (or a malformed one). Never throws.
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export function readChatMessageRun(message: { readonly metadata?: unknown }): AgentChatMessageRun | null {
   const metadata = message.metadata;
   if (typeof metadata !== "object" || metadata === null) return null;

@@ -37,7 +37,11 @@ export type DispatchRejection =
   | "invalid-options"
   | "budget-exceeded";
 
-/** What a run cut short by its budget gave in its wrap-up step: its summary and, if it stored one, its output. */
+/**
+ * What a run cut short by its budget gave in its wrap-up step: its summary and, if it stored one, its output.
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export type AgentToolPartialResult = {
   summary: string;
   output?: unknown;

@@ -23,7 +23,11 @@ import { AGENT_MILESTONE_PART } from "./progress-parts.js";
  */
 export const AGENT_STEP_RESET_PART = "data-agent-step-reset";
 
-/** A range of sequences a step reset voids: `from` up to, not including, `until`. */
+/**
+ * A range of sequences a step reset voids: `from` up to, not including, `until`.
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export type AgentToolVoidedRange = readonly [from: number, until: number];
 
 /** What a step reset says: which entries before it are void (see `AGENT_STEP_RESET_PART`). */
@@ -49,6 +53,8 @@ export function stepResetChunk(fromSequence: number, voids?: readonly AgentToolV
  * The step reset, to be appended at `resetSequence`, that voids exactly `sequences` (any order, duplicates allowed), as
  * sorted ranges — or in the plain form (no `voids`) when they are every sequence from the first up to the reset;
  * `null` when there is nothing to void.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export function stepResetVoiding(sequences: Iterable<number>, resetSequence: number): UIMessageChunk | null {
   const sorted = [...new Set(sequences)].sort((left, right) => left - right);
@@ -84,7 +90,11 @@ export function readStepResetChunk(body: unknown): AgentToolStepReset | null {
   return { fromSequence, voids: ranges };
 }
 
-/** The ranges a reset at sequence `resetSequence` voids (none reaches past it). */
+/**
+ * The ranges a reset at sequence `resetSequence` voids (none reaches past it).
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export function voidedRanges(reset: AgentToolStepReset, resetSequence: number): AgentToolVoidedRange[] {
   const ranges = reset.voids ?? [[reset.fromSequence, resetSequence] as const];
   return ranges.flatMap(([from, until]) => {
@@ -96,6 +106,8 @@ export function voidedRanges(reset: AgentToolStepReset, resetSequence: number): 
 /**
  * True for an entry the reset at `resetSequence` voids: in one of its ranges, and not a milestone (a milestone stays
  * reached). The one rule every reader of a log applies.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export function isVoidedByReset(
   entry: { sequence: number; body: { type: string } },

@@ -6,15 +6,25 @@ import type { UIMessageChunk } from "ai";
  * decided and before its tool runs. A call whose execution started and has no result when a turn is cut runs again
  * with its own `toolCallId` (see the journal's rules in the spec). It is `transient`, so the AI SDK's own assembly
  * (`readUIMessageStream`) makes no part of it, and a client shows nothing of it.
+ *
+ * @experimental New API: it may change without a major version.
  */
 export const AGENT_TOOL_STARTED_PART = "data-agent-tool-started";
 
-/** The chunk recording that the execution of tool call `toolCallId` started. */
+/**
+ * The chunk recording that the execution of tool call `toolCallId` started.
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export function toolStartedChunk(toolCallId: string): UIMessageChunk {
   return { type: AGENT_TOOL_STARTED_PART, data: { toolCallId }, transient: true } as UIMessageChunk;
 }
 
-/** The toolCallId a `data-agent-tool-started` chunk names, or `null` for any other chunk (or a malformed one). */
+/**
+ * The toolCallId a `data-agent-tool-started` chunk names, or `null` for any other chunk (or a malformed one).
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export function readToolStartedChunk(body: unknown): string | null {
   if (typeof body !== "object" || body === null) return null;
   const { type, data } = body as { type?: unknown; data?: unknown };

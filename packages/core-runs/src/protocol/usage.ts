@@ -18,7 +18,11 @@ export type AgentToolUsage = {
   models?: AgentToolModelUsage[];
 };
 
-/** What the calls of one model spent (see `AgentToolUsage.models`). */
+/**
+ * What the calls of one model spent (see `AgentToolUsage.models`).
+ *
+ * @experimental New API: it may change without a major version.
+ */
 export type AgentToolModelUsage = { model: string; provider?: string; inputTokens: number; outputTokens: number };
 
 /** Why a budget ran out. */
