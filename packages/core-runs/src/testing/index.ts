@@ -8,6 +8,18 @@ export {
   contractChildDefinition,
 } from "./child-transport-contract-cases.js";
 export { assertEqual, assertRejects, assertTrue, ContractAssertionError } from "./contract-assert.js";
+export type {
+  ConversationCalls,
+  ConversationModelOptions,
+  ConversationPrompt,
+  ConversationReply,
+  ConversationToolResult,
+  ConversationUsage,
+  ConversationView,
+} from "./conversation-model.js";
+export { conversationModel, lastToolResults, lastUserText } from "./conversation-model.js";
+export { deferred } from "./deferred.js";
+export { inMemoryRegistry } from "./in-memory-registry.js";
 export type { InMemoryRunStoreStats } from "./in-memory-run-store.js";
 export { InMemoryRunStore } from "./in-memory-run-store.js";
 export type { TreeAgent } from "./in-memory-tree.js";
@@ -18,6 +30,13 @@ export type { ManualClockOptions } from "./manual-clock.js";
 export { flushMicrotasks, ManualClock, turnEventLoop } from "./manual-clock.js";
 export type { ManualWakeupHandler } from "./manual-wakeup-scheduler.js";
 export { ManualWakeupScheduler } from "./manual-wakeup-scheduler.js";
+export type {
+  ReadmeExample,
+  ReadmeExampleOptions,
+  ReadmeExampleRead,
+  ReadmeExampleRun,
+} from "./readme-example.js";
+export { printedBy, readmeExample, readReadmeExample, runReadmeExample } from "./readme-example.js";
 export type { RunStoreContractCase } from "./run-store-contract-cases.js";
 export { makeLogEntry, makeRunRecord, runStoreContractCases } from "./run-store-contract-cases.js";
 export type { ScriptedRunControl } from "./scripted-child.js";
@@ -25,3 +44,4 @@ export { echoChild, ScriptedChild, textChunks } from "./scripted-child.js";
 // A scripted language model (the AI SDK's mock model, from "ai/test").
 export type { ScriptedModelCall, ScriptedModelPart, ScriptedModelStep } from "./scripted-model.js";
 export { scriptedModel, scriptedUsage, textStep, toolCallsStep, toolResultsSeen, withUsage } from "./scripted-model.js";
+export { sdkParts } from "./sdk-parts.js";
