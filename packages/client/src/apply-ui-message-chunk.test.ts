@@ -1,3 +1,4 @@
+import { sdkParts as sdkAssembly } from "@agent-tools/core-runs/testing";
 import { isStepCount, streamText, tool, toUIMessageStream, type UIMessageChunk } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
@@ -8,7 +9,7 @@ import {
   createUIMessageAssembly,
   type UIMessageParts,
 } from "./apply-ui-message-chunk.js";
-import { randomInt, sdkParts as sdkAssembly, seededRandom, textChunks, toolChunks } from "./test-support.test-utils.js";
+import { randomInt, seededRandom, textChunks, toolChunks } from "./test-support.test-utils.js";
 
 /** The parts the AI SDK's own assembly makes of `chunks`. */
 async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessageParts> {
