@@ -41,3 +41,15 @@ describe("README quick start", CPU_HEAVY, () => {
     expect(chunks).toEqual(chunks.map((_, index) => `chunk#${index + 1}`));
   });
 });
+
+describe("README Testing section", () => {
+  it("shows the three-level test that src/readme-tree.test.ts runs, verbatim", async () => {
+    const { code, source } = await readReadmeExample({
+      readme: QUICK_START.readme,
+      section: "## Testing",
+      module: new URL("./readme-tree.test.ts", import.meta.url),
+      region: "three-level-test",
+    });
+    expect(code).toBe(source);
+  });
+});
