@@ -2,7 +2,6 @@ import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import { sdkParts } from "@agent-tools/core-runs/testing";
 import type { MiniflareHost } from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
-import type { UIMessage, UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import {
   agentFrames,

@@ -33,17 +33,7 @@ export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   return copy;
 }
 
-/** Text split into word-sized deltas (keeping the spaces). */
-export const words = (text: string) => text.match(/\S+\s*/g) ?? [];
-
-/** The chunks of one streamed text part. */
-export function textChunks(id: string, text: string): UIMessageChunk[] {
-  return [
-    { type: "text-start", id },
-    ...words(text).map((delta): UIMessageChunk => ({ type: "text-delta", id, delta })),
-    { type: "text-end", id },
-  ];
-}
+export { textPartChunks as textChunks, words } from "@agent-tools/core-runs/testing";
 
 /** The chunks of one tool call whose input streams in `pieces` slices, then its output. */
 export function toolChunks(options: {

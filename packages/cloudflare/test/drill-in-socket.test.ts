@@ -2,8 +2,13 @@
 // and the tail after it hold every log entry exactly once, and the socket closes once the run has ended.
 import { AgentToolChildRunner, type RunStore } from "@agent-tools/core-runs";
 import { type AgentToolDrillInFrame, parseAgentToolDrillInFrame } from "@agent-tools/core-runs/protocol";
-import { flushMicrotasks, InMemoryRunStore, ManualClock, ScriptedChild } from "@agent-tools/core-runs/testing";
-import type { UIMessageChunk } from "ai";
+import {
+  textDelta as delta,
+  flushMicrotasks,
+  InMemoryRunStore,
+  ManualClock,
+  ScriptedChild,
+} from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import { type DrillInSocket, serveDrillIn } from "../src/child/drill-in-socket.js";
 
@@ -59,8 +64,6 @@ function holdableStore() {
     },
   };
 }
-
-const delta = (text: string): UIMessageChunk => ({ type: "text-delta", id: "t", delta: text });
 
 /** What a drill-in client shows: the messages' text, then every entry after the run's `lastSequence`. */
 function shownText(frames: readonly AgentToolDrillInFrame[]): string {

@@ -22,7 +22,13 @@ import {
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
-import { type ScriptedModelPart, scriptedModel, textStep, toolCallsStep } from "./testing/scripted-model.js";
+import {
+  type ScriptedModelPart,
+  scriptedModel,
+  textStep,
+  toolCallsStep,
+  unitUsage as usage,
+} from "./testing/scripted-model.js";
 
 async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<AgentToolTailItem[]> {
   const items: AgentToolTailItem[] = [];
@@ -37,11 +43,6 @@ function makeRunner(definition: AgentToolChildDefinition, store: RunStore = new 
   const clock = new ManualClock(1_000);
   return { runner: new AgentToolChildRunner({ definition, store, clock }), store, clock };
 }
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
 
 /** A child whose turn is `streamText` over `model` with `tools` (up to 4 steps), as a real child's is. */
 function streamingResearcher(model: MockLanguageModelV4, tools: ToolSet): AgentToolChildDefinition {

@@ -1,4 +1,5 @@
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import { words } from "./chunks.js";
 import { type ScriptedModelCall, type ScriptedModelPart, scriptedUsage } from "./scripted-model.js";
 
 /** The prompt of a model call (the AI SDK's `LanguageModelV4Prompt`). */
@@ -78,9 +79,6 @@ export function lastToolResults(prompt: ConversationPrompt): Map<string, unknown
   }
   return results;
 }
-
-/** Text split into word-sized deltas (keeping the spaces). */
-const words = (text: string): string[] => text.match(/\S+\s*/g) ?? [];
 
 function viewOf(call: ScriptedModelCall): ConversationView {
   const { prompt } = call;

@@ -1,12 +1,14 @@
 // "@agent-tools/core-runs/testing": in-memory ports, a manual clock and wake-up scheduler, scripted children, a
 // scripted model, and the contract cases, with no test framework: it runs anywhere (Node, workerd, a browser) and
 // needs no vitest. The same contracts registered as vitest tests are in "@agent-tools/core-runs/testing/vitest".
+
 export type { ChildTransportContractCase, ContractChildInput } from "./child-transport-contract-cases.js";
 export {
   CONTRACT_CHILD_AGENT_TYPE,
   childTransportContractCases,
   contractChildDefinition,
 } from "./child-transport-contract-cases.js";
+export { textDelta, textPartChunks, words } from "./chunks.js";
 export { assertEqual, assertRejects, assertTrue, ContractAssertionError } from "./contract-assert.js";
 export type {
   ConversationCalls,
@@ -43,5 +45,13 @@ export type { ScriptedRunControl } from "./scripted-child.js";
 export { echoChild, ScriptedChild, textChunks } from "./scripted-child.js";
 // A scripted language model (the AI SDK's mock model, from "ai/test").
 export type { ScriptedModelCall, ScriptedModelPart, ScriptedModelStep } from "./scripted-model.js";
-export { scriptedModel, scriptedUsage, textStep, toolCallsStep, toolResultsSeen, withUsage } from "./scripted-model.js";
+export {
+  scriptedModel,
+  scriptedUsage,
+  textStep,
+  toolCallsStep,
+  toolResultsSeen,
+  unitUsage,
+  withUsage,
+} from "./scripted-model.js";
 export { sdkParts } from "./sdk-parts.js";
