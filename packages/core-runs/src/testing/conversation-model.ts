@@ -2,13 +2,13 @@ import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { words } from "./chunks.js";
 import { type ScriptedModelCall, type ScriptedModelPart, scriptedUsage } from "./scripted-model.js";
 
-/** The prompt of a model call (the AI SDK's `LanguageModelV4Prompt`). */
+/** The prompt of a model call (the AI SDK's `LanguageModelV4Prompt`). @experimental */
 export type ConversationPrompt = ScriptedModelCall["prompt"];
 
-/** A token usage, as a model step reports it in its `finish` part. */
+/** A token usage, as a model step reports it in its `finish` part. @experimental */
 export type ConversationUsage = typeof scriptedUsage;
 
-/** One tool result of the turn in flight: the AI SDK's tool output (`{ type: "json" | "text", value }`, …). */
+/** One tool result of the turn in flight: the AI SDK's tool output (`{ type: "json" | "text", value }`, …). @experimental */
 export type ConversationToolResult = { toolCallId: string; toolName: string; output: unknown };
 
 /**
@@ -34,7 +34,7 @@ export type ConversationView = {
  */
 export type ConversationReply = string | { text?: string; calls?: ConversationCalls };
 
-/** The tool calls of a step: each tool's name and input, and optionally the call's id. */
+/** The tool calls of a step: each tool's name and input, and optionally the call's id. @experimental */
 export type ConversationCalls = ReadonlyArray<{ toolName: string; input: unknown; toolCallId?: string }>;
 
 /** @experimental */
@@ -53,7 +53,7 @@ export type ConversationModelOptions = {
   stream?: (parts: ScriptedModelPart[]) => ReadableStream<ScriptedModelPart>;
 };
 
-/** The text of the last user message in `prompt` (`""` when there is none). */
+/** The text of the last user message in `prompt` (`""` when there is none). @experimental */
 export function lastUserText(prompt: ConversationPrompt): string {
   for (let index = prompt.length - 1; index >= 0; index -= 1) {
     const message = prompt[index];
@@ -67,6 +67,8 @@ export function lastUserText(prompt: ConversationPrompt): string {
  * The results of the tool message `prompt` ends with, by tool name: each result's value (`json` and `text` outputs;
  * `null` for a call that gave none: denied, expired or failed), or `null` when the prompt does not end with tool
  * results (the first step of a turn).
+ *
+ * @experimental
  */
 export function lastToolResults(prompt: ConversationPrompt): Map<string, unknown> | null {
   const last = prompt.at(-1);

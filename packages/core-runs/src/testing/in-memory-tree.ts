@@ -189,6 +189,8 @@ export class TreeWorld {
   /**
    * The runner of the child instance that runs `ref` (for tests: `expireApprovals`, `getMessages`…), found at any
    * depth; `undefined` when none was made in this world. Throws when two places hold the same agent type and run id.
+   *
+   * @experimental
    */
   runnerFor(ref: ChildRef): AgentToolChildRunner | undefined {
     const suffix = `/${ref.agentType}/${ref.runId}`;
@@ -204,6 +206,8 @@ export class TreeWorld {
    * Run this world until `work` settles, and return it: each round lets the event loop turn once and fires the
    * timers due now on the clock (no time passes: move it with `clock.advanceBy`). Rejects with a clear error after
    * `rounds` rounds (default 10 000) in which it did not settle: the tree is stuck, e.g. waiting for an answer.
+   *
+   * @experimental
    */
   async settle<TValue>(work: Promise<TValue>, rounds = 10_000): Promise<TValue> {
     let isSettled = false;

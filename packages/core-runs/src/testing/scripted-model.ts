@@ -14,7 +14,11 @@ export const scriptedUsage = {
   outputTokens: { total: 0, text: 0, reasoning: 0 },
 };
 
-/** A token usage of one input and one output token: a step that is metered, for a test that needs a non-zero one. */
+/**
+ * A token usage of one input and one output token: a step that is metered, for a test that needs a non-zero one.
+ *
+ * @experimental
+ */
 export const unitUsage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: 1, text: 1, reasoning: 0 },
