@@ -8,6 +8,7 @@ import {
   InMemoryRunStore,
   ManualClock,
   ScriptedChild,
+  storeWith,
 } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import { type DrillInSocket, serveDrillIn } from "../src/child/drill-in-socket.js";
@@ -38,19 +39,12 @@ function holdableStore() {
   const inner = new InMemoryRunStore();
   let hold: Promise<void> | null = null;
   let release = () => {};
-  const store: RunStore = {
-    getRun: (runId) => inner.getRun(runId),
-    insertRun: (record) => inner.insertRun(record),
-    updateRun: (runId, patch, condition) => inner.updateRun(runId, patch, condition),
-    listRuns: (filter) => inner.listRuns(filter),
-    deleteRuns: (runIds) => inner.deleteRuns(runIds),
-    appendLog: (runId, entries) => inner.appendLog(runId, entries),
-    compactLog: (runId, entries) => inner.compactLog(runId, entries),
+  const store: RunStore = storeWith(inner, {
     readLog: async (runId, options) => {
       if (hold !== null) await hold;
       return inner.readLog(runId, options);
     },
-  };
+  });
   return {
     store,
     holdReads() {

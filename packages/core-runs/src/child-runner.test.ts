@@ -29,6 +29,7 @@ import {
   toolCallsStep,
   unitUsage as usage,
 } from "./testing/scripted-model.js";
+import { storeWith } from "./testing/store-with.js";
 
 async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<AgentToolTailItem[]> {
   const items: AgentToolTailItem[] = [];
@@ -242,14 +243,7 @@ describe("AgentToolChildRunner", () => {
     // A store whose reads wait for the test: chunks arrive while the tail is draining.
     const inner = new InMemoryRunStore();
     let releaseRead: (() => void) | null = null;
-    const gatedStore: RunStore = {
-      getRun: (runId) => inner.getRun(runId),
-      insertRun: (record) => inner.insertRun(record),
-      updateRun: (runId, patch, condition) => inner.updateRun(runId, patch, condition),
-      listRuns: (filter) => inner.listRuns(filter),
-      deleteRuns: (runIds) => inner.deleteRuns(runIds),
-      appendLog: (runId, entries) => inner.appendLog(runId, entries),
-      compactLog: (runId, entries) => inner.compactLog(runId, entries),
+    const gatedStore: RunStore = storeWith(inner, {
       readLog: async (runId: string, options?: { afterSequence?: number; limit?: number }) => {
         const entries = await inner.readLog(runId, options);
         if (releaseRead === null) {
@@ -259,7 +253,7 @@ describe("AgentToolChildRunner", () => {
         }
         return entries;
       },
-    };
+    });
     const child = new ScriptedChild("Scripted");
     const { runner } = makeRunner(child.definition, gatedStore);
     await runner.start("r1", "x");

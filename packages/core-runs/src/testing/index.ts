@@ -55,3 +55,4 @@ export {
   withUsage,
 } from "./scripted-model.js";
 export { sdkParts } from "./sdk-parts.js";
+export { storeWith } from "./store-with.js";
