@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { RunRecord } from "@agent-tools/core-runs/internal";
 import type { AgentToolLogEntry } from "@agent-tools/core-runs/protocol";
-import { makeLogEntry, makeRunRecord } from "@agent-tools/core-runs/testing/portable";
+import { makeLogEntry, makeRunRecord } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import {
   CONTRACT_WORKER_DURABLE_OBJECTS,

@@ -20,7 +20,7 @@ import { z } from "zod";
 import type { AgentToolChildDefinition } from "../child/child-definition.js";
 import { AgentToolChildRunner } from "../child/child-runner.js";
 import { type AgentToolEventFrame, readApprovalChunk } from "../protocol/index.js";
-import { inMemoryRegistry } from "../registry/in-memory-registry.test-utils.js";
+import { inMemoryRegistry } from "../testing/in-memory-registry.js";
 import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
 import { type ScriptedModelPart, scriptedUsage } from "../testing/scripted-model.js";

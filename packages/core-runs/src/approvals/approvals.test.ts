@@ -13,8 +13,8 @@ import {
   positionOf,
   readApprovalChunk,
 } from "../protocol/index.js";
-import { inMemoryRegistry } from "../registry/in-memory-registry.test-utils.js";
 import type { AgentToolRegistry } from "../registry/run-registry.js";
+import { inMemoryRegistry } from "../testing/in-memory-registry.js";
 import { ManualClock } from "../testing/manual-clock.js";
 import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "../testing/scripted-model.js";
 

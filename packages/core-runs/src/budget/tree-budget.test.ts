@@ -16,8 +16,8 @@ import {
   positionOf,
   readUsageChunk,
 } from "../protocol/index.js";
-import { inMemoryRegistry } from "../registry/in-memory-registry.test-utils.js";
 import type { AgentToolRegistry } from "../registry/run-registry.js";
+import { inMemoryRegistry } from "../testing/in-memory-registry.js";
 import { ManualClock } from "../testing/manual-clock.js";
 import {
   type ScriptedModelCall,

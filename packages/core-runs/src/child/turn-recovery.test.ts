@@ -4,7 +4,6 @@
 import { type ToolSet, tool, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { sdkParts as sdkAssembly } from "../agent-tool/sdk-assembly.test-utils.js";
 import {
   AGENT_STEP_RESET_PART,
   type AgentToolLogEntry,
@@ -15,6 +14,7 @@ import {
 import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
 import { ScriptedChild } from "../testing/scripted-child.js";
+import { sdkParts as sdkAssembly } from "../testing/sdk-parts.js";
 import { noToolText } from "../turn/decided-call.js";
 import { AgentToolChildRunner } from "./child-runner.js";
 

@@ -5,6 +5,8 @@ import { agentTool } from "../agent-tool/agent-tool.js";
 import type { AgentToolChildDefinition } from "../child/child-definition.js";
 import type { Clock } from "../ports/clock.js";
 import type { AgentToolEventFrame } from "../protocol/index.js";
+import { deferred } from "../testing/deferred.js";
+import { inMemoryRegistry } from "../testing/in-memory-registry.js";
 import type { InMemoryRunStore } from "../testing/in-memory-run-store.js";
 import type { InProcessChildTransport } from "../testing/in-process-child-transport.js";
 import { ManualClock } from "../testing/manual-clock.js";
@@ -16,7 +18,6 @@ import {
   toolCallsStep,
   toolResultsSeen,
 } from "../testing/scripted-model.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import type { AgentToolRegistry } from "./run-registry.js";
 
 // Three levels, all in-process: a grandparent (the test's top registry) → a "Coordinator" child, whose turn owns its
@@ -131,14 +132,6 @@ function coordinatorChild(options: { cap?: number; leafGate?: Promise<void> } = 
     },
   };
   return { definition, levels };
-}
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
 }
 
 const runIdsIn = (frames: AgentToolEventFrame[]) =>

@@ -1,7 +1,6 @@
 // Replay to one connection (SPEC §6): what a client that reconnects gets, with and without cursors.
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
-import { sdkParts } from "../agent-tool/sdk-assembly.test-utils.js";
 import {
   AGENT_PROGRESS_PART,
   AGENT_STEP_RESET_PART,
@@ -13,6 +12,7 @@ import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
 import { InProcessChildTransport } from "../testing/in-process-child-transport.js";
 import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
 import { ScriptedChild, textChunks } from "../testing/scripted-child.js";
+import { sdkParts } from "../testing/sdk-parts.js";
 import { AgentToolRegistry } from "./run-registry.js";
 
 const settle = async () => {

@@ -8,8 +8,8 @@ import { createRunEventHub } from "../events/run-event-hub.js";
 import type { RunEvent } from "../events/run-events.js";
 import type { AgentToolTraceContext } from "../protocol/index.js";
 import { readAgentToolTraceContext } from "../protocol/index.js";
+import { inMemoryRegistry } from "../testing/in-memory-registry.js";
 import { ManualClock } from "../testing/manual-clock.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import type { AgentToolTraceRequest } from "./registry-options.js";
 
 const TRACE: AgentToolTraceContext = {

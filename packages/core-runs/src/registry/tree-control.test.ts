@@ -8,10 +8,10 @@ import { agentTool } from "../agent-tool/agent-tool.js";
 import type { AgentToolChildDefinition } from "../child/child-definition.js";
 import type { Clock } from "../ports/clock.js";
 import { type AgentToolTree, positionOf } from "../protocol/index.js";
+import { inMemoryRegistry } from "../testing/in-memory-registry.js";
 import type { InMemoryRunStore } from "../testing/in-memory-run-store.js";
 import { ManualClock } from "../testing/manual-clock.js";
 import { scriptedModel, textStep, toolCallsStep } from "../testing/scripted-model.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import type { AgentToolRegistry } from "./run-registry.js";
 
 type Finished = { level: string; runId: string; status: string; error?: string };
