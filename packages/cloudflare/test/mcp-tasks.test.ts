@@ -46,6 +46,15 @@ async function connect(running: MiniflareHost, name: string, headers: Record<str
   return { client, streamOpen };
 }
 
+/** A promise and the function that resolves it (a test's gate on something its client is told). */
+function gate() {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
 const callAsTask = (client: Client, name: string, args: Record<string, unknown>, onprogress?: (p: Progress) => void) =>
   client.request(
     { method: "tools/call", params: { name, arguments: args, task: {} } },
@@ -123,21 +132,43 @@ describe("MCP tasks on a parent (workerd)", () => {
     const { client, streamOpen } = await connect(running, "mcp-progress");
     await streamOpen;
     const progress: Progress[] = [];
-    let arrived: () => void = () => undefined;
-    const both = new Promise<void>((resolve) => {
-      arrived = resolve;
-    });
+    const both = gate();
     const { task } = await callAsTask(client, "gauge", { text: "rain" }, (update) => {
       progress.push(update);
-      if (progress.length === 2) arrived();
+      if (progress.length === 2) both.open();
     });
     // The Gauge reports a milestone, waits at its gate, then reports half done.
     await running.fetch("/test/gauge-gate?name=rain", { method: "POST" });
-    await both;
+    await both.opened;
     expect(progress.map(({ progress: count, message }) => [count, message])).toEqual([
       [1, "milestone: measuring rain"],
       [2, "half of rain — 50%"],
     ]);
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result).toMatchObject({ content: [{ type: "text", text: "rain done" }] });
+  });
+
+  it("tells a milestone once when the parent's tail reaches the child after it (the run's snapshot names it again)", async () => {
+    // The Gauge reports 10%, then its milestone, and only then does the parent's tail attach: the tail sends the
+    // milestone's entry and starts from the run's latest snapshot (10%, and the milestone's name).
+    const running = await startHost({ GAUGE_LATE_TAIL: "1" });
+    const { client, streamOpen } = await connect(running, "mcp-late-tail");
+    await streamOpen;
+    const told: string[] = [];
+    const first = gate();
+    const half = gate();
+    const { task } = await callAsTask(client, "gauge", { text: "rain" }, ({ message }) => {
+      told.push(message ?? "");
+      first.open();
+      if (message?.startsWith("half")) half.open();
+    });
+    // Past the gate once the tail has attached: the half is live, after what the tail started from.
+    await first.opened;
+    await running.fetch("/test/gauge-gate?name=rain", { method: "POST" });
+    await half.opened;
+    // The entry and the snapshot may come in either order (the entry reaches a tail once it is written).
+    expect(told.slice(0, 2).sort()).toEqual(["milestone: measuring rain", "starting — 10%"]);
+    expect(told.slice(2)).toEqual(["half of rain — 50%"]);
     const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
     expect(result).toMatchObject({ content: [{ type: "text", text: "rain done" }] });
   });

@@ -4,8 +4,11 @@ import {
   type AgentToolChildDefinition,
   type AgentToolEventFrame,
   AgentToolRegistry,
+  type AgentToolTailItem,
   type RunStore,
+  type TailOptions,
 } from "@agent-tools/core-runs";
+import type { ChildRef } from "@agent-tools/core-runs/internal";
 import { InMemoryRunStore, InProcessChildTransport, ManualClock } from "@agent-tools/core-runs/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -34,10 +37,45 @@ export function parentWithMcp(
   return { registry, endpoint, frames, fetch };
 }
 
+/**
+ * In-process children whose tails attach only once `attach()` is called: the parent's tail reaches a busy child late,
+ * after the run has reported things, and starts from the run's latest progress (its catch-up snapshot).
+ */
+export class LateTails extends InProcessChildTransport {
+  #attach: () => void = () => undefined;
+  readonly #attached = new Promise<void>((resolve) => {
+    this.#attach = resolve;
+  });
+
+  attach(): void {
+    this.#attach();
+  }
+
+  override tail(ref: ChildRef, options: TailOptions): ReadableStream<AgentToolTailItem> {
+    const reader = this.#attached.then(() => super.tail(ref, options).getReader());
+    return new ReadableStream<AgentToolTailItem>({
+      async pull(controller) {
+        const { done, value } = await (await reader).read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      async cancel(reason) {
+        await (await reader).cancel(reason);
+      },
+    });
+  }
+}
+
 /** In-memory ports for `parentWithMcp` (children in this process, kept across incarnations of the parent). */
 export function inMemoryPorts(children: AgentToolChildDefinition[]) {
   const clock = new ManualClock(1_767_225_600_000);
   return { store: new InMemoryRunStore(), transport: new InProcessChildTransport({ children, clock }), clock };
+}
+
+/** `inMemoryPorts` whose transport's tails wait for `transport.attach()` (see `LateTails`). */
+export function lateTailPorts(children: AgentToolChildDefinition[]) {
+  const ports = inMemoryPorts(children);
+  return { ...ports, transport: new LateTails({ children, clock: ports.clock }) };
 }
 
 /** The SDK's client, connected through `fetch` (it may answer elicitations: `elicitation.form`). */

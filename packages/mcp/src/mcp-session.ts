@@ -1,4 +1,4 @@
-import type { AgentToolApproval, AgentToolProgressSnapshot } from "@agent-tools/core-runs";
+import type { AgentToolApproval } from "@agent-tools/core-runs";
 import type { AgentToolChildReference } from "@agent-tools/core-runs/internal";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AnySchema, ZodRawShapeCompat } from "@modelcontextprotocol/sdk/server/zod-compat.js";
@@ -14,6 +14,7 @@ import { approvalAnswerOf, approvalElicitation } from "./approval-elicitation.js
 import { PROGRESS_META_KEY } from "./progress-notification.js";
 import { RunTaskStore } from "./run-task-store.js";
 import type { RunTasks } from "./run-tasks.js";
+import { TaskProgress } from "./task-progress.js";
 import { TaskSideChannel } from "./task-side-channel.js";
 
 /** An agent tool served as an MCP tool: the child it runs, and what MCP clients see of it. */
@@ -45,10 +46,10 @@ export class McpSession {
   readonly server: McpServer;
   readonly #tasks: RunTasks;
   readonly #elicitationTimeoutMs: number;
-  /** The tasks this session created: their progress token (if the call gave one) and the progress sent so far. */
+  /** The tasks this session created: their progress token (if the call gave one), what was told of their progress. */
   readonly #created = new Map<
     string,
-    { token: ProgressToken | undefined; sent: number; last: string | undefined; status: string }
+    { token: ProgressToken | undefined; sent: number; told: TaskProgress; status: string }
   >();
   /** The approvals asked of this session's client and not answered yet (their elicitations are out). */
   readonly #asked = new Set<string>();
@@ -74,22 +75,21 @@ export class McpSession {
   }
 
   /**
-   * Tell the client of progress of a task this session created (on its standalone stream, if it has one open). A
-   * report that brings nothing new (the snapshot sent last, as a tail that attaches again repeats it) is not sent.
+   * Tell the client of a chunk of the run of a task this session created (on its standalone stream, if it has one
+   * open), when it tells something new (`TaskProgress`): a milestone once, a progress report that changes the bar.
+   * `sequence` is the chunk's place in the run's log (a durable chunk).
    */
-  progress(taskId: string, snapshot: AgentToolProgressSnapshot, message: string): void {
+  progress(taskId: string, body: unknown, sequence: number | undefined): void {
     const created = this.#created.get(taskId);
     if (!created || created.token === undefined) return;
-    const { milestone, message: said, phase, fraction, at, data } = snapshot;
-    const text = JSON.stringify([milestone, said, phase, fraction, at, data]);
-    if (text === created.last) return;
-    created.last = text;
+    const news = created.told.news(body, sequence);
+    if (!news) return;
     created.sent += 1;
     const params = {
       progressToken: created.token,
       progress: created.sent,
-      message,
-      _meta: { [RELATED_TASK_META_KEY]: { taskId }, [PROGRESS_META_KEY]: snapshot },
+      message: news.message,
+      _meta: { [RELATED_TASK_META_KEY]: { taskId }, [PROGRESS_META_KEY]: news.snapshot },
     };
     this.server.server.notification({ method: "notifications/progress", params }).catch(() => undefined);
   }
@@ -107,7 +107,7 @@ export class McpSession {
       const started = await this.#tasks.start(name, tool.child, args);
       if (!started.ok) throw new McpError(ErrorCode.InvalidParams, started.error);
       const { taskId, status } = started.task;
-      this.#created.set(taskId, { token: extra._meta?.progressToken, sent: 0, last: undefined, status });
+      this.#created.set(taskId, { token: extra._meta?.progressToken, sent: 0, told: new TaskProgress(), status });
       return { task: started.task };
     };
     const handler = {

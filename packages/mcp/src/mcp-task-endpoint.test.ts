@@ -1,7 +1,8 @@
 // The MCP endpoint in Node, driven by the SDK's own client over an in-process fetch: a call is a task at once,
 // `tasks/get` and `tasks/result` follow the run, `tasks/cancel` ends it, progress arrives as notifications, an approval
 // is `input_required` and answered through elicitation, and a parent started again goes on from the runs alone.
-import { ScriptedChild, textChunks } from "@agent-tools/core-runs/testing";
+import type { AgentToolTurnContext } from "@agent-tools/core-runs";
+import { type ManualClock, ScriptedChild, textChunks } from "@agent-tools/core-runs/testing";
 import {
   CallToolResultSchema,
   CreateTaskResultSchema,
@@ -10,7 +11,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { connectClient, inMemoryPorts, MCP_URL, parentWithMcp } from "./endpoint.test-utils.js";
+import { connectClient, inMemoryPorts, lateTailPorts, MCP_URL, parentWithMcp } from "./endpoint.test-utils.js";
 
 const clients: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -42,6 +43,15 @@ const callAsTask = (
     CreateTaskResultSchema,
     onprogress ? { onprogress } : {},
   );
+
+/** A promise and the function that resolves it (a test's gate on something its client is told). */
+function gate() {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
 
 describe("MCP tasks over a parent's runs", () => {
   it("lists the agent tools as tools that may run as tasks", async () => {
@@ -109,13 +119,10 @@ describe("MCP tasks over a parent's runs", () => {
     client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
       statuses.push(notification.params.status);
     });
-    let reported: () => void = () => undefined;
-    const twoReports = new Promise<void>((resolve) => {
-      reported = resolve;
-    });
+    const twoReports = gate();
     await callAsTask(client, "cats", (update) => {
       progress.push(update as { progress: number; message?: string });
-      if (progress.length === 2) reported();
+      if (progress.length === 2) twoReports.open();
     });
     const run = researcher.run("task-1");
     const context = await run.context;
@@ -128,7 +135,7 @@ describe("MCP tasks over a parent's runs", () => {
     );
     const reading = { fraction: 0.5, message: "reading", at: 2 };
     context.publishEphemeral({ type: "data-agent-progress", data: reading, transient: true }, reading);
-    await twoReports;
+    await twoReports.opened;
     expect(progress).toEqual([
       { progress: 1, message: "milestone: sources found — 3 sources", _meta: expect.any(Object) },
       { progress: 2, message: "reading — 50%", _meta: expect.any(Object) },
@@ -136,6 +143,63 @@ describe("MCP tasks over a parent's runs", () => {
     run.complete();
     await client.experimental.tasks.getTaskResult("task-1", CallToolResultSchema);
     await expect.poll(() => statuses).toContain("completed");
+  });
+
+  // The parent's tail reaches a busy child after its milestone: the tail sends the milestone's entry, then starts from
+  // the run's latest progress — a snapshot that names the milestone again (stamped with the entry's time, and holding
+  // the bar the run reported before). That snapshot tells the client nothing of the milestone it has not been told.
+  it.each([
+    {
+      case: "the milestone's entry is stamped a millisecond after its report (a busy machine)",
+      before: async (_context: AgentToolTurnContext, clock: ManualClock) => {
+        const reportedAt = clock.now();
+        await clock.advanceBy(1);
+        return reportedAt;
+      },
+      told: ["milestone: sources found", "reading — 50%"],
+    },
+    {
+      case: "the run reported progress before the tail attached",
+      before: async (context: AgentToolTurnContext, clock: ManualClock) => {
+        const searching = { fraction: 0.2, message: "searching", at: clock.now() };
+        context.publishEphemeral({ type: "data-agent-progress", data: searching, transient: true }, searching);
+        return clock.now();
+      },
+      told: ["milestone: sources found", "searching — 20%", "reading — 50%"],
+    },
+  ])("a milestone is told once when the parent's tail attaches after it: $case", async ({ before, told }) => {
+    const researcher = new ScriptedChild("Researcher");
+    const ports = lateTailPorts([researcher.definition]);
+    const parent = parentWithMcp(researcherTools(researcher), ports);
+    const client = await connectClient(parent.fetch);
+    clients.push(client);
+    const messages: string[] = [];
+    const first = gate();
+    const reading = gate();
+    await callAsTask(client, "cats", (update) => {
+      const { message } = update as { message: string };
+      messages.push(message);
+      first.open();
+      if (message.startsWith("reading")) reading.open();
+    });
+    const run = researcher.run("task-1");
+    const context = await run.context;
+    const reportedAt = await before(context, ports.clock);
+    context.appendChunk(
+      { type: "data-agent-milestone", data: { milestone: "sources found", at: reportedAt } },
+      {
+        name: "sources found",
+      },
+    );
+    ports.transport.attach();
+    // Live progress after the tail has attached (what it started with is ahead of it).
+    await first.opened;
+    const half = { fraction: 0.5, message: "reading", at: ports.clock.now() };
+    context.publishEphemeral({ type: "data-agent-progress", data: half, transient: true }, half);
+    await reading.opened;
+    expect(messages).toEqual(told);
+    run.complete();
+    await client.experimental.tasks.getTaskResult("task-1", CallToolResultSchema);
   });
 
   it("answers 404 to a session it does not know, so the client initializes again", async () => {

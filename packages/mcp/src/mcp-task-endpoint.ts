@@ -1,7 +1,6 @@
 import type { AgentToolEventFrame, AgentToolRegistry } from "@agent-tools/core-runs";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type McpAgentTool, McpSession } from "./mcp-session.js";
-import { progressOfChunk } from "./progress-notification.js";
 import { RunTasks } from "./run-tasks.js";
 
 /** A live task's suggested polling interval, by default (1 s). */
@@ -83,10 +82,7 @@ export class McpTaskEndpoint {
     if (event.kind === "cleared") return;
     const owners = [...this.#sessions.values()].filter((session) => session.mcp.owns(event.runId));
     if (owners.length === 0) return;
-    if (event.kind === "chunk") {
-      const progress = progressOfChunk(event.body, 0);
-      if (progress) for (const { mcp } of owners) mcp.progress(event.runId, progress.snapshot, progress.message);
-    }
+    if (event.kind === "chunk") for (const { mcp } of owners) mcp.progress(event.runId, event.body, frame.sequence);
     if (!changed) return;
     void this.#tasks.task(event.runId).then((task) => {
       if (task) for (const { mcp } of owners) mcp.status(task);

@@ -113,11 +113,24 @@ describe("progressOfChunk", () => {
   it("says a milestone and a progress report in one line; other chunks are no progress", () => {
     const milestone = { type: "data-agent-milestone", data: { name: "imported", message: "10 rows", fraction: 0.25 } };
     expect(progressOfChunk(milestone, 7)).toEqual({
+      kind: "milestone",
       snapshot: { milestone: "imported", message: "10 rows", fraction: 0.25, at: 7 },
       message: "milestone: imported — 10 rows — 25%",
     });
-    expect(progressOfChunk({ type: "data-agent-progress", data: { at: 3 } }, 7)?.message).toBe("progress");
+    expect(progressOfChunk({ type: "data-agent-progress", data: { at: 3 } }, 7)).toMatchObject({
+      kind: "progress",
+      message: "progress",
+    });
     expect(progressOfChunk({ type: "text-delta", id: "t", delta: "x" }, 7)).toBeNull();
+  });
+
+  it("says a progress snapshot's bar, not the milestone it still names (its own chunk said that)", () => {
+    const snapshot = { milestone: "imported", fraction: 0.5, message: "checking", at: 9 };
+    expect(progressOfChunk({ type: "data-agent-progress", data: snapshot, transient: true }, 0)).toEqual({
+      kind: "progress",
+      snapshot,
+      message: "checking — 50%",
+    });
   });
 });
 

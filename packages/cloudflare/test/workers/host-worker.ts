@@ -40,7 +40,8 @@
  *   child's own `this.reportProgress`, named after the run's input text: a milestone, then — once a second party has
  *   arrived at its gate (the input's `gate`, default the text) — ephemeral progress. `POST /test/gauge-gate?name=`
  *   (Worker level) arrives at a gate; `GET /test/gauge-pair` runs `a` and `b` on one object through one gate (their
- *   tools report at the same time) and answers both runs' inspections.
+ *   tools report at the same time) and answers both runs' inspections. With `GAUGE_LATE_TAIL=1` the tool reports 10%
+ *   before its milestone, and the parent's tail attaches only after the milestone.
  * - `StaticsParent` (binding `STATICS`, routed under `/agents/statics/<name>/…`) is a `Parent` with the origin page's
  *   static options: `detachedMaxBudgetMs = 400`, `agentToolReattachNoProgressTimeoutMs = 0`. `POST /test/start` with
  *   `&detached=1` dispatches a detached run (answers the dispatch's result).
@@ -108,6 +109,11 @@ type Env = {
   PROBE: DurableObjectNamespace;
   /** The `Echo`'s `maxRecoveryAttempts` (default: the package's). */
   ECHO_MAX_RECOVERY_ATTEMPTS?: string;
+  /**
+   * "1": the `Gauge`'s tool reports 10% before its milestone, and the tails of its runs (what its parent follows)
+   * attach only once the milestone is reported — the parent's tail reaches a busy child late.
+   */
+  GAUGE_LATE_TAIL?: string;
   /** "1": the `Lookout`'s `slow` tool never answers (a restart test's fault point). */
   LOOKOUT_HOLD_SLOW?: string;
   PARENT_WAKE_MS?: string;
@@ -300,6 +306,17 @@ const gate = (name: string) => {
 
 export class Gauge extends AgentToolChild<Env> {
   static readonly agentType = "Gauge";
+  /** Opened once the tool has reported its milestone (`GAUGE_LATE_TAIL`: tails wait for it). */
+  #milestoneReported: () => void = () => undefined;
+  readonly #afterMilestone = new Promise<void>((resolve) => {
+    this.#milestoneReported = resolve;
+  });
+
+  /** With `GAUGE_LATE_TAIL=1`, the parent's tail reaches the run only after its milestone (a busy child). */
+  override async agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>> {
+    if (this.env.GAUGE_LATE_TAIL === "1") await this.#afterMilestone;
+    return super.agentToolTail(runId, afterSequence);
+  }
 
   getTools(): ToolSet {
     return {
@@ -307,7 +324,9 @@ export class Gauge extends AgentToolChild<Env> {
         description: "Measures, reporting its progress",
         inputSchema: z.object({ label: z.string(), gate: z.string() }),
         execute: async ({ label, gate: name }) => {
+          if (this.env.GAUGE_LATE_TAIL === "1") await this.reportProgress({ fraction: 0.1, message: "starting" });
           await this.reportProgress({ milestone: `measuring ${label}` });
+          this.#milestoneReported();
           await gate(name).arrive();
           await this.reportProgress({ fraction: 0.5, phase: `measuring ${label}`, message: `half of ${label}` });
           return `${label} measured`;

@@ -68,6 +68,69 @@ const approvalsIn = (frames: AgentToolEventFrame[]): AgentToolApproval[] =>
     return approval ? [approval] : [];
   });
 
+/** A Middle whose turn delegates to a Writer (which asks an approval) and re-publishes its approvals at the top. */
+function middleOverWriter(
+  counts: { modelCalls: number; writes: number; turns: number },
+  clock: ManualClock,
+): AgentToolChildDefinition {
+  const levels = new Map<string, { registry: AgentToolRegistry; askers: Map<string, string> }>();
+  // The middle: one step calling its Writer, then a report; it re-publishes the approvals of its runs, and passes
+  // answers down to the run that asked.
+  const middle: AgentToolChildDefinition = {
+    agentType: "Middle",
+    turn(context) {
+      const tree = context.tree ?? { rootId: context.runId, ancestors: [] };
+      const askers = new Map<string, string>();
+      const { registry } = inMemoryRegistry([writer(counts)], clock, {
+        position: () => positionOf(tree, { agentType: "Middle", runId: context.runId }),
+        hooks: {
+          onApproval: (run, approval) => {
+            askers.set(approval.approvalId, run.runId);
+            context.appendChunk(
+              approvalChunk({
+                ...approval,
+                path: [{ agentType: run.agentType, runId: run.runId }, ...approval.path],
+              }),
+            );
+          },
+        },
+      });
+      levels.set(context.runId, { registry, askers });
+      const tools = { delegate: agentTool(registry, "Writer", { description: "write", inputSchema: z.object({}) }) };
+      return toUIMessageStream({
+        stream: streamText({
+          model: scriptedModel([toolCallsStep("delegate", [["d1", {}]]), textStep(() => "middle done")]),
+          prompt: "delegate",
+          tools,
+          stopWhen: isStepCount(3),
+          abortSignal: context.abortSignal,
+        }).stream,
+        tools,
+      });
+    },
+    async onApprovalAnswer(runId, approvalId, answer) {
+      const level = levels.get(runId);
+      const asker = level?.askers.get(approvalId);
+      return asker !== undefined && (level?.registry.answerApproval(asker, approvalId, answer) ?? false);
+    },
+  };
+  return middle;
+}
+
+/** The first approval at the top, once the Middle's burst is written (a 0 ms timer on the clock). */
+async function firstApprovalAsked(
+  clock: ManualClock,
+  frames: AgentToolEventFrame[],
+): Promise<AgentToolApproval | undefined> {
+  await expect
+    .poll(async () => {
+      await clock.advanceBy(0);
+      return approvalsIn(frames).length;
+    })
+    .toBe(1);
+  return approvalsIn(frames)[0];
+}
+
 describe("approvals", () => {
   it("pause the asking run until answered; approved, the tool runs once and the run goes on, no step done again", async () => {
     const counts = { modelCalls: 0, writes: 0, turns: 0 };
@@ -103,57 +166,10 @@ describe("approvals", () => {
   it("surface at the top from a grandchild, and the answer travels down to it", async () => {
     const counts = { modelCalls: 0, writes: 0, turns: 0 };
     const clock = new ManualClock(1_000);
-    const levels = new Map<string, { registry: AgentToolRegistry; askers: Map<string, string> }>();
-    // The middle: one step calling its Writer, then a report; it re-publishes the approvals of its runs, and passes
-    // answers down to the run that asked.
-    const middle: AgentToolChildDefinition = {
-      agentType: "Middle",
-      turn(context) {
-        const tree = context.tree ?? { rootId: context.runId, ancestors: [] };
-        const askers = new Map<string, string>();
-        const { registry } = inMemoryRegistry([writer(counts)], clock, {
-          position: () => positionOf(tree, { agentType: "Middle", runId: context.runId }),
-          hooks: {
-            onApproval: (run, approval) => {
-              askers.set(approval.approvalId, run.runId);
-              context.appendChunk(
-                approvalChunk({
-                  ...approval,
-                  path: [{ agentType: run.agentType, runId: run.runId }, ...approval.path],
-                }),
-              );
-            },
-          },
-        });
-        levels.set(context.runId, { registry, askers });
-        const tools = { delegate: agentTool(registry, "Writer", { description: "write", inputSchema: z.object({}) }) };
-        return toUIMessageStream({
-          stream: streamText({
-            model: scriptedModel([toolCallsStep("delegate", [["d1", {}]]), textStep(() => "middle done")]),
-            prompt: "delegate",
-            tools,
-            stopWhen: isStepCount(3),
-            abortSignal: context.abortSignal,
-          }).stream,
-          tools,
-        });
-      },
-      async onApprovalAnswer(runId, approvalId, answer) {
-        const level = levels.get(runId);
-        const asker = level?.askers.get(approvalId);
-        return asker !== undefined && (level?.registry.answerApproval(asker, approvalId, answer) ?? false);
-      },
-    };
+    const middle = middleOverWriter(counts, clock);
     const { registry, frames } = inMemoryRegistry([middle], clock);
     const result = registry.runAgentTool("Middle", { input: {}, runId: "m" });
-    // The Middle's log writes what follows a burst's first entry at the burst's end (a 0 ms timer on the clock).
-    await expect
-      .poll(async () => {
-        await clock.advanceBy(0);
-        return approvalsIn(frames).length;
-      })
-      .toBe(1);
-    const [asked] = approvalsIn(frames);
+    const asked = await firstApprovalAsked(clock, frames);
     // At the top, on the Middle's run: its Writer asks.
     expect(asked).toMatchObject({
       toolName: "write",
@@ -164,6 +180,20 @@ describe("approvals", () => {
     expect(await result).toMatchObject({ ok: true, summary: "middle done" });
     expect(counts).toEqual({ modelCalls: 2, writes: 1, turns: 2 });
     expect(approvalsIn(frames).map((approval) => approval.status)).toEqual(["pending", "approved"]);
+  });
+
+  it("asked below a child that cannot pass answers down: answering says so, instead of a silent false", async () => {
+    const counts = { modelCalls: 0, writes: 0, turns: 0 };
+    const clock = new ManualClock(1_000);
+    const { onApprovalAnswer: _unwired, ...middle } = middleOverWriter(counts, clock);
+    const { registry, frames } = inMemoryRegistry([middle], clock);
+    void registry.runAgentTool("Middle", { input: {}, runId: "m" });
+    const asked = await firstApprovalAsked(clock, frames);
+    await expect(registry.answerApproval("m", asked?.approvalId ?? "", { approved: true })).rejects.toThrow(
+      /Middle.*onApprovalAnswer/,
+    );
+    expect(counts.writes).toBe(0);
+    expect(approvalsIn(frames).map((approval) => approval.status)).toEqual(["pending"]);
   });
 
   it("a paused run cancelled ends aborted, its approval closed as denied", async () => {

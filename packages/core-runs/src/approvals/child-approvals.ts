@@ -1,6 +1,7 @@
 import type { UIMessageChunk } from "ai";
 import type { AgentToolChildDefinition } from "../child/child-definition.js";
 import type { LiveRun } from "../child/live-run.js";
+import { AgentToolsError } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
 import type { RunEventSink } from "../ports/run-event-sink.js";
 import type { RunStore } from "../ports/run-store.js";
@@ -95,7 +96,17 @@ export async function answerRunApproval(
     live?.paused?.approvals.find((candidate) => candidate.approvalId === approvalId) ??
     ownPending(live?.approvals.get(approvalId));
   if (!live || !approval) {
-    if (!host.definition.onApprovalAnswer) return false;
+    if (!host.definition.onApprovalAnswer) {
+      const below = live?.approvals.get(approvalId);
+      // Asked below this run, but nothing passes the answer down: a wiring error, never a silent "not found".
+      if (below !== undefined && below.path.length > 0 && below.status === "pending") {
+        throw new AgentToolsError(
+          "INVALID_ARGUMENT",
+          `${host.agentType} run ${runId}: approval ${approvalId} was asked below it (${below.path.map((step) => step.agentType).join(" > ")}), but its definition has no onApprovalAnswer to pass the answer down; bind its runs with bindChildRuns (in tests: inMemoryTree from @agent-tools/core-runs/testing)`,
+        );
+      }
+      return false;
+    }
     try {
       return await host.definition.onApprovalAnswer(runId, approvalId, answer);
     } catch {

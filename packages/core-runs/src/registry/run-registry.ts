@@ -283,7 +283,9 @@ export class AgentToolRegistry {
   /**
    * Answer an approval asked in run `runId`'s tree (the run itself or a run below it: the answer travels down to the
    * asker, whose turn then goes on with no completed step done again). Resolves whether it reached the asker: `false`
-   * for an unknown run or approval, one already answered, or a transport without `answerApproval`.
+   * for an unknown run or approval, one already answered, or a transport without `answerApproval`. Throws an
+   * `AgentToolsError` (`INVALID_ARGUMENT`) when the approval was asked below a child whose definition has no
+   * `onApprovalAnswer` to pass it down (a wiring error: bind dispatching children with `bindChildRuns`).
    */
   async answerApproval(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean> {
     const { transport, store } = this.#runtime;
@@ -291,7 +293,9 @@ export class AgentToolRegistry {
     if (!record || !transport.answerApproval) return false;
     try {
       return await transport.answerApproval({ agentType: record.agentType, runId }, approvalId, answer);
-    } catch {
+    } catch (error) {
+      // A child wired so that it cannot pass the answer down says so; an unreachable child is "not answered".
+      if (AgentToolsError.isInstance(error) && error.code === "INVALID_ARGUMENT") throw error;
       return false;
     }
   }
