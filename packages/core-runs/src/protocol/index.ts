@@ -47,6 +47,8 @@ export type {
   DispatchRejection,
 } from "./failure.js";
 export { AGENT_TOOL_INTERRUPTED_REASONS, isAgentToolFailure, isAgentToolInterruptedReason } from "./failure.js";
+export type { AgentToolFrameAcceptance, AgentToolFrameCursor } from "./frame-acceptance.js";
+export { acceptAgentToolFrame, NO_FRAMES_ACCEPTED, TERMINAL_STATUS_OF_KIND } from "./frame-acceptance.js";
 export type {
   AgentToolAbortedEvent,
   AgentToolChunkEvent,
