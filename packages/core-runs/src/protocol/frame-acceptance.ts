@@ -2,6 +2,7 @@ import type { AgentToolEventFrame, AgentToolLifecycleEvent } from "./frames.js";
 import { AGENT_MILESTONE_PART } from "./progress-parts.js";
 import { isHardTerminalStatus, type RunStatus, type TerminalRunStatus } from "./status.js";
 import { type AgentToolVoidedRange, readStepResetChunk, voidedRanges } from "./step-reset.js";
+import { isObject } from "./unknown-values.js";
 
 /** The status each terminal frame kind gives its run. */
 export const TERMINAL_STATUS_OF_KIND = Object.freeze({
@@ -117,9 +118,7 @@ function chunkType(body: unknown): string | null {
       return null;
     }
   }
-  if (typeof body !== "object" || body === null) return null;
-  const type = (body as { type?: unknown }).type;
-  return typeof type === "string" ? type : null;
+  return isObject(body) && typeof body["type"] === "string" ? body["type"] : null;
 }
 
 const isVoided = (cursor: AgentToolFrameCursor, sequence: number): boolean =>

@@ -126,6 +126,7 @@ export {
   readAgentToolTree,
   treeDepth,
 } from "./tree.js";
+export { isObject, stringifyForText } from "./unknown-values.js";
 export type { AgentToolBudgetExhaustion, AgentToolModelUsage, AgentToolUsage } from "./usage.js";
 export {
   AGENT_USAGE_PART,
