@@ -4,6 +4,7 @@ import {
   AGENT_PROGRESS_PART,
   AGENT_STEP_RESET_PART,
   type AgentToolDisplay,
+  stringifyForText,
 } from "@agent-tools/core-runs/protocol";
 
 /**
@@ -283,14 +284,7 @@ function custom(name: string, value: unknown, stamp: object): BaseEvent {
   return { type: EventType.CUSTOM, name, value: value ?? null, ...stamp } as BaseEvent;
 }
 
-function json(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value ?? null);
-  } catch {
-    return String(value);
-  }
-}
+const json = (value: unknown): string => stringifyForText(value ?? null);
 
 function safeParse(text: string): unknown {
   try {

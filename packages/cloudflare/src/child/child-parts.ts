@@ -8,6 +8,7 @@ import {
   type AgentToolTraceRequest,
   type AgentToolTree,
   bindChildRuns,
+  defaultFormatAgentToolInput,
   delay,
   getDefaultRunEventHub,
   type RunRecord,
@@ -266,21 +267,11 @@ export function childDefinition(child: ChildHooks, parts: ChildParts): AgentTool
       return parts.wrapTurnStream(context.runId, stream);
     },
     formatAgentToolInput: (input, options) =>
-      DirectChat.isInput(input) ? input.message : format ? format(input, options) : defaultInput(input),
+      DirectChat.isInput(input) ? input.message : format ? format(input, options) : defaultFormatAgentToolInput(input),
     ...(child.getAgentToolOutput ? { getAgentToolOutput: child.getAgentToolOutput.bind(child) } : {}),
     ...(child.getAgentToolSummary ? { getAgentToolSummary: child.getAgentToolSummary.bind(child) } : {}),
     ...(child.getTools ? { getTools: child.getTools.bind(child) } : {}),
     // Down the tree (cancel, wrap-up, answers, usage), through the registry of what its runs dispatched.
     ...parts.treeHooks(),
   };
-}
-
-/** The default input message text: a string as is, anything else as pretty JSON. */
-function defaultInput(input: unknown): string {
-  if (typeof input === "string") return input;
-  try {
-    return JSON.stringify(input, null, 2) ?? String(input);
-  } catch {
-    return String(input);
-  }
 }
