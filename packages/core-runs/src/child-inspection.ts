@@ -5,7 +5,12 @@ import { toInputMessage } from "./child-input-message.js";
 import type { ChildConversationSnapshot } from "./child-runner-options.js";
 import type { LiveRun } from "./live-run.js";
 import type { RunStore } from "./ports/run-store.js";
-import type { AgentToolApproval, AgentToolRunInspection, ChildRunStatus } from "./protocol/index.js";
+import {
+  type AgentToolApproval,
+  type AgentToolRunInspection,
+  type ChildRunStatus,
+  outputMessageId,
+} from "./protocol/index.js";
 import type { RunRecord } from "./run-record.js";
 import { omitVoidedEntries } from "./voided-entry-filter.js";
 
@@ -53,7 +58,7 @@ export async function runConversation(options: {
   const entries = await store.readLog(runId);
   const lastSequence = entries.at(-1)?.sequence ?? 0;
   const bodies = omitVoidedEntries(entries).map((entry) => entry.body);
-  const assistant = await assembleMessage(bodies, `agent-tool-${runId}-output`);
+  const assistant = await assembleMessage(bodies, outputMessageId(runId));
   if (assistant) messages.push(assistant);
   const current = (await store.getRun(runId)) ?? record;
   return { messages, lastSequence, run: { ...runInspection(current, live), lastSequence } };

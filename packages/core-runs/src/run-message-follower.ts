@@ -9,6 +9,7 @@ import {
   acceptAgentToolFrame,
   mergeApproval,
   NO_FRAMES_ACCEPTED,
+  outputMessageId,
   type RunStatus,
   readApprovalChunk,
   readProgressChunk,
@@ -120,7 +121,7 @@ export class RunMessageFollower {
         const chunk = this.#entries.get(sequence);
         if (chunk !== undefined && !isProtocolPart(chunk)) chunks.push(chunk);
       }
-      this.#assembled = { version, message: assembleMessage(chunks, `agent-tool-${this.#runId}-output`) };
+      this.#assembled = { version, message: assembleMessage(chunks, outputMessageId(this.#runId)) };
     }
     const message = await this.#assembled.message;
     return { status: this.#status, message, progress: this.#progress, approvals: [...this.#approvals.values()] };

@@ -103,6 +103,7 @@ export type {
 } from "./run-types.js";
 export type { HardTerminalRunStatus, LiveRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_STATUSES } from "./status.js";
+export { outputMessageId } from "./run-messages.js";
 export type { AgentToolStepReset, AgentToolVoidedRange } from "./step-reset.js";
 export {
   AGENT_STEP_RESET_PART,
