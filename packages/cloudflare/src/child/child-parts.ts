@@ -22,6 +22,7 @@ import {
 } from "@agent-tools/progress";
 import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
+import { DurableObjectWakeupScheduler } from "../adapters/durable-object-wakeup-scheduler.js";
 import { toNdjson } from "../adapters/ndjson.js";
 import { descendantFeed, descendantsThrough, drained, emptyDescendantFeed } from "../ag-ui/descendant-feed.js";
 import { ChildDispatcher } from "./child-dispatcher.js";
@@ -72,12 +73,15 @@ export class ChildParts {
   #runner: AgentToolChildRunner | undefined;
   #dispatch: ChildDispatcher | null | undefined;
   #chat: DirectChat | undefined;
+  /** The object's one alarm, armed as the parent's is: never postponing an earlier wake-up. */
+  readonly #wakeups: DurableObjectWakeupScheduler;
   /** The reporter of code outside any run: reports nothing, warns once. */
   #outsideRun: ProgressReporter | undefined;
   readonly #tree: ReturnType<typeof bindChildRuns>;
 
   constructor(options: ChildPartsOptions) {
     this.#options = options;
+    this.#wakeups = new DurableObjectWakeupScheduler(options.ctx.storage);
     this.#tree = bindChildRuns({
       runner: () => this.runner,
       agentType: options.agentType,
@@ -227,10 +231,7 @@ export class ChildParts {
     const at = executing
       ? systemClock.now() + options.wakeIntervalMs
       : runner.approvalDeadline(options.approvalTimeoutMs);
-    if (at === null) return;
-    const storage = this.#options.ctx.storage;
-    const pending = await storage.getAlarm();
-    if (pending === null || pending > at) await storage.setAlarm(at);
+    if (at !== null) await this.#wakeups.wakeAt(at);
   }
 
   /** Destroy run `runId` and the object's storage, what its runs dispatched (their children's storage) with it. */
