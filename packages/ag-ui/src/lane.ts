@@ -4,6 +4,7 @@ import {
   AGENT_PROGRESS_PART,
   AGENT_STEP_RESET_PART,
   type AgentToolDisplay,
+  definedProps,
   stringifyForText,
 } from "@agent-tools/core-runs/protocol";
 
@@ -60,9 +61,7 @@ export function newLane(
     runId,
     path: [...path],
     name: started?.agentType ?? path.at(-1) ?? runId,
-    ...(description !== undefined ? { description } : {}),
-    ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
-    ...(parentLaneId !== undefined ? { parentLaneId } : {}),
+    ...definedProps({ description, parentToolCallId, parentLaneId }),
     status: "live",
     revision: 0,
     sequence: 0,

@@ -9,6 +9,7 @@ import {
   type AgentToolLifecycleEvent,
   type AgentToolUsage,
   acceptAgentToolFrame,
+  definedProps,
   FAILED_TURN_TEXT,
   NO_FRAMES_ACCEPTED,
   readApprovalChunk,
@@ -326,8 +327,7 @@ export class AgUiProjection {
       case "started": {
         const started = newLane(path, {
           agentType: event.agentType,
-          ...(event.display !== undefined ? { display: event.display } : {}),
-          ...(frame.parentToolCallId !== undefined ? { parentToolCallId: frame.parentToolCallId } : {}),
+          ...definedProps({ display: event.display, parentToolCallId: frame.parentToolCallId }),
         });
         // A placeholder (a run some other frame named first) learns who it is.
         const lane = known ? Object.assign(known, identityOf(started)) : started;
@@ -695,8 +695,7 @@ function emptyState(threadId: string): AgUiProjectionState {
 function identityOf(lane: LaneState): Partial<LaneState> {
   return {
     name: lane.name,
-    ...(lane.description !== undefined ? { description: lane.description } : {}),
-    ...(lane.parentToolCallId !== undefined ? { parentToolCallId: lane.parentToolCallId } : {}),
+    ...definedProps({ description: lane.description, parentToolCallId: lane.parentToolCallId }),
   };
 }
 

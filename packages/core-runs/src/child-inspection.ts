@@ -9,6 +9,7 @@ import {
   type AgentToolApproval,
   type AgentToolRunInspection,
   type ChildRunStatus,
+  definedProps,
   outputMessageId,
 } from "./protocol/index.js";
 import type { RunRecord } from "./run-record.js";
@@ -25,13 +26,15 @@ export function runInspection(record: RunRecord, live?: LiveRun): AgentToolRunIn
     milestones: [...(live?.milestones ?? record.milestones ?? [])],
     lastSequence: live?.log.lastSequence ?? record.lastSequence,
     startedAt: record.startedAt,
-    ...(record.summary !== undefined ? { summary: record.summary } : {}),
-    ...(record.output !== undefined ? { output: record.output } : {}),
-    ...(record.error !== undefined ? { error: record.error } : {}),
-    ...(record.progress !== undefined ? { progress: record.progress } : {}),
-    ...(record.completedAt !== undefined ? { completedAt: record.completedAt } : {}),
-    ...(record.usage !== undefined ? { usage: record.usage } : {}),
-    ...(record.budgetExceeded !== undefined ? { budgetExceeded: record.budgetExceeded } : {}),
+    ...definedProps({
+      summary: record.summary,
+      output: record.output,
+      error: record.error,
+      progress: record.progress,
+      completedAt: record.completedAt,
+      usage: record.usage,
+      budgetExceeded: record.budgetExceeded,
+    }),
     ...(waiting.length > 0 ? { awaitingApproval: waiting } : {}),
   };
 }

@@ -25,6 +25,7 @@ export type { AgentChatMessageRun } from "./chat-message-run.js";
 export { readChatMessageRun } from "./chat-message-run.js";
 export type { AgentToolCursor, AgentToolCursors } from "./cursors.js";
 export { AGENT_TOOL_CURSORS_PARAM, encodeAgentToolCursors, parseAgentToolCursors } from "./cursors.js";
+export { definedProps } from "./defined-props.js";
 export type {
   AgentToolChildChunkFrame,
   AgentToolChildMessagesFrame,
@@ -88,6 +89,7 @@ export {
   parseAgentToolPageRequest,
   parseAgentToolPosition,
 } from "./replay-pages.js";
+export { outputMessageId } from "./run-messages.js";
 export type {
   AgentToolDisplay,
   AgentToolEndCause,
@@ -103,7 +105,6 @@ export type {
 } from "./run-types.js";
 export type { HardTerminalRunStatus, LiveRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_STATUSES } from "./status.js";
-export { outputMessageId } from "./run-messages.js";
 export type { AgentToolStepReset, AgentToolVoidedRange } from "./step-reset.js";
 export {
   AGENT_STEP_RESET_PART,
