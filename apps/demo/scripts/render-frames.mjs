@@ -16,6 +16,7 @@
 // same rule the client's reducer applies.
 
 import { acceptAgentToolFrame, NO_FRAMES_ACCEPTED, TERMINAL_STATUS_OF_KIND } from "@agent-tools/client";
+import { isObject } from "@agent-tools/core-runs/protocol";
 
 /** Statuses after which a run is no longer live (`interrupted` is soft, but nothing more is awaited). */
 export const TERMINAL_STATUSES = Object.freeze(Object.values(TERMINAL_STATUS_OF_KIND));
@@ -78,7 +79,6 @@ export function truncate(text, max) {
   return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat;
 }
 
-const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 const isPositiveInteger = (value) => typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
 const nonEmptyString = (value) => typeof value === "string" && value.length > 0;
 
