@@ -3,14 +3,9 @@
 // Writer as who asks; approving saves the file and the answer says so; Stop while it waits ends the Writer, then the
 // Editor, with the Stop's reason; and every card's run reports its usage.
 import type { AgentToolApproval, AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
-import {
-  createPersistDirectory,
-  type MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentFrames, chatSendRequest, demoWsUrl, startDemoHost } from "./harness/demo.js";
+import { describe, expect, it } from "vitest";
+import { agentFrames, chatSendRequest, demoHostSuite, demoWsUrl } from "./harness/demo.js";
 
 type RunInfo = { runId: string; agentType: string; status: string; error?: string; usage?: { outputTokens: number } };
 type Message = { role: string; parts: Array<{ type: string; text?: string }> };
@@ -23,18 +18,7 @@ const approvalsIn = (messages: unknown[]): AgentToolApproval[] =>
   });
 
 describe("the demo's approval prompt", () => {
-  let persist: PersistDirectory;
-  let host: MiniflareHost;
-
-  beforeAll(async () => {
-    persist = await createPersistDirectory();
-    host = await startDemoHost(persist, { DEMO_PACE_MS: "0" });
-  });
-
-  afterAll(async () => {
-    await host?.dispose();
-    await persist?.remove();
-  });
+  const { host } = demoHostSuite({ DEMO_PACE_MS: "0" });
 
   /** Send `text` in conversation `chatId`; resolves the events socket once the Writer's request reached it. */
   async function askToWrite(chatId: string, text: string) {

@@ -9,19 +9,10 @@
 // Skipped only when /usr/bin/chromium is missing (CI installs it in .ci/run). Screenshots in
 // apps/demo/test-results/screenshots/approvals/.
 
-import type { BrowserContext, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Locator, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { approvalAsker, approvalInputText, approvalOutcome } from "../web/src/approval-format.js";
-import {
-  type BrowserDemo,
-  chatPage,
-  hasChromium,
-  launchBrowser,
-  screenshotFolder,
-  seriousAxeViolations,
-  startBrowserDemo,
-  WAIT_MS,
-} from "./browser-harness.js";
+import { browserSuite, chatPage, hasChromium, seriousAxeViolations, WAIT_MS } from "./browser-harness.js";
 
 /** The demo's prompt whose grandchild (the Editor's Writer) asks approval to run its `saveFile` tool. */
 const PROMPT = "write this: cats sleep sixteen hours a day";
@@ -48,13 +39,9 @@ describe("the approval panel's wording", () => {
 });
 
 describe.skipIf(!hasChromium)("approvals at any depth on the demo page, in Chromium", () => {
-  let demo: BrowserDemo;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
+  const { demo, context, pageErrors, screenshot } = browserSuite("approvals", { DEMO_PACE_MS: "15" });
   let tabA: Page;
   let tabB: Page;
-  let screenshot: (page: Page, name: string) => Promise<void>;
-  const pageErrors: string[] = [];
   const chat = chatPage(
     () => demo,
     () => context,
@@ -69,17 +56,8 @@ describe.skipIf(!hasChromium)("approvals at any depth on the demo page, in Chrom
   const heightOf = async (locator: Locator) => (await locator.boundingBox())?.height ?? -1;
 
   beforeAll(async () => {
-    screenshot = await screenshotFolder("approvals");
-    demo = await startBrowserDemo({ DEMO_PACE_MS: "15" });
-    browser = await launchBrowser();
-    context = browser.context;
     tabA = await chat.open(CHAT, context.pages()[0]);
     tabB = await chat.open(CHAT);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.dispose();
   });
 
   it("shows the grandchild's request on its card in every tab: tool, input, who asks, labelled buttons; axe clean", async () => {

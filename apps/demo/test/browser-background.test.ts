@@ -3,28 +3,20 @@
 // a background run's completion told to the chat as one entry without the raw run id, and a background run cancelled
 // from the tray saying who cancelled it.
 
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type BrowserDemo,
-  hasChromium,
-  launchBrowser,
-  type StoredMessage,
-  screenshotFolder,
-  seriousAxeViolations,
-  startBrowserDemo,
-  WAIT_MS,
-} from "./browser-harness.js";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { browserSuite, hasChromium, type StoredMessage, seriousAxeViolations, WAIT_MS } from "./browser-harness.js";
 
 type BackgroundRun = { runId: string; status: string };
 
 describe.skipIf(!hasChromium)("the demo page in Chromium: background runs", () => {
-  let demo: BrowserDemo;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
+  // Test knob: each Importer holds in its first batch (its second text delta) until its run is cancelled or the test
+  // releases it: the tray shows it running, and Cancel lands, however slow the machine.
+  const { demo, context, pageErrors, screenshot } = browserSuite("background", {
+    DEMO_PACE_MS: "15",
+    DEMO_HOLD_AFTER: "Importer:2",
+  });
   let page: Page;
-  let screenshot: (page: Page, name: string) => Promise<void>;
-  const pageErrors: string[] = [];
 
   const base = (chat: string) => `/agents/assistant/${chat}`;
   const open = async (chat: string) => {
@@ -47,19 +39,8 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: background runs", () =
       );
 
   beforeAll(async () => {
-    screenshot = await screenshotFolder("background");
-    // Test knob: each Importer holds in its first batch (its second text delta) until its run is cancelled or the test
-    // releases it: the tray shows it running, and Cancel lands, however slow the machine.
-    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", DEMO_HOLD_AFTER: "Importer:2" });
-    browser = await launchBrowser();
-    context = browser.context;
     page = context.pages()[0] ?? (await context.newPage());
     page.on("pageerror", (error) => pageErrors.push(error.message));
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.dispose();
   });
 
   it("a background import runs in the tray; its completion adds one chat entry, without the raw run id", async () => {

@@ -8,19 +8,16 @@
 // apps/demo/test-results/screenshots/chat/.
 
 import type { AgentToolRunInfo } from "@agent-tools/core-runs/protocol";
-import type { BrowserContext, Locator, Page, WebSocket as PlaywrightWebSocket } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Locator, Page, WebSocket as PlaywrightWebSocket } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
-  type BrowserDemo,
+  browserSuite,
   contrastRatioOf,
   hasChromium,
-  launchBrowser,
   occurrences,
   replyEnded as replyOver,
   type StoredMessage,
-  screenshotFolder,
   seriousAxeViolations,
-  startBrowserDemo,
   textOf,
   WAIT_MS,
 } from "./browser-harness.js";
@@ -78,12 +75,17 @@ function recordCardStates(): void {
 }
 
 describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
-  let demo: BrowserDemo;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
+  const { demo, context, pageErrors, screenshot } = browserSuite("chat", {
+    // The scripted models stream word by word, visibly; the Importer's batches take a second each, so the page sees
+    // its progress move in steps.
+    DEMO_PACE_MS: "15",
+    IMPORTER_PACE_MS: "200",
+    // Test knob: each Researcher holds after its 4th text delta (the first word of its findings) and again after its
+    // 6th, each Importer in its third batch (its bar at 40 %), each time until its run is cancelled or the test
+    // releases it: a reload, a Stop or a Cancel lands while the run is live, however slow the machine.
+    DEMO_HOLD_AFTER: "Researcher:4,6;Importer:4",
+  });
   let page: Page;
-  let screenshot: (page: Page, name: string) => Promise<void>;
-  const pageErrors: string[] = [];
   const eventSocketUrls: string[] = [];
   /** runId → agentType of the runs the first turn started. */
   const runs = new Map<string, string>();
@@ -116,30 +118,12 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: one tab", () => {
     });
 
   beforeAll(async () => {
-    screenshot = await screenshotFolder("chat");
-    demo = await startBrowserDemo({
-      // The scripted models stream word by word, visibly; the Importer's batches take a second each, so the page sees
-      // its progress move in steps.
-      DEMO_PACE_MS: "15",
-      IMPORTER_PACE_MS: "200",
-      // Test knob: each Researcher holds after its 4th text delta (the first word of its findings) and again after its
-      // 6th, each Importer in its third batch (its bar at 40 %), each time until its run is cancelled or the test
-      // releases it: a reload, a Stop or a Cancel lands while the run is live, however slow the machine.
-      DEMO_HOLD_AFTER: "Researcher:4,6;Importer:4",
-    });
-    browser = await launchBrowser();
-    context = browser.context;
     await context.addInitScript(recordCardStates);
     page = context.pages()[0] ?? (await context.newPage());
     page.on("pageerror", (error) => pageErrors.push(error.message));
     page.on("websocket", (socket: PlaywrightWebSocket) => {
       if (new URL(socket.url()).pathname === BASE) eventSocketUrls.push(socket.url());
     });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.dispose();
   });
 
   it("serves the page: the empty chat, focus in the message box, no developer controls, axe-clean", async () => {

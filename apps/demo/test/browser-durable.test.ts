@@ -6,25 +6,18 @@
 // The page is served through a fixed local origin (browser-harness.ts), so a restart — a new Miniflare on the same
 // storage folder — keeps the page's address, as a deploy would.
 
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type BrowserDemo,
-  chatPage,
-  hasChromium,
-  launchBrowser,
-  type StoredMessage,
-  screenshotFolder,
-  startBrowserDemo,
-  WAIT_MS,
-} from "./browser-harness.js";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { browserSuite, chatPage, hasChromium, type StoredMessage, WAIT_MS } from "./browser-harness.js";
 
 describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation", () => {
-  let demo: BrowserDemo;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
-  let screenshot: (page: Page, name: string) => Promise<void>;
-  const pageErrors: string[] = [];
+  // Test knob: each Researcher holds after its 4th text delta (the first word of its findings) until its run is
+  // cancelled or the test releases it, so a second tab, a Stop, a reload or a restart lands while the turn runs,
+  // however slow the machine. A restart forgets the releases: the resumed turn holds again until released again.
+  const { demo, context, pageErrors, screenshot } = browserSuite("durable", {
+    DEMO_PACE_MS: "15",
+    DEMO_HOLD_AFTER: "Researcher:4",
+  });
 
   const { storedOf, open, send, shownIds, replyEnded } = chatPage(
     () => demo,
@@ -43,21 +36,6 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: a durable conversation
       };
     });
   const noErrors = { alerts: [], chatError: false, closeCode: false };
-
-  beforeAll(async () => {
-    screenshot = await screenshotFolder("durable");
-    // Test knob: each Researcher holds after its 4th text delta (the first word of its findings) until its run is
-    // cancelled or the test releases it, so a second tab, a Stop, a reload or a restart lands while the turn runs,
-    // however slow the machine. A restart forgets the releases: the resumed turn holds again until released again.
-    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", DEMO_HOLD_AFTER: "Researcher:4" });
-    browser = await launchBrowser();
-    context = browser.context;
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.dispose();
-  });
 
   it("two tabs on one chat see the same turn live: the question, the tool call with its child run inline, the answer", async () => {
     const chat = "two-tabs";

@@ -20,6 +20,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
 import { buildWebPage } from "../web/build.mjs";
 import { releaseHold, startDemoHost } from "./harness/demo.js";
+import { standIn } from "./harness/stand-in.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_FLAGS = [
@@ -229,7 +230,10 @@ export function chatPage(demo: () => BrowserDemo, context: () => BrowserContext,
   };
 }
 
-/** What `browserSuite` sets up for a test file (each getter is valid from its `beforeAll` on). */
+/**
+ * What `browserSuite` sets up for a test file: `demo` and `context` stand for the running demo and browser context
+ * (see `standIn`), valid from its `beforeAll` on.
+ */
 export type BrowserSuite = {
   readonly demo: BrowserDemo;
   readonly context: BrowserContext;
@@ -263,12 +267,8 @@ export function browserSuite(suite: string, bindings: Record<string, string>): B
   });
   const context = () => started(browser).context;
   return {
-    get demo() {
-      return started(demo);
-    },
-    get context() {
-      return context();
-    },
+    demo: standIn(() => started(demo)),
+    context: standIn(context),
     pageErrors,
     chat: chatPage(() => started(demo), context, pageErrors),
     screenshot: (page, name) => started(shoot)(page, name),

@@ -12,28 +12,17 @@ import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
 import { readApprovalChunk } from "@agent-tools/core-runs/protocol";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type BrowserDemo,
-  hasChromium,
-  launchBrowser,
-  type StoredMessage,
-  screenshotFolder,
-  startBrowserDemo,
-  WAIT_MS,
-} from "./browser-harness.js";
+import { describe, expect, it } from "vitest";
+import { browserSuite, hasChromium, type StoredMessage, WAIT_MS } from "./browser-harness.js";
 import { agentFrames, demoWsUrl } from "./harness/demo.js";
 
 const PROMPT = "write this down: buy milk";
 
 describe.skipIf(!hasChromium)("a reload of /plain.html while an approval waits, in Chromium", () => {
-  let demo: BrowserDemo;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let screenshot: (page: Page, name: string) => Promise<void>;
-  const pageErrors: string[] = [];
+  const { demo, context, pageErrors, screenshot } = browserSuite("plain-approval", { DEMO_PACE_MS: "15" });
 
   const open = async (chat: string, page?: Page) => {
-    const tab = page ?? (await browser.context.newPage());
+    const tab = page ?? (await context.newPage());
     tab.on("pageerror", (error) => pageErrors.push(error.message));
     await tab.goto(new URL(`/plain.html?chat=${chat}`, demo.url).toString());
     await tab.getByRole("heading", { level: 1, name: "Plain useChat" }).waitFor();
@@ -74,20 +63,9 @@ describe.skipIf(!hasChromium)("a reload of /plain.html while an approval waits, 
     expect(await tab.locator("li.message.assistant").count()).toBe(2);
   };
 
-  beforeAll(async () => {
-    screenshot = await screenshotFolder("plain-approval");
-    demo = await startBrowserDemo({ DEMO_PACE_MS: "15" });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.dispose();
-  });
-
   it("shows the waiting approval again after a reload, in every tab; answered, the turn ends and the next message is answered", async () => {
     const chat = "plain-reload";
-    const tab = await open(chat, browser.context.pages()[0]);
+    const tab = await open(chat, context.pages()[0]);
     await send(tab, PROMPT);
     await pending(tab).waitFor({ timeout: WAIT_MS });
     await tab.reload();

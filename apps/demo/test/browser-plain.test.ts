@@ -11,16 +11,13 @@
 
 import { STOPPED_TOOL_CALL_TEXT } from "@agent-tools/react";
 import type { Page, WebSocket as PlaywrightWebSocket } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   axeViolations,
-  type BrowserDemo,
+  browserSuite,
   hasChromium,
-  launchBrowser,
   type StoredMessage,
-  screenshotFolder,
   seriousAxeViolations,
-  startBrowserDemo,
   WAIT_MS,
 } from "./browser-harness.js";
 
@@ -30,11 +27,14 @@ const BASE = `/agents/plain/${CHAT}`;
 type ChildOutput = { status?: string; message?: StoredMessage | null; result?: unknown };
 
 describe.skipIf(!hasChromium)("a page on stock useChat alone, in Chromium", () => {
-  let demo: BrowserDemo;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  // Test knob: the Researcher holds after its 4th text delta (the first word of its findings) and again after its
+  // 6th, the Summarizer after its 6th (its JSON half written), each time until the test releases it: the test sees
+  // their text grow inside the cards while they work, however slow the machine.
+  const { demo, context, pageErrors, screenshot } = browserSuite("plain", {
+    DEMO_PACE_MS: "15",
+    DEMO_HOLD_AFTER: "Researcher:4,6;Summarizer:6",
+  });
   let page: Page;
-  let screenshot: (page: Page, name: string) => Promise<void>;
-  const pageErrors: string[] = [];
   const sockets: string[] = [];
 
   const card = (name: string) => page.getByRole("group", { name: `Tool call: ${name}` });
@@ -48,20 +48,9 @@ describe.skipIf(!hasChromium)("a page on stock useChat alone, in Chromium", () =
   const releaseResearcher = () => release("Researcher");
 
   beforeAll(async () => {
-    screenshot = await screenshotFolder("plain");
-    // Test knob: the Researcher holds after its 4th text delta (the first word of its findings) and again after its
-    // 6th, the Summarizer after its 6th (its JSON half written), each time until the test releases it: the test sees
-    // their text grow inside the cards while they work, however slow the machine.
-    demo = await startBrowserDemo({ DEMO_PACE_MS: "15", DEMO_HOLD_AFTER: "Researcher:4,6;Summarizer:6" });
-    browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page = context.pages()[0] ?? (await context.newPage());
     page.on("pageerror", (error) => pageErrors.push(error.message));
     page.on("websocket", (socket: PlaywrightWebSocket) => sockets.push(new URL(socket.url()).pathname));
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.dispose();
   });
 
   it("shows the Researcher's text growing inside its tool card, then its whole answer", async () => {

@@ -7,17 +7,14 @@
 // The page is served through a fixed local origin (browser-harness.ts): `down()` kills the runtime and cuts every
 // connection until `up()`, as an outage would.
 
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import {
-  type BrowserDemo,
+  browserSuite,
   chatPage,
   hasChromium,
-  launchBrowser,
   recordAlerts,
-  screenshotFolder,
   seriousAxeViolations,
-  startBrowserDemo,
   textOf,
   WAIT_MS,
 } from "./browser-harness.js";
@@ -26,11 +23,13 @@ import {
 const FAILING = "research a flaky topic";
 
 describe.skipIf(!hasChromium)("the demo page in Chromium: sending", () => {
-  let demo: BrowserDemo;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  let context: BrowserContext;
-  let screenshot: (page: Page, name: string) => Promise<void>;
-  const pageErrors: string[] = [];
+  const { demo, context, pageErrors, screenshot } = browserSuite("sending", {
+    DEMO_PACE_MS: "15",
+    DEMO_FAIL_ONCE_TEXT: FAILING,
+    // Test knob: each Researcher holds after its 4th text delta (the first word of its findings) until the test
+    // releases it (or it is cancelled): the runtime goes down while it runs, however slow the machine.
+    DEMO_HOLD_AFTER: "Researcher:4",
+  });
 
   const { storedOf, open, send, shownIds, replyEnded } = chatPage(
     () => demo,
@@ -74,24 +73,6 @@ describe.skipIf(!hasChromium)("the demo page in Chromium: sending", () => {
     );
     return state;
   };
-
-  beforeAll(async () => {
-    screenshot = await screenshotFolder("sending");
-    demo = await startBrowserDemo({
-      DEMO_PACE_MS: "15",
-      DEMO_FAIL_ONCE_TEXT: FAILING,
-      // Test knob: each Researcher holds after its 4th text delta (the first word of its findings) until the test
-      // releases it (or it is cancelled): the runtime goes down while it runs, however slow the machine.
-      DEMO_HOLD_AFTER: "Researcher:4",
-    });
-    browser = await launchBrowser();
-    context = browser.context;
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.dispose();
-  });
 
   it("a message the connection lost is shown Not sent with Retry, still after a reload; Retry delivers it once", async () => {
     const chat = "lost-send";

@@ -1,21 +1,17 @@
 import { readdir } from "node:fs/promises";
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
-import {
-  createPersistDirectory,
-  type MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
+import type { PersistDirectory } from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   agentFrames,
   chatSendRequest,
+  demoHostSuite,
   demoWsUrl,
   isTerminalKind,
   isVoidedIn,
   restartDemoHost,
   runIdOf,
-  startDemoHost,
   withoutReplay,
 } from "./harness/demo.js";
 
@@ -39,22 +35,11 @@ async function storedObjects(persist: PersistDirectory): Promise<string[]> {
 }
 
 describe("the demo Worker in workerd", () => {
-  let persist: PersistDirectory;
-  let host: MiniflareHost;
+  const { host, persist } = demoHostSuite({ DEMO_PACE_MS: "0" });
   const chatId = "e2e";
   let liveFrames: AgentToolEventFrame[] = [];
 
   const wsUrl = (path: string) => demoWsUrl(host, path);
-
-  beforeAll(async () => {
-    persist = await createPersistDirectory();
-    host = await startDemoHost(persist, { DEMO_PACE_MS: "0" });
-  });
-
-  afterAll(async () => {
-    await host?.dispose();
-    await persist?.remove();
-  });
 
   it("runs awaited child runs end to end over WebSockets", async () => {
     const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
@@ -182,21 +167,10 @@ describe("the demo Worker in workerd", () => {
 });
 
 describe("the demo Worker restarted while a child streams", () => {
-  let persist: PersistDirectory;
-  let host: MiniflareHost;
+  // The Researcher streams two words, then holds until its run is cancelled (DEMO_HOLD_AFTER): it is still running
+  // when the runtime restarts, however slow the machine. The restart turns the hold off: the resumed turn finishes.
+  const { host } = demoHostSuite({ DEMO_PACE_MS: "0", DEMO_HOLD_AFTER: "Researcher:2" });
   const wsUrl = (path: string) => demoWsUrl(host, path);
-
-  beforeAll(async () => {
-    persist = await createPersistDirectory();
-    // The Researcher streams two words, then holds until its run is cancelled (DEMO_HOLD_AFTER): it is still running
-    // when the runtime restarts, however slow the machine. The restart turns the hold off: the resumed turn finishes.
-    host = await startDemoHost(persist, { DEMO_PACE_MS: "0", DEMO_HOLD_AFTER: "Researcher:2" });
-  });
-
-  afterAll(async () => {
-    await host?.dispose();
-    await persist?.remove();
-  });
 
   it("loses no stored chunk, ends every run, and never runs a child twice", async () => {
     const chatId = "restart";

@@ -1,30 +1,18 @@
-// The demo over MCP (issue 34), in workerd: an MCP client (the official SDK's) calls the Assistant's child tools as
-// tasks at `/agents/assistant/<name>/mcp` — "research cats" as a task to its result, another research cancelled while
-// it runs, and "write this down" through the Editor, whose Writer's save waits for approval: the task is
-// `input_required`, and the client approves through elicitation.
-import {
-  createPersistDirectory,
-  type MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { releaseHold, startDemoHost } from "./harness/demo.js";
+import { demoHostSuite, releaseHold } from "./harness/demo.js";
 
 type RunInfo = { runId: string; agentType: string; status: string };
 
 describe("the demo's child tools over MCP, as tasks", () => {
-  let persist: PersistDirectory;
-  let host: MiniflareHost;
+  // Each Researcher holds after its second word until released or cancelled: a run that is surely live.
+  const { host } = demoHostSuite({ DEMO_PACE_MS: "0", DEMO_MCP_POLL_MS: "50", DEMO_HOLD_AFTER: "Researcher:2" });
   let client: Client;
   const asked: Array<{ message: string }> = [];
 
   beforeAll(async () => {
-    persist = await createPersistDirectory();
-    // Each Researcher holds after its second word until released or cancelled: a run that is surely live.
-    host = await startDemoHost(persist, { DEMO_PACE_MS: "0", DEMO_MCP_POLL_MS: "50", DEMO_HOLD_AFTER: "Researcher:2" });
     client = new Client(
       { name: "demo-mcp-test", version: "1.0.0" },
       { capabilities: { elicitation: { form: {} }, tasks: { list: {}, cancel: {} } } },
@@ -38,8 +26,6 @@ describe("the demo's child tools over MCP, as tasks", () => {
 
   afterAll(async () => {
     await client?.close();
-    await host?.dispose();
-    await persist?.remove();
   });
 
   const callAsTask = (name: string, args: Record<string, unknown>) =>

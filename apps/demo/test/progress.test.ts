@@ -1,19 +1,14 @@
 import type { AgentToolEventFrame, AgentToolRunInfo, AgentToolRunInspection } from "@agent-tools/core-runs/protocol";
-import {
-  createPersistDirectory,
-  type MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   agentFrames,
   chatSendRequest,
+  demoHostSuite,
   demoWsUrl,
   isTerminalKind,
   restartDemoHost,
   runIdOf,
-  startDemoHost,
   withoutReplay,
 } from "./harness/demo.js";
 
@@ -42,24 +37,13 @@ const hasTerminal = (runId: string) => (messages: unknown[]) =>
   agentFrames(messages).some((frame) => runIdOf(frame) === runId && isTerminalKind(frame.event.kind));
 
 describe("the Importer's progress and milestones in workerd", () => {
-  let persist: PersistDirectory;
-  let host: MiniflareHost;
+  // The Importer waits 5 × DEMO_PACE_MS per step (100 ms here): batches land inside one throttle window of the
+  // reporter (200 ms), so coalescing and the trailing flush happen for real.
+  const { host } = demoHostSuite({ DEMO_PACE_MS: "20" });
   const chatId = "progress";
   let runId = "";
   let liveMilestones: AgentToolEventFrame[] = [];
   const wsUrl = (path: string) => demoWsUrl(host, path);
-
-  beforeAll(async () => {
-    persist = await createPersistDirectory();
-    // The Importer waits 5 × DEMO_PACE_MS per step (100 ms here): batches land inside one throttle window of the
-    // reporter (200 ms), so coalescing and the trailing flush happen for real.
-    host = await startDemoHost(persist, { DEMO_PACE_MS: "20" });
-  });
-
-  afterAll(async () => {
-    await host?.dispose();
-    await persist?.remove();
-  });
 
   it("streams progress frames without a sequence and milestone chunks with their sequences, in order", async () => {
     const events = await RecordingSocket.open(wsUrl(`/agents/assistant/${chatId}`));
@@ -141,21 +125,10 @@ describe("the Importer's progress and milestones in workerd", () => {
 });
 
 describe("the Importer evicted mid-run in workerd", () => {
-  let persist: PersistDirectory;
-  let host: MiniflareHost;
+  // The Importer holds in its first batch (its second text delta: the schema check's, then the batch's), after its
+  // first milestone, until its run is cancelled: the restart evicts it mid-run, however slow the machine.
+  const { host } = demoHostSuite({ DEMO_PACE_MS: "0", DEMO_HOLD_AFTER: "Importer:2" });
   const wsUrl = (path: string) => demoWsUrl(host, path);
-
-  beforeAll(async () => {
-    persist = await createPersistDirectory();
-    // The Importer holds in its first batch (its second text delta: the schema check's, then the batch's), after its
-    // first milestone, until its run is cancelled: the restart evicts it mid-run, however slow the machine.
-    host = await startDemoHost(persist, { DEMO_PACE_MS: "0", DEMO_HOLD_AFTER: "Importer:2" });
-  });
-
-  afterAll(async () => {
-    await host?.dispose();
-    await persist?.remove();
-  });
 
   it("keeps the milestones it reached, with their sequences, across the restart, and resumes without repeating them", async () => {
     const chatId = "evicted";

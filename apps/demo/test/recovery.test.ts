@@ -1,7 +1,7 @@
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
+import { sdkParts } from "@agent-tools/core-runs/testing";
 import type { MiniflareHost } from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import {
   agentFrames,
@@ -34,20 +34,6 @@ type ResearcherDrill = {
 };
 
 type ChunkBody = { type: string; [key: string]: unknown };
-
-/** The parts the AI SDK's own assembly makes of `chunks` (a last chunk makes it emit everything it holds). */
-async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessage["parts"]> {
-  const flush: UIMessageChunk = { type: "message-metadata", messageMetadata: { flush: true } };
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      for (const chunk of [...chunks, flush]) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-  let parts: UIMessage["parts"] = [];
-  for await (const message of readUIMessageStream({ stream })) parts = message.parts;
-  return parts;
-}
 
 const bodyOf = (frame: AgentToolEventFrame): ChunkBody | null =>
   frame.event.kind === "chunk" ? (frame.event.body as ChunkBody) : null;

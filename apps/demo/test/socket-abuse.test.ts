@@ -1,18 +1,13 @@
 import type { AgentToolEventFrame } from "@agent-tools/core-runs/protocol";
-import {
-  createPersistDirectory,
-  type MiniflareHost,
-  type PersistDirectory,
-} from "@agent-tools/workerd-harness/miniflare-host";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   agentFrames,
   chatSendRequest,
+  demoHostSuite,
   demoWsUrl,
   isTerminalKind,
   runIdOf,
-  startDemoHost,
   withoutReplay,
 } from "./harness/demo.js";
 
@@ -36,8 +31,7 @@ const byRunAndSequence = (frames: AgentToolEventFrame[]) =>
   );
 
 describe("the Assistant's sockets under bad client input", () => {
-  let persist: PersistDirectory;
-  let host: MiniflareHost;
+  const { host } = demoHostSuite({ DEMO_PACE_MS: "0" });
   /** Runs of the parent under test ("abuse") and of another parent ("other"). */
   let ownRuns: RunInfo[] = [];
   let otherRuns: RunInfo[] = [];
@@ -78,18 +72,11 @@ describe("the Assistant's sockets under bad client input", () => {
   }
 
   beforeAll(async () => {
-    persist = await createPersistDirectory();
-    host = await startDemoHost(persist, { DEMO_PACE_MS: "0" });
     await completeTurn("abuse", "research cats");
     await completeTurn("other", "research dogs");
     ownRuns = await host.fetchJson<RunInfo[]>("/agents/assistant/abuse/runs");
     otherRuns = await host.fetchJson<RunInfo[]>("/agents/assistant/other/runs");
     replayBefore = await replayOf("abuse");
-  });
-
-  afterAll(async () => {
-    await host?.dispose();
-    await persist?.remove();
   });
 
   it("has runs to protect: two completed runs in each parent", () => {

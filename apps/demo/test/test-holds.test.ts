@@ -1,3 +1,4 @@
+import { textDelta as delta } from "@agent-tools/core-runs/testing";
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { holdAtTextDeltas, holdPointsOf, releaseHold } from "../src/agents/test-holds.js";
@@ -5,7 +6,6 @@ import { holdAtTextDeltas, holdPointsOf, releaseHold } from "../src/agents/test-
 // The `DEMO_HOLD_AFTER` test knob (src/agents/test-holds.ts), without a runtime: which turns hold where, and what lets
 // them go on. The workerd and browser tests rely on it to keep a run live while they act on it.
 
-const delta = (text: string): UIMessageChunk => ({ type: "text-delta", id: "t", delta: text });
 const CHUNKS: UIMessageChunk[] = [
   { type: "start" },
   { type: "text-start", id: "t" },

@@ -2,22 +2,14 @@
 // the send queue, size limits, storage failures, and start-up recovery.
 import { AgentToolsError, WRAP_UP_INSTRUCTION } from "@agent-tools/core-runs";
 import { AGENT_USAGE_PART, readOwnUsage, readUsageChunk } from "@agent-tools/core-runs/protocol";
-import { textStep, toolCallsStep, toolResultsSeen, withUsage } from "@agent-tools/core-runs/testing";
+import { deferred, textStep, toolCallsStep, toolResultsSeen, withUsage } from "@agent-tools/core-runs/testing";
 import { convertToModelMessages, tool, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { INTERRUPTED_TURN_TEXT, UNSTORED_TURN_TEXT } from "./chat-engine.js";
 import { ChatLimitError } from "./chat-limits.js";
 import { handleChatRequest, TOO_MANY_RESUMES_TEXT } from "./chat-requests.js";
-import {
-  deferred,
-  frameTypes,
-  peer,
-  sendFrame,
-  setUpEngine,
-  textOf,
-  userMessage,
-} from "./engine-harness.test-utils.js";
+import { frameTypes, peer, sendFrame, setUpEngine, textOf, userMessage } from "./engine-harness.test-utils.js";
 import { RequestBudget } from "./request-budget.js";
 import { makeStoredTurn } from "./testing/chat-store-contract-cases.js";
 import { InMemoryChatStore } from "./testing/in-memory-chat-store.js";

@@ -23,15 +23,6 @@ export function peer(name: string): TestPeer {
   return { name, frames: [] };
 }
 
-/** A promise the test settles. */
-export function deferred<TValue = void>() {
-  let resolve!: (value: TValue) => void;
-  const promise = new Promise<TValue>((settle) => {
-    resolve = settle;
-  });
-  return { promise, resolve };
-}
-
 export type EngineSetUp = {
   engine: ChatEngine<TestPeer>;
   store: InMemoryChatStore;

@@ -273,7 +273,7 @@ function treeAgents(counts: Counts, worldIndex: () => number): TreeAgent[] {
             inputSchema: z.object({ text: z.string() }),
             execute: ({ text }, { toolCallId }) => slowEffect(world, `tidy:${toolCallId}`, text.trim(), text.trim()),
           }),
-          write: agentTool(registry as AgentToolRegistry, "Writer", {
+          write: agentTool(registry, "Writer", {
             description: "Have the Writer save a text",
             inputSchema: z.object({ text: z.string() }),
           }),

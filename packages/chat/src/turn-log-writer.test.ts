@@ -1,10 +1,7 @@
-import { ManualClock } from "@agent-tools/core-runs/testing";
-import type { UIMessageChunk } from "ai";
+import { textDelta as delta, ManualClock } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import { InMemoryChatStore } from "./testing/in-memory-chat-store.js";
 import { TurnLogWriter } from "./turn-log-writer.js";
-
-const delta = (text: string): UIMessageChunk => ({ type: "text-delta", id: "t", delta: text });
 
 function setUp() {
   const clock = new ManualClock(0);

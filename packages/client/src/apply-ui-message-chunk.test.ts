@@ -1,3 +1,4 @@
+import { sdkParts as sdkAssembly, unitUsage as usage } from "@agent-tools/core-runs/testing";
 import { isStepCount, streamText, tool, toUIMessageStream, type UIMessageChunk } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
@@ -8,7 +9,7 @@ import {
   createUIMessageAssembly,
   type UIMessageParts,
 } from "./apply-ui-message-chunk.js";
-import { randomInt, sdkParts as sdkAssembly, seededRandom, textChunks, toolChunks } from "./test-support.test-utils.js";
+import { randomInt, seededRandom, textChunks, toolChunks } from "./test-support.test-utils.js";
 
 /** The parts the AI SDK's own assembly makes of `chunks`. */
 async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessageParts> {
@@ -35,11 +36,6 @@ async function expectSameAsSdk(chunks: readonly UIMessageChunk[], { everyPrefix 
   expect(assembleUIMessageParts(chunks)).toEqual(assembly.parts);
   return assembly;
 }
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
 
 describe("applyUIMessageChunk equals readUIMessageStream", () => {
   it("assembles a streamed text answer", async () => {

@@ -11,12 +11,12 @@ import {
   type AgentToolLogEntry,
   approvalChunk,
 } from "@agent-tools/core-runs/protocol";
-import { InMemoryRunStore, InProcessChildTransport, ManualClock } from "@agent-tools/core-runs/testing";
+import { InMemoryRunStore, InProcessChildTransport, ManualClock, sdkParts } from "@agent-tools/core-runs/testing";
 import type { UIMessageChunk } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type AgentToolTimelineState, applyAgentToolEvent, createAgentToolTimelineState } from "./run-timeline.js";
-import { sdkParts, seededRandom } from "./test-support.test-utils.js";
+import { seededRandom } from "./test-support.test-utils.js";
 import { selectAgentToolCursors } from "./timeline-selectors.js";
 
 /**

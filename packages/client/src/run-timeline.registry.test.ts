@@ -9,12 +9,12 @@ import {
   InProcessChildTransport,
   ManualClock,
   ScriptedChild,
+  sdkParts,
 } from "@agent-tools/core-runs/testing";
 import type { UIMessage, UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { assembleUIMessageParts } from "./apply-ui-message-chunk.js";
 import { type AgentToolTimelineState, applyAgentToolEvent, createAgentToolTimelineState } from "./run-timeline.js";
-import { sdkParts } from "./test-support.test-utils.js";
 
 /** Let the child write and the parent forward: the child writes each burst when its event loop turns (the clock). */
 const settle = async (clock: ManualClock) => {

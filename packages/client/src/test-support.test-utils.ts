@@ -4,8 +4,7 @@ import {
   type AgentToolEventFrame,
   parseAgentToolCursors,
 } from "@agent-tools/core-runs/protocol";
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
-import { convertArrayToReadableStream } from "ai/test";
+import type { UIMessageChunk } from "ai";
 
 /** A small deterministic RNG (mulberry32): the same seed gives the same sequence on every run. */
 export function seededRandom(seed: number): () => number {
@@ -34,17 +33,7 @@ export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   return copy;
 }
 
-/** Text split into word-sized deltas (keeping the spaces). */
-export const words = (text: string) => text.match(/\S+\s*/g) ?? [];
-
-/** The chunks of one streamed text part. */
-export function textChunks(id: string, text: string): UIMessageChunk[] {
-  return [
-    { type: "text-start", id },
-    ...words(text).map((delta): UIMessageChunk => ({ type: "text-delta", id, delta })),
-    { type: "text-end", id },
-  ];
-}
+export { textPartChunks as textChunks, words } from "@agent-tools/core-runs/testing";
 
 /** The chunks of one tool call whose input streams in `pieces` slices, then its output. */
 export function toolChunks(options: {
@@ -140,23 +129,6 @@ export const sequenced = (runId: string, chunks: readonly UIMessageChunk[], firs
 /** The cursors a connect URL carries, decoded (`null` when it carries none). */
 export function cursorsOf(url: string): ReturnType<typeof parseAgentToolCursors> {
   return parseAgentToolCursors(new URL(url, "ws://relative.invalid").searchParams.get(AGENT_TOOL_CURSORS_PARAM));
-}
-
-/**
- * The parts the AI SDK's own `readUIMessageStream` makes of `chunks`, the reference the assembler is compared with;
- * with `onError`, what the SDK reports goes there (in-band `error` chunks too).
- */
-export async function sdkParts(
-  chunks: readonly UIMessageChunk[],
-  onError?: (error: unknown) => void,
-): Promise<UIMessage["parts"]> {
-  // A last chunk that makes the SDK emit what it holds without changing a part (it emits on some chunks only: not on
-  // `start-step`, for one), so a comparison sees the end of the stream.
-  const flush: UIMessageChunk = { type: "message-metadata", messageMetadata: { flush: true } };
-  const stream = convertArrayToReadableStream([...chunks, flush]);
-  let parts: UIMessage["parts"] = [];
-  for await (const message of readUIMessageStream(onError ? { stream, onError } : { stream })) parts = message.parts;
-  return parts;
 }
 
 export { FakeWebSocket, fakeWebSockets } from "./testing/fake-web-socket.js";

@@ -2,8 +2,14 @@
 // and the tail after it hold every log entry exactly once, and the socket closes once the run has ended.
 import { AgentToolChildRunner, type RunStore } from "@agent-tools/core-runs";
 import { type AgentToolDrillInFrame, parseAgentToolDrillInFrame } from "@agent-tools/core-runs/protocol";
-import { flushMicrotasks, InMemoryRunStore, ManualClock, ScriptedChild } from "@agent-tools/core-runs/testing";
-import type { UIMessageChunk } from "ai";
+import {
+  textDelta as delta,
+  flushMicrotasks,
+  InMemoryRunStore,
+  ManualClock,
+  ScriptedChild,
+  storeWith,
+} from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import { type DrillInSocket, serveDrillIn } from "../src/child/drill-in-socket.js";
 
@@ -33,19 +39,12 @@ function holdableStore() {
   const inner = new InMemoryRunStore();
   let hold: Promise<void> | null = null;
   let release = () => {};
-  const store: RunStore = {
-    getRun: (runId) => inner.getRun(runId),
-    insertRun: (record) => inner.insertRun(record),
-    updateRun: (runId, patch, condition) => inner.updateRun(runId, patch, condition),
-    listRuns: (filter) => inner.listRuns(filter),
-    deleteRuns: (runIds) => inner.deleteRuns(runIds),
-    appendLog: (runId, entries) => inner.appendLog(runId, entries),
-    compactLog: (runId, entries) => inner.compactLog(runId, entries),
+  const store: RunStore = storeWith(inner, {
     readLog: async (runId, options) => {
       if (hold !== null) await hold;
       return inner.readLog(runId, options);
     },
-  };
+  });
   return {
     store,
     holdReads() {
@@ -59,8 +58,6 @@ function holdableStore() {
     },
   };
 }
-
-const delta = (text: string): UIMessageChunk => ({ type: "text-delta", id: "t", delta: text });
 
 /** What a drill-in client shows: the messages' text, then every entry after the run's `lastSequence`. */
 function shownText(frames: readonly AgentToolDrillInFrame[]): string {

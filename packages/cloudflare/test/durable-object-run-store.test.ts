@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { AgentToolLogEntry, RunRecord } from "@agent-tools/core-runs";
-import { makeLogEntry, makeRunRecord } from "@agent-tools/core-runs/testing/portable";
+import { makeLogEntry, makeRunRecord } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import {
   CONTRACT_WORKER_DURABLE_OBJECTS,

@@ -10,8 +10,9 @@ import {
   encodeAgentToolCursors,
   readStepResetChunk,
 } from "@agent-tools/core-runs/protocol";
+import { sdkParts } from "@agent-tools/core-runs/testing";
 import { RecordingSocket } from "@agent-tools/workerd-harness/ws-client";
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
+import type { UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import { hostWorkerPerTest, wsUrl } from "./host-worker-harness.js";
 
@@ -27,20 +28,6 @@ const bodyOf = (frame: AgentToolEventFrame) => (frame.event.kind === "chunk" ? f
 const isFinished = (messages: unknown[]) => agentFrames(messages).some((frame) => frame.event.kind === "finished");
 const texts = (parts: UIMessage["parts"] | undefined) =>
   (parts ?? []).flatMap((part) => (part.type === "text" ? [part.text] : []));
-
-/** The message the AI SDK assembles from `chunks` (with a last chunk that makes it emit everything). */
-async function sdkMessage(chunks: readonly UIMessageChunk[]): Promise<UIMessage | undefined> {
-  const flush: UIMessageChunk = { type: "message-metadata", messageMetadata: { flush: true } };
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      for (const chunk of [...chunks, flush]) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-  let message: UIMessage | undefined;
-  for await (const state of readUIMessageStream({ stream })) message = state;
-  return message;
-}
 
 describe("a child restarted in the middle of a step", () => {
   it("shows every reader the answer once, and tells a client that held part of the cut step to drop it", async () => {
@@ -74,7 +61,7 @@ describe("a child restarted in the middle of a step", () => {
     await fresh.waitFor(isFinished);
     fresh.close();
     const replayed = chunkFrames(fresh.messages).flatMap((frame) => bodyOf(frame) ?? []);
-    const message = await sdkMessage(replayed);
+    const message = { parts: await sdkParts(replayed) };
     expect(texts(message?.parts)).toEqual([ANSWER]);
     expect(message?.parts.filter((part) => part.type === "step-start")).toHaveLength(1);
 
@@ -103,7 +90,7 @@ describe("a child restarted in the middle of a step", () => {
     const fresh = await RecordingSocket.open(wsUrl(host, base));
     await fresh.waitFor(isFinished);
     fresh.close();
-    const message = await sdkMessage(chunkFrames(fresh.messages).flatMap((frame) => bodyOf(frame) ?? []));
+    const message = { parts: await sdkParts(chunkFrames(fresh.messages).flatMap((frame) => bodyOf(frame) ?? [])) };
     expect(texts(message?.parts)).toEqual(["fast: fast done, slow: slow done"]);
     const tools = (message?.parts ?? []).filter((part) => part.type.startsWith("tool-"));
     expect(tools.map((part) => (part as { toolCallId: string }).toolCallId)).toEqual(["c-fast", "c-slow"]);

@@ -1,6 +1,7 @@
 // Bad input and abuse, in process (issue 10): invalid and oversized input, a runId of another parent, unknown and
 // guessed run ids, hooks that throw or hang, children whose stream errors or never ends. Each gets a clear error or a
 // typed failure; nothing crashes; no other run is affected.
+
 import { isStepCount, streamText, type TextStreamPart, type ToolSet } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
@@ -16,6 +17,7 @@ import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 import { flushMicrotasks } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
+import { unitUsage as usage } from "./testing/scripted-model.js";
 
 /**
  * CPU-heavy (many runs and large inputs): a time budget of its own. vitest's five-second default is for unit tests,
@@ -25,11 +27,6 @@ const CPU_HEAVY = { timeout: 60_000 };
 
 type StreamPart =
   Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer TPart> ? TPart : never;
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
 
 /** Let every pending promise chain and stream pump run (microtasks only: no real time passes). */
 async function settle(turns = 20): Promise<void> {

@@ -10,10 +10,10 @@ import {
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AgentToolPreliminaryOutput, agentTool, agentToolModelOutput } from "./agent-tool.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import { AGENT_PROGRESS_PART } from "./protocol/index.js";
 import { createRunEventHub } from "./run-event-hub.js";
 import { AgentToolRegistry } from "./run-registry.js";
+import { inMemoryRegistry } from "./testing/in-memory-registry.js";
 import { ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
 import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "./testing/scripted-model.js";

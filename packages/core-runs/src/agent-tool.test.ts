@@ -2,11 +2,11 @@ import { isStepCount, streamText, type TextStreamPart, type ToolExecutionOptions
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AgentToolOutput, agentTool } from "./agent-tool.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import type { AgentToolEventFrame } from "./protocol/index.js";
 import type { AgentToolRegistryOptions } from "./registry-options.js";
 import { createRunEventHub } from "./run-event-hub.js";
 import { AgentToolRegistry } from "./run-registry.js";
+import { inMemoryRegistry } from "./testing/in-memory-registry.js";
 import { ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
 import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "./testing/scripted-model.js";

@@ -6,7 +6,6 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type AgentToolPreliminaryOutput, agentTool } from "./agent-tool.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import {
   type AgentToolApproval,
   type AgentToolEventFrame,
@@ -15,6 +14,7 @@ import {
   readApprovalChunk,
 } from "./protocol/index.js";
 import type { AgentToolRegistry } from "./run-registry.js";
+import { inMemoryRegistry } from "./testing/in-memory-registry.js";
 import { ManualClock } from "./testing/manual-clock.js";
 import { scriptedModel, textStep, toolCallsStep, toolResultsSeen } from "./testing/scripted-model.js";
 

@@ -1,7 +1,7 @@
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { assembleMessage } from "./assemble-message.js";
-import { sdkParts } from "./sdk-assembly.test-utils.js";
+import { sdkParts } from "./testing/sdk-parts.js";
 
 describe("assembleMessage", () => {
   it("assembles every chunk of an unfinished message, also those after the SDK's last snapshot", async () => {

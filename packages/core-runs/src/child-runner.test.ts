@@ -22,7 +22,14 @@ import {
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "./testing/scripted-child.js";
-import { type ScriptedModelPart, scriptedModel, textStep, toolCallsStep } from "./testing/scripted-model.js";
+import {
+  type ScriptedModelPart,
+  scriptedModel,
+  textStep,
+  toolCallsStep,
+  unitUsage as usage,
+} from "./testing/scripted-model.js";
+import { storeWith } from "./testing/store-with.js";
 
 async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<AgentToolTailItem[]> {
   const items: AgentToolTailItem[] = [];
@@ -37,11 +44,6 @@ function makeRunner(definition: AgentToolChildDefinition, store: RunStore = new 
   const clock = new ManualClock(1_000);
   return { runner: new AgentToolChildRunner({ definition, store, clock }), store, clock };
 }
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
 
 /** A child whose turn is `streamText` over `model` with `tools` (up to 4 steps), as a real child's is. */
 function streamingResearcher(model: MockLanguageModelV4, tools: ToolSet): AgentToolChildDefinition {
@@ -241,14 +243,7 @@ describe("AgentToolChildRunner", () => {
     // A store whose reads wait for the test: chunks arrive while the tail is draining.
     const inner = new InMemoryRunStore();
     let releaseRead: (() => void) | null = null;
-    const gatedStore: RunStore = {
-      getRun: (runId) => inner.getRun(runId),
-      insertRun: (record) => inner.insertRun(record),
-      updateRun: (runId, patch, condition) => inner.updateRun(runId, patch, condition),
-      listRuns: (filter) => inner.listRuns(filter),
-      deleteRuns: (runIds) => inner.deleteRuns(runIds),
-      appendLog: (runId, entries) => inner.appendLog(runId, entries),
-      compactLog: (runId, entries) => inner.compactLog(runId, entries),
+    const gatedStore: RunStore = storeWith(inner, {
       readLog: async (runId: string, options?: { afterSequence?: number; limit?: number }) => {
         const entries = await inner.readLog(runId, options);
         if (releaseRead === null) {
@@ -258,7 +253,7 @@ describe("AgentToolChildRunner", () => {
         }
         return entries;
       },
-    };
+    });
     const child = new ScriptedChild("Scripted");
     const { runner } = makeRunner(child.definition, gatedStore);
     await runner.start("r1", "x");

@@ -3,11 +3,10 @@ import { describe, expect, it } from "vitest";
 import { AgentToolChildRunner } from "./child-runner.js";
 import { LiveRunLog, MAX_BURST_ENTRIES } from "./live-run-log.js";
 import type { AgentToolTailItem } from "./protocol/index.js";
+import { textDelta as delta } from "./testing/chunks.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { textChunks } from "./testing/scripted-child.js";
-
-const delta = (text: string): UIMessageChunk => ({ type: "text-delta", id: "t", delta: text });
 
 /** A log over a store that counts its appends (entries per append), and what a live tail receives. */
 function world(store = new InMemoryRunStore()) {

@@ -2,12 +2,12 @@ import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { compactRunLog, compactStoredLog, entriesForReader } from "./log-compaction.js";
 import { type AgentToolLogEntry, stepResetChunk } from "./protocol/index.js";
+import { textDelta as delta } from "./testing/chunks.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { makeRunRecord } from "./testing/run-store-contract-cases.js";
 
 const log = (...bodies: UIMessageChunk[]): AgentToolLogEntry[] =>
   bodies.map((body, index) => ({ sequence: index + 1, body, at: 100 + index }));
-const delta = (text: string, id = "t"): UIMessageChunk => ({ type: "text-delta", id, delta: text });
 const sequences = (entries: readonly AgentToolLogEntry[]) => entries.map((entry) => entry.sequence);
 
 describe("compactRunLog", () => {

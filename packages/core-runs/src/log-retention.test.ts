@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { AgentToolsError } from "./errors.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import { createLogRetention, planPass, type RetainLogsPolicy } from "./log-retention.js";
 import type { AgentToolEventFrame, AgentToolLogEntry, RunStatus } from "./protocol/index.js";
 import type { RunEvent } from "./run-events.js";
 import type { RunRecord } from "./run-record.js";
+import { inMemoryRegistry } from "./testing/in-memory-registry.js";
 import { ManualClock } from "./testing/manual-clock.js";
 import { ManualWakeupScheduler } from "./testing/manual-wakeup-scheduler.js";
 import { makeRunRecord } from "./testing/run-store-contract-cases.js";

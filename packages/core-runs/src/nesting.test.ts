@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { agentTool } from "./agent-tool.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import type { Clock } from "./ports/clock.js";
 import type { AgentToolEventFrame } from "./protocol/index.js";
 import type { AgentToolRegistry } from "./run-registry.js";
+import { deferred } from "./testing/deferred.js";
+import { inMemoryRegistry } from "./testing/in-memory-registry.js";
 import type { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import type { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 import { ManualClock } from "./testing/manual-clock.js";
@@ -131,14 +132,6 @@ function coordinatorChild(options: { cap?: number; leafGate?: Promise<void> } = 
     },
   };
   return { definition, levels };
-}
-
-function deferred() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
 }
 
 const runIdsIn = (frames: AgentToolEventFrame[]) =>

@@ -9,11 +9,11 @@ import {
   stepResetChunk,
 } from "./protocol/index.js";
 import { AgentToolRegistry } from "./run-registry.js";
-import { sdkParts } from "./sdk-assembly.test-utils.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { ScriptedChild, textChunks } from "./testing/scripted-child.js";
+import { sdkParts } from "./testing/sdk-parts.js";
 
 const settle = async () => {
   for (let turn = 0; turn < 10; turn += 1) await flushMicrotasks(50);

@@ -3,9 +3,9 @@ import { AgentToolsError } from "./errors.js";
 import type { ChildTransport } from "./ports/child-transport.js";
 import type { AgentToolEventFrame, AgentToolRunInfo } from "./protocol/index.js";
 import type { AgentToolHooks, AgentToolRegistryOptions } from "./registry-options.js";
-import { createRunEventHub } from "./run-event-hub.js";
 import type { RunEvent } from "./run-events.js";
 import { AgentToolRegistry } from "./run-registry.js";
+import { inMemoryRegistry } from "./testing/in-memory-registry.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { InProcessChildTransport } from "./testing/in-process-child-transport.js";
 import { ManualClock } from "./testing/manual-clock.js";
@@ -26,20 +26,9 @@ function setup(options: Partial<AgentToolRegistryOptions> & { hooks?: AgentToolH
   const clock = new ManualClock(10_000);
   const echo = echoChild("Echo", { chunks: (input) => textChunks([`echo ${String(input)}`]) });
   const scripted = new ScriptedChild("Scripted");
-  const transport = new InProcessChildTransport({ children: [echo, scripted.definition], clock });
-  const store = new InMemoryRunStore();
-  const frames: AgentToolEventFrame[] = [];
+  const { registry, store, transport, frames, sink } = inMemoryRegistry([echo, scripted.definition], clock, options);
   const events: RunEvent[] = [];
-  const sink = createRunEventHub();
   sink.subscribe((event) => events.push(event));
-  const registry = new AgentToolRegistry({
-    store,
-    transport,
-    clock,
-    sink,
-    broadcast: (frame) => frames.push(frame),
-    ...options,
-  });
   return { registry, store, transport, frames, events, clock, echo, scripted };
 }
 

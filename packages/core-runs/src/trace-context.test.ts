@@ -4,12 +4,12 @@
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import type { AgentToolChildDefinition } from "./child-definition.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import type { AgentToolTraceContext } from "./protocol/index.js";
 import { readAgentToolTraceContext } from "./protocol/index.js";
 import type { AgentToolTraceRequest } from "./registry-options.js";
 import { createRunEventHub } from "./run-event-hub.js";
 import type { RunEvent } from "./run-events.js";
+import { inMemoryRegistry } from "./testing/in-memory-registry.js";
 import { ManualClock } from "./testing/manual-clock.js";
 
 const TRACE: AgentToolTraceContext = {

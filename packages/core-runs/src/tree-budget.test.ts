@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { agentTool } from "./agent-tool.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
-import { inMemoryRegistry } from "./in-memory-registry.test-utils.js";
 import type { Clock } from "./ports/clock.js";
 import { delay } from "./ports/clock.js";
 import {
@@ -18,6 +17,7 @@ import {
   readUsageChunk,
 } from "./protocol/index.js";
 import type { AgentToolRegistry } from "./run-registry.js";
+import { inMemoryRegistry } from "./testing/in-memory-registry.js";
 import { ManualClock } from "./testing/manual-clock.js";
 import {
   type ScriptedModelCall,

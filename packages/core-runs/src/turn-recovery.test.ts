@@ -12,10 +12,10 @@ import {
   readStepResetChunk,
   tailItemEntries,
 } from "./protocol/index.js";
-import { sdkParts as sdkAssembly } from "./sdk-assembly.test-utils.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { ScriptedChild } from "./testing/scripted-child.js";
+import { sdkParts as sdkAssembly } from "./testing/sdk-parts.js";
 import { noToolText } from "./turn/decided-call.js";
 
 /** The parts the AI SDK's own assembly makes of `chunks`, which it must take without an error. */

@@ -1,11 +1,11 @@
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { type AgentToolLogEntry, stepResetChunk } from "./protocol/index.js";
+import { textDelta as delta } from "./testing/chunks.js";
 import { omitVoidedEntries, VoidedEntryFilter } from "./voided-entry-filter.js";
 
 const log = (...bodies: UIMessageChunk[]): AgentToolLogEntry[] =>
   bodies.map((body, index) => ({ sequence: index + 1, body, at: 0 }));
-const delta = (text: string): UIMessageChunk => ({ type: "text-delta", id: "t", delta: text });
 const milestone = { type: "data-agent-milestone", data: { milestone: "m" } } as UIMessageChunk;
 const sequences = (entries: readonly AgentToolLogEntry[]) => entries.map((entry) => entry.sequence);
 

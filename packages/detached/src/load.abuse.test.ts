@@ -9,7 +9,7 @@ import {
   ManualClock,
   ManualWakeupScheduler,
   ScriptedChild,
-} from "@agent-tools/core-runs/testing/portable";
+} from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import { createDetachedRuns } from "./detach-run.js";
 

@@ -16,7 +16,7 @@ import {
   ManualClock,
   ManualWakeupScheduler,
   ScriptedChild,
-} from "@agent-tools/core-runs/testing/portable";
+} from "@agent-tools/core-runs/testing";
 import type { UIMessage } from "ai";
 import { createDetachedRuns, type DetachedRuns, type DetachedRunsOptions } from "./detach-run.js";
 

@@ -1,10 +1,5 @@
-import {
-  AgentToolRegistry,
-  createRunEventHub,
-  getDefaultRunEventHub,
-  loadAgentToolDiagnosticsChannel,
-} from "@agent-tools/core-runs";
-import { echoChild, InMemoryRunStore, InProcessChildTransport, ManualClock } from "@agent-tools/core-runs/testing";
+import { createRunEventHub, getDefaultRunEventHub, loadAgentToolDiagnosticsChannel } from "@agent-tools/core-runs";
+import { echoChild, inMemoryRegistry, ManualClock } from "@agent-tools/core-runs/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "./channel.js";
 import {
@@ -42,8 +37,7 @@ function listenOnChannel(): unknown[] {
 
 async function runEcho(runId: string): Promise<void> {
   const clock = new ManualClock(1_000);
-  const transport = new InProcessChildTransport({ children: [echoChild("Echo")], clock });
-  const registry = new AgentToolRegistry({ store: new InMemoryRunStore(), transport, clock });
+  const { registry } = inMemoryRegistry([echoChild("Echo")], clock, { sink: getDefaultRunEventHub() });
   await registry.runAgentTool("Echo", { input: "x", runId });
 }
 

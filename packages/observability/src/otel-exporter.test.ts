@@ -10,6 +10,7 @@ import {
   flushMicrotasks,
   InMemoryRunStore,
   InProcessChildTransport,
+  inMemoryRegistry,
   ManualClock,
   ScriptedChild,
   textChunks,
@@ -140,8 +141,8 @@ function exporterFor(options: Parameters<typeof createOpenTelemetryExporter>[0])
 function setup(options: { maxConcurrentAgentTools?: number } = {}) {
   const clock = new ManualClock(T0);
   const researcher = new ScriptedChild("Researcher");
-  const transport = new InProcessChildTransport({ children: [researcher.definition, echoChild("Echo")], clock });
-  const registry = new AgentToolRegistry({ store: new InMemoryRunStore(), transport, clock, ...options });
+  const children = [researcher.definition, echoChild("Echo")];
+  const { registry, transport } = inMemoryRegistry(children, clock, { sink: getDefaultRunEventHub(), ...options });
   return { clock, researcher, transport, registry };
 }
 
@@ -318,11 +319,8 @@ describe("createOpenTelemetryExporter: real runs", () => {
     const tracer = new FakeTracer();
     exporterFor({ tracer });
     const clock = new ManualClock(T0);
-    const transport = new InProcessChildTransport({ children: [echoChild("Echo")], clock });
-    const registry = new AgentToolRegistry({
-      store: new InMemoryRunStore(),
-      transport,
-      clock,
+    const { registry } = inMemoryRegistry([echoChild("Echo")], clock, {
+      sink: getDefaultRunEventHub(),
       hooks: {
         onAgentToolStart() {
           throw new TypeError("bug");

@@ -8,8 +8,7 @@ import {
 import {
   echoChild,
   flushMicrotasks,
-  InMemoryRunStore,
-  InProcessChildTransport,
+  inMemoryRegistry,
   ManualClock,
   ScriptedChild,
   textChunks,
@@ -40,9 +39,8 @@ function setup(options: Partial<AgentToolRegistryOptions> = {}) {
   const clock = new ManualClock(T0);
   const researcher = new ScriptedChild("Researcher");
   const echo = echoChild("Echo", { chunks: () => textChunks([SECRET_ANSWER]) });
-  const transport = new InProcessChildTransport({ children: [researcher.definition, echo], clock });
-  const store = new InMemoryRunStore();
-  const registry = new AgentToolRegistry({ store, transport, clock, ...options });
+  const sink = getDefaultRunEventHub();
+  const { registry, transport, store } = inMemoryRegistry([researcher.definition, echo], clock, { sink, ...options });
   return { clock, researcher, transport, store, registry };
 }
 

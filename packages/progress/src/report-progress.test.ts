@@ -3,18 +3,16 @@ import {
   AgentToolChildRunner,
   type AgentToolEventFrame,
   type AgentToolProgressSnapshot,
-  AgentToolRegistry,
   type AgentToolRunInfo,
   AgentToolsError,
   type AgentToolTailItem,
-  createRunEventHub,
   type RunStore,
   tailItemEntries,
 } from "@agent-tools/core-runs";
 import {
   flushMicrotasks,
   InMemoryRunStore,
-  InProcessChildTransport,
+  inMemoryRegistry,
   ManualClock,
   ScriptedChild,
   textChunks,
@@ -497,15 +495,8 @@ describe("createProgressReporter through a parent registry", () => {
   async function parentWithChild() {
     const clock = new ManualClock(10_000);
     const child = new ScriptedChild("Importer");
-    const transport = new InProcessChildTransport({ children: [child.definition], clock });
-    const frames: AgentToolEventFrame[] = [];
     const progressCalls: Array<{ run: AgentToolRunInfo; snapshot: AgentToolProgressSnapshot }> = [];
-    const registry = new AgentToolRegistry({
-      store: new InMemoryRunStore(),
-      transport,
-      clock,
-      sink: createRunEventHub(),
-      broadcast: (frame) => frames.push(frame),
+    const { registry, transport, frames } = inMemoryRegistry([child.definition], clock, {
       hooks: { onProgress: (run, snapshot) => void progressCalls.push({ run, snapshot }) },
     });
     const result = registry.runAgentTool("Importer", { input: { batches: 2 }, runId: "r1" });

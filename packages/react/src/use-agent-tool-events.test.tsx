@@ -1,10 +1,12 @@
 // @vitest-environment happy-dom
+
 import {
   AGENT_TOOL_CURSORS_PARAM,
   type AgentToolEventFrame,
   type AgentToolRunState,
   encodeAgentToolCursors,
 } from "@agent-tools/client";
+import { textPartChunks as textChunks } from "@agent-tools/core-runs/testing";
 import { act, cleanup, render, renderHook, screen } from "@testing-library/react";
 import type { UIMessageChunk } from "ai";
 import { StrictMode } from "react";
@@ -60,11 +62,6 @@ const finished = (runId: string, revision = 2): AgentToolEventFrame => ({
   revision,
   event: { kind: "finished", runId, summary: "done" },
 });
-const textChunks = (id: string, text: string): UIMessageChunk[] => [
-  { type: "text-start", id },
-  ...(text.match(/\S+\s*/g) ?? []).map((delta): UIMessageChunk => ({ type: "text-delta", id, delta })),
-  { type: "text-end", id },
-];
 const textFrames = (runId: string, text: string, replay = false) =>
   textChunks(`t-${runId}`, text).map((body, index) => chunk(runId, index + 1, body, replay));
 

@@ -6,16 +6,17 @@ import {
   type RunEvent,
   readStepResetChunk,
 } from "@agent-tools/core-runs";
-import { InMemoryRunStore, InProcessChildTransport, ManualClock, makeRunRecord } from "@agent-tools/core-runs/testing";
+import {
+  InMemoryRunStore,
+  InProcessChildTransport,
+  ManualClock,
+  makeRunRecord,
+  unitUsage as usage,
+} from "@agent-tools/core-runs/testing";
 import { convertToModelMessages, isStepCount, jsonSchema, streamText, tool, toUIMessageStream } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { recoverAgentToolRuns } from "./recover-agent-tool-runs.js";
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
 
 /**
  * A researcher child with a real `streamText` loop: step 1 calls its `lookup` tool, step 2 writes the answer.

@@ -20,6 +20,7 @@ import {
   ManualClock,
   makeRunRecord,
   ScriptedChild,
+  storeWith,
   textChunks,
 } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
@@ -720,7 +721,7 @@ describe("recoverAgentToolRuns: bounded and single-flight", () => {
     world.scripted.run("doomed").emit(...textChunks(["lost"]));
     world.scripted.run("doomed").complete();
     await settle();
-    const failing: RunStore = { ...delegate(world.store), appendLog: () => Promise.reject(new Error("disk full")) };
+    const failing: RunStore = { ...storeWith(world.store), appendLog: () => Promise.reject(new Error("disk full")) };
     const events: RunEvent[] = [];
     const sink = createRunEventHub();
     sink.subscribe((event) => events.push(event));
@@ -739,7 +740,7 @@ describe("recoverAgentToolRuns: bounded and single-flight", () => {
 
   it("rejects done (without an unhandled rejection) when the rows cannot be listed", async () => {
     const world = createWorld();
-    const failing: RunStore = { ...delegate(world.store), listRuns: () => Promise.reject(new Error("offline")) };
+    const failing: RunStore = { ...storeWith(world.store), listRuns: () => Promise.reject(new Error("offline")) };
     const registry = new AgentToolRegistry({ store: failing, transport: world.transport, clock: world.clock });
     await expect(recoverAgentToolRuns(registry).done).rejects.toMatchObject({
       name: "AgentToolsError",
@@ -764,20 +765,6 @@ describe("recoverAgentToolRuns: bounded and single-flight", () => {
 /** The child's own stored log of a run. */
 async function childLogOf(world: World, runId: string) {
   return (await world.childStores.get(runId)?.readLog(runId)) ?? [];
-}
-
-/** Every method of `store`, bound, as a plain object a test can override. */
-function delegate(store: RunStore): RunStore {
-  return {
-    getRun: (runId) => store.getRun(runId),
-    insertRun: (record) => store.insertRun(record),
-    updateRun: (runId, patch, condition) => store.updateRun(runId, patch, condition),
-    listRuns: (filter) => store.listRuns(filter),
-    deleteRuns: (runIds) => store.deleteRuns(runIds),
-    appendLog: (runId, entries) => store.appendLog(runId, entries),
-    compactLog: (runId, entries) => store.compactLog(runId, entries),
-    readLog: (runId, options) => store.readLog(runId, options),
-  };
 }
 
 const crashed = new WeakSet<RunStore>();

@@ -15,6 +15,7 @@ import {
 import { afterAll, beforeAll, inject } from "vitest";
 import type { DemoConfig } from "../../scripts/demo-config.mjs";
 import { WEB_ASSETS_BINDING, type WebAssets, webAssetsDirectory } from "../../web/build.mjs";
+import { standIn } from "./stand-in.js";
 
 // What the workerd tests of the demo Worker share: its settings (from wrangler.jsonc, as `pnpm demo` and
 // `wrangler deploy` read them), booting it, and reading its frames.
@@ -80,11 +81,16 @@ export async function startDemoHost(
   });
 }
 
+/** What `demoHostSuite` sets up: stand-ins for the running host and its persistence folder. */
+export type DemoHostSuite = { host: MiniflareHost; persist: PersistDirectory };
+
 /**
- * One demo host for a whole test file, with `bindings` (see `startDemoHost`) on a fresh persistence folder: started
- * before the file's tests, disposed (its folder removed) after them. Returns the running host.
+ * One demo host for the suite it is called in (a test file, or a `describe`), with `bindings` (see `startDemoHost`)
+ * on a fresh persistence folder: started before the suite's tests (before the suite's own `beforeAll`s), disposed
+ * and its folder removed after them. `host` and `persist` stand for the running host and its folder (see `standIn`):
+ * use them as such from the suite's hooks and tests on.
  */
-export function demoHostPerFile(bindings: Record<string, unknown> = {}): () => MiniflareHost {
+export function demoHostSuite(bindings: Record<string, unknown> = {}): DemoHostSuite {
   let persist: PersistDirectory | undefined;
   let host: MiniflareHost | undefined;
   beforeAll(async () => {
@@ -95,10 +101,17 @@ export function demoHostPerFile(bindings: Record<string, unknown> = {}): () => M
     await host?.dispose();
     await persist?.remove();
   });
-  return () => {
-    if (!host) throw new Error("The demo host is not running (asked outside the file's tests)");
-    return host;
+  const running = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("The demo host is not running (asked outside the suite's tests)");
+    return value;
   };
+  return { host: standIn(() => running(host)), persist: standIn(() => running(persist)) };
+}
+
+/** `demoHostSuite(bindings)`'s host, as a function that returns it. */
+export function demoHostPerFile(bindings: Record<string, unknown> = {}): () => MiniflareHost {
+  const { host } = demoHostSuite(bindings);
+  return () => host;
 }
 
 /**

@@ -4,7 +4,7 @@ import { isHardTerminalStatus, type RunStatus, type TerminalRunStatus } from "./
 import { type AgentToolVoidedRange, readStepResetChunk, voidedRanges } from "./step-reset.js";
 import { isObject } from "./unknown-values.js";
 
-/** The status each terminal frame kind gives its run. */
+/** The status each terminal frame kind gives its run. @experimental */
 export const TERMINAL_STATUS_OF_KIND = Object.freeze({
   finished: "completed",
   error: "error",
@@ -16,6 +16,7 @@ export const TERMINAL_STATUS_OF_KIND = Object.freeze({
  * What a reader has accepted of one run's frames: its durable sequences (gap-free from 1, the held ones past a gap,
  * the ranges step resets voided) and its lifecycle (the newest revision, the status it gave). Plain, immutable data:
  * `acceptAgentToolFrame` returns a new cursor when a frame changes it.
+ * @experimental
  */
 export type AgentToolFrameCursor = {
   /** Every sequence from 1 to here is held or voided by a step reset: where a reconnect resumes. */
@@ -32,7 +33,7 @@ export type AgentToolFrameCursor = {
   readonly status: RunStatus | null;
 };
 
-/** A cursor that has accepted nothing. */
+/** A cursor that has accepted nothing. @experimental */
 export const NO_FRAMES_ACCEPTED: AgentToolFrameCursor = Object.freeze({
   contiguous: 0,
   ahead: Object.freeze([]),
@@ -42,7 +43,7 @@ export const NO_FRAMES_ACCEPTED: AgentToolFrameCursor = Object.freeze({
   status: null,
 });
 
-/** Whether a frame is accepted, and the cursor after it (the same object when the frame changes nothing). */
+/** Whether a frame is accepted, and the cursor after it (the same object when the frame changes nothing). @experimental */
 export type AgentToolFrameAcceptance = {
   readonly accepted: boolean;
   readonly cursor: AgentToolFrameCursor;
@@ -64,6 +65,7 @@ const NO_VOIDS: readonly AgentToolVoidedRange[] = Object.freeze([]);
  *   those never received) and are returned in `voids`.
  * - A lifecycle frame with a revision is accepted when it is newer than the cursor's. Without one (an older server),
  *   a `started` is accepted only while no lifecycle frame was, and a terminal unless the run is hard terminal.
+ * @experimental
  */
 export function acceptAgentToolFrame(
   cursor: AgentToolFrameCursor,

@@ -3,7 +3,7 @@
  * reader shares.
  */
 
-/** True for an object that is not `null` nor an array: a record whose fields can be read. */
+/** True for an object that is not `null` nor an array: a record whose fields can be read. @experimental */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -11,6 +11,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 /**
  * `value` as text: a string as it is, anything else as JSON (indented by `space`), or `String(value)` where JSON
  * cannot carry it (a cycle, a BigInt, `undefined`, a function).
+ * @experimental
  */
 export function stringifyForText(value: unknown, space?: number): string {
   if (typeof value === "string") return value;

@@ -8,6 +8,7 @@ const TYPE = "agent-tool-event" as const;
  * protocol's rule (`acceptAgentToolFrame`): a duplicate, a gap filled late, a step reset voiding a sequence never
  * received and its late copy, a milestone in a voided range (late, then again), a stale `started`, a stale terminal
  * and a terminal without a revision after a hard terminal. Every text delta ends a line, and every chunk is durable.
+ * @experimental
  */
 export function adversarialRunFrames(runId = "run-adversarial"): AgentToolEventFrame[] {
   const chunk = (sequence: number, body: Record<string, unknown>): AgentToolEventFrame => ({
@@ -51,7 +52,7 @@ export function adversarialRunFrames(runId = "run-adversarial"): AgentToolEventF
   ];
 }
 
-/** The indexes of the frames `acceptAgentToolFrame` accepts, fed in order to one cursor (one run). */
+/** The indexes of the frames `acceptAgentToolFrame` accepts, fed in order to one cursor (one run). @experimental */
 export function acceptedFrameIndexes(frames: readonly AgentToolEventFrame[]): number[] {
   let cursor = NO_FRAMES_ACCEPTED;
   const accepted: number[] = [];

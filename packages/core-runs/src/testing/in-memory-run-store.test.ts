@@ -5,6 +5,7 @@ import type { RunRecord, RunRecordPatch } from "../run-record.js";
 import { assertEqual, assertRejects, assertTrue, ContractAssertionError } from "./contract-assert.js";
 import { InMemoryRunStore } from "./in-memory-run-store.js";
 import { makeLogEntry, makeRunRecord, runStoreContractCases } from "./run-store-contract-cases.js";
+import { storeWith } from "./store-with.js";
 
 // The contract itself runs against this store, in Node, with every other port contract:
 // packages/cloudflare/test/contract-suites.test.ts.
@@ -119,17 +120,7 @@ async function failingContractCases(createStore: () => RunStore): Promise<string
 function brokenStore(override: (base: InMemoryRunStore) => Partial<RunStore>): () => RunStore {
   return () => {
     const base = new InMemoryRunStore();
-    const store: RunStore = {
-      getRun: (runId) => base.getRun(runId),
-      insertRun: (record) => base.insertRun(record),
-      updateRun: (runId, patch, condition) => base.updateRun(runId, patch, condition),
-      listRuns: (filter) => base.listRuns(filter),
-      deleteRuns: (runIds) => base.deleteRuns(runIds),
-      appendLog: (runId, entries) => base.appendLog(runId, entries),
-      compactLog: (runId, entries) => base.compactLog(runId, entries),
-      readLog: (runId, options) => base.readLog(runId, options),
-    };
-    return { ...store, ...override(base) };
+    return storeWith(base, override(base));
   };
 }
 

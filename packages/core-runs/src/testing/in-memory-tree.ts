@@ -9,7 +9,7 @@ import { AgentToolRegistry } from "../run-registry.js";
 import { bindChildRuns } from "../turn/tree-binding.js";
 import { InMemoryRunStore } from "./in-memory-run-store.js";
 import { InProcessChildTransport } from "./in-process-child-transport.js";
-import type { ManualClock } from "./manual-clock.js";
+import { type ManualClock, turnEventLoop } from "./manual-clock.js";
 
 /** Methods of a store that only read (every other method is a write). */
 const READS: ReadonlySet<string> = new Set([
@@ -80,14 +80,23 @@ export class WorldStop {
   }
 }
 
-/** One agent type of a tree: how an instance of it is defined in a world, and what its runs dispatch. */
+/**
+ * One agent type of a tree: how an instance of it is defined in a world, and what its runs dispatch. What ties a
+ * dispatching child to its tree (its registry's place and budget, approvals re-published upwards, answers, cancels,
+ * wrap-ups and usage passed down) is the tree's: a definition cannot leave any of it out.
+ *
+ * @experimental
+ */
 export type TreeAgent = {
   agentType: string;
   /** The agent types its runs dispatch: each instance gets a registry of its own, bound to its runs' tree. */
   children?: readonly string[];
-  /** Its definition in one world; `registry` is what its runs dispatch through (`null` without `children`). */
+  /**
+   * Its definition in one world; `registry` is what its runs dispatch through (reading it throws for an agent that
+   * declares no `children`).
+   */
   define(context: {
-    registry: AgentToolRegistry | null;
+    registry: AgentToolRegistry;
     world: TreeWorld;
     ref: ChildRef;
   }): Omit<
@@ -136,6 +145,8 @@ export class TreeWorld {
   readonly sink = createRunEventHub();
   /** Every registry made in this world, by its key. */
   readonly registries = new Map<string, AgentToolRegistry>();
+  /** Every child instance's runner made in this world, by its place (`<registry key>/<agentType>/<runId>`). */
+  readonly runners = new Map<string, AgentToolChildRunner>();
   /** The frames each registry broadcast, by its key. */
   readonly frames = new Map<string, AgentToolEventFrame[]>();
 
@@ -175,6 +186,48 @@ export class TreeWorld {
     return registry;
   }
 
+  /**
+   * The runner of the child instance that runs `ref` (for tests: `expireApprovals`, `getMessages`…), found at any
+   * depth; `undefined` when none was made in this world. Throws when two places hold the same agent type and run id.
+   *
+   * @experimental
+   */
+  runnerFor(ref: ChildRef): AgentToolChildRunner | undefined {
+    const suffix = `/${ref.agentType}/${ref.runId}`;
+    const found = [...this.runners].filter(([place]) => place.endsWith(suffix));
+    if (found.length > 1) {
+      const places = found.map(([place]) => place).join(", ");
+      throw new Error(`${ref.agentType} run "${ref.runId}" is in ${found.length} places of the tree (${places})`);
+    }
+    return found[0]?.[1];
+  }
+
+  /**
+   * Run this world until `work` settles, and return it: each round lets the event loop turn once and fires the
+   * timers due now on the clock (no time passes: move it with `clock.advanceBy`). Rejects with a clear error after
+   * `rounds` rounds (default 10 000) in which it did not settle: the tree is stuck, e.g. waiting for an answer.
+   *
+   * @experimental
+   */
+  async settle<TValue>(work: Promise<TValue>, rounds = 10_000): Promise<TValue> {
+    let isSettled = false;
+    const settled = work.then(
+      () => {
+        isSettled = true;
+      },
+      () => {
+        isSettled = true;
+      },
+    );
+    for (let round = 0; round < rounds && !isSettled; round += 1) {
+      await turnEventLoop();
+      await this.clock.advanceBy(0);
+    }
+    if (!isSettled) throw new Error(`the tree did not settle in ${rounds} rounds: it waits for something`);
+    await settled;
+    return work;
+  }
+
   /** Follow again every live run of the registry at `key` (start-up recovery, as `@agent-tools/recovery` does). */
   async recover(key: string): Promise<void> {
     const registry = this.registries.get(key);
@@ -199,9 +252,19 @@ export class TreeWorld {
       : null;
     const registry = binding ? this.registry(`${place}>`, binding.registryOptions()) : null;
     if (registry) void this.recover(`${place}>`);
+    const context = {
+      get registry(): AgentToolRegistry {
+        if (registry) return registry;
+        throw new Error(
+          `${agent.agentType} reads its registry but declares no \`children\`: list the agent types its runs dispatch`,
+        );
+      },
+      world: this,
+      ref,
+    };
     const definition: AgentToolChildDefinition = {
       agentType: agent.agentType,
-      ...agent.define({ registry, world: this, ref }),
+      ...agent.define(context),
       ...(binding ? binding.definitionHooks(() => registry) : {}),
     };
     runner = new AgentToolChildRunner({
@@ -214,6 +277,52 @@ export class TreeWorld {
         return run();
       },
     });
+    this.runners.set(place, runner);
     return runner;
   }
+}
+
+/** What `inMemoryTree` gives: the top registry, its frames, the world and its tree. @experimental */
+export type InMemoryTreeSetUp = {
+  /** The top of the tree: a parent's registry (a conversation's tools dispatch through it). */
+  registry: AgentToolRegistry;
+  /** The frames the top registry broadcast (what the parent's clients would get). */
+  frames: AgentToolEventFrame[];
+  world: TreeWorld;
+  tree: InMemoryTree;
+  /** `world.runnerFor(ref)`: a child instance's runner at any depth (e.g. to `expireApprovals` in a test). */
+  runnerFor(ref: ChildRef): AgentToolChildRunner | undefined;
+  /** `world.settle(work)`: run the tree until `work` settles. */
+  settle<TValue>(work: Promise<TValue>, rounds?: number): Promise<TValue>;
+};
+
+/**
+ * A tree of agents in memory, in one call: the top registry (with `options`: its hooks, limits…) over in-memory
+ * storage on `clock`, each agent's instances made on first dispatch, and every dispatching agent (one with
+ * `children`) bound to its tree as a host binds it — its registry placed under the run, approvals asked below
+ * re-published in its log, and answers, cancels, wrap-ups and usage passed down. Nothing to wire by hand: an answer
+ * given at the top reaches the run that asked, at any depth.
+ *
+ * @example
+ * const { registry, settle } = inMemoryTree([researcher, writer], new ManualClock(0));
+ * const result = await settle(registry.runAgentTool("Researcher", { input: "cats" }));
+ *
+ * @experimental
+ */
+export function inMemoryTree(
+  agents: readonly TreeAgent[],
+  clock: ManualClock,
+  options: Partial<AgentToolRegistryOptions> = {},
+): InMemoryTreeSetUp {
+  const tree = new InMemoryTree(agents);
+  const world = tree.world(clock);
+  const registry = world.registry("root", options);
+  return {
+    registry,
+    frames: world.frames.get("root") ?? [],
+    world,
+    tree,
+    runnerFor: (ref) => world.runnerFor(ref),
+    settle: (work, rounds) => world.settle(work, rounds),
+  };
 }

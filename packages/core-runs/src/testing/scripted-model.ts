@@ -15,6 +15,16 @@ export const scriptedUsage = {
 };
 
 /**
+ * A token usage of one input and one output token: a step that is metered, for a test that needs a non-zero one.
+ *
+ * @experimental
+ */
+export const unitUsage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+/**
  * A deterministic language model on the AI SDK's `MockLanguageModelV4`: the n-th call streams the n-th step. A call
  * past the last step fails with a clear error (a turn that loops longer than scripted is a test bug).
  */

@@ -1,11 +1,12 @@
-// The AI SDK's own assembly of a chunk sequence, the reference this package's tests compare against (not exported
-// from index.ts, not used by the package itself).
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { convertArrayToReadableStream } from "ai/test";
 
 /**
- * The parts the AI SDK's own `readUIMessageStream` makes of `chunks`; with `onError`, what the SDK reports goes
- * there (in-band `error` chunks too).
+ * The parts the AI SDK's own `readUIMessageStream` makes of `chunks`: the reference to compare an assembly of the
+ * same chunks with (a client's, a replay's). With `onError`, what the SDK reports goes there (in-band `error` chunks
+ * too).
+ *
+ * @experimental
  */
 export async function sdkParts(
   chunks: readonly UIMessageChunk[],
