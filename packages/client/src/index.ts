@@ -12,17 +12,22 @@ export type {
   AgentToolCursors,
   AgentToolDrillInFrame,
   AgentToolEventFrame,
+  AgentToolFrameAcceptance,
+  AgentToolFrameCursor,
   AgentToolProgressSnapshot,
   AgentToolRunInspection,
   AgentToolUsage,
 } from "@agent-tools/core-runs/protocol";
 export {
   AGENT_TOOL_CURSORS_PARAM,
+  acceptAgentToolFrame,
   encodeAgentToolCursors,
   FAILED_TURN_TEXT,
   MAX_APPROVAL_REASON_LENGTH,
+  NO_FRAMES_ACCEPTED,
   readChatMessageRun,
   STOPPED_TOOL_CALL_TEXT,
+  TERMINAL_STATUS_OF_KIND,
   UNFINISHED_TOOL_CALL_TEXT,
 } from "@agent-tools/core-runs/protocol";
 export type {

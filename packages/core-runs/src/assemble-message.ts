@@ -1,5 +1,5 @@
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
-import type { AgentToolLogEntry } from "./protocol/index.js";
+import { type AgentToolLogEntry, outputMessageId } from "./protocol/index.js";
 import { omitVoidedEntries } from "./voided-entry-filter.js";
 
 /**
@@ -61,6 +61,6 @@ export async function completedSteps(entries: readonly AgentToolLogEntry[], runI
 export function assembleTurnMessage(chunks: readonly UIMessageChunk[], runId: string): Promise<UIMessage | null> {
   return assembleMessage(
     chunks.filter((chunk) => !chunk.type.startsWith("data-")),
-    `agent-tool-${runId}-output`,
+    outputMessageId(runId),
   );
 }

@@ -1,4 +1,5 @@
 import type { RegistryExtension, RunRecord, TerminalRunStatus } from "@agent-tools/core-runs";
+import { isObject } from "@agent-tools/core-runs/protocol";
 import type { DetachedGiveUpReason } from "./budget.js";
 
 /** The key of this package's fields in `RunRecord.meta`. */
@@ -60,9 +61,6 @@ export type DetachedRunState = {
   milestonesTold?: string[];
   delivery: DeliveryLedger;
 };
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The stored value under `meta.detached`, checked; `null` when it is not this package's state. */
 export function parseDetachedState(value: unknown): DetachedRunState | null {
