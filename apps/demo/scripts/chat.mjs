@@ -16,7 +16,10 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
-import {
+import "./source-imports.mjs";
+
+// After source-imports.mjs: the renderer imports the client package (from its sources).
+const {
   approvalLine,
   createRenderState,
   encodeCursors,
@@ -27,7 +30,7 @@ import {
   renderChatEvent,
   renderFrame,
   renderRunInfo,
-} from "./render-frames.mjs";
+} = await import("./render-frames.mjs");
 
 const DEFAULT_PORT = 8787;
 

@@ -1,4 +1,5 @@
 // Types for render-frames.mjs (a plain ES module run by Node without a build step).
+import type { AgentToolFrameCursor } from "@agent-tools/client";
 
 export type RenderRun = {
   runId: string;
@@ -6,10 +7,10 @@ export type RenderRun = {
   /** Short tag printed on every line of the run, e.g. `[res1]`. */
   tag: string;
   status: "unknown" | "running" | "completed" | "error" | "aborted" | "interrupted";
-  revision: number;
+  /** What the run accepted so far, by the protocol's rule (`acceptAgentToolFrame`). */
+  cursor: AgentToolFrameCursor;
   /** Highest durable sequence applied. */
   sequence: number;
-  seen: Set<number>;
   /** Text not yet printed (no full line yet). */
   pending: string;
   lastProgress: string | null;

@@ -11,12 +11,15 @@
 //   │ [res1] [████░░░░░░] 40% reading sources
 //   │ [res1] ◆ sources-read
 //   └ [res1] finished: Findings on "cats": …
+//
+// Whether a frame is new to its run is the protocol's rule (`acceptAgentToolFrame`), from the client package: the
+// same rule the client's reducer applies.
+
+import { acceptAgentToolFrame, NO_FRAMES_ACCEPTED, TERMINAL_STATUS_OF_KIND } from "@agent-tools/client";
+import { isObject } from "@agent-tools/core-runs/protocol";
 
 /** Statuses after which a run is no longer live (`interrupted` is soft, but nothing more is awaited). */
-export const TERMINAL_STATUSES = Object.freeze(["completed", "error", "aborted", "interrupted"]);
-
-const LIFECYCLE_STATUS = { finished: "completed", error: "error", aborted: "aborted", interrupted: "interrupted" };
-const HARD_TERMINAL = new Set(["completed", "error", "aborted"]);
+export const TERMINAL_STATUSES = Object.freeze(Object.values(TERMINAL_STATUS_OF_KIND));
 const TEXT_WRAP = 96;
 const PREVIEW = 60;
 const SUMMARY = 240;
@@ -76,7 +79,6 @@ export function truncate(text, max) {
   return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat;
 }
 
-const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 const isPositiveInteger = (value) => typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
 const nonEmptyString = (value) => typeof value === "string" && value.length > 0;
 
@@ -99,7 +101,7 @@ export function parseFrame(input) {
       if (body === null) return null;
       return { ...raw, event: { ...event, body } };
     }
-    if (event.kind in LIFECYCLE_STATUS || event.kind === "started") return raw;
+    if (Object.hasOwn(TERMINAL_STATUS_OF_KIND, event.kind) || event.kind === "started") return raw;
     return null;
   } catch {
     return null;
@@ -137,9 +139,8 @@ function ensureRun(state, runId, agentType) {
       agentType: agentType ?? null,
       tag: `[${prefix}${count}]`,
       status: "unknown",
-      revision: 0,
+      cursor: NO_FRAMES_ACCEPTED,
       sequence: 0,
-      seen: new Set(),
       pending: "",
       lastProgress: null,
       tools: new Map(),
@@ -303,30 +304,39 @@ function lifecycleLine(run, event) {
   }
 }
 
+/**
+ * Whether the run accepts the frame, by the protocol's rule (its cursor moves on when it does). A sequence or revision
+ * that is not a positive integer counts as absent.
+ */
+function accept(run, frame) {
+  const { sequence, revision, ...rest } = frame;
+  const checked = {
+    ...rest,
+    ...(isPositiveInteger(sequence) ? { sequence } : {}),
+    ...(isPositiveInteger(revision) ? { revision } : {}),
+  };
+  const { accepted, cursor } = acceptAgentToolFrame(run.cursor, checked);
+  run.cursor = cursor;
+  return accepted;
+}
+
 /** Apply a lifecycle event to a run; returns whether it was newer than what the run holds. */
 function applyLifecycle(run, frame) {
+  if (!accept(run, frame)) return false;
   const event = frame.event;
-  if (isPositiveInteger(frame.revision)) {
-    if (frame.revision <= run.revision) return false;
-    run.revision = frame.revision;
-  } else if (event.kind === "started" ? run.status !== "unknown" : HARD_TERMINAL.has(run.status)) {
-    // No revision: a started never revives a known run, a terminal never overrides a hard terminal.
-    return false;
-  }
   if (event.kind === "started") {
     if (nonEmptyString(event.agentType)) run.agentType = event.agentType;
     if (event.detached === true) run.detached = true;
-    if (!isTerminal(run.status)) run.status = "running";
-  } else {
-    run.status = LIFECYCLE_STATUS[event.kind];
   }
+  run.status = run.cursor.status;
   return true;
 }
 
 /**
  * The lines to print for one frame. Frames marked `replay: true` update the state (tags, cursors, statuses) but
- * print nothing unless `options.replay` is set. Chunks are deduplicated by `(runId, sequence)`, lifecycle frames
- * are applied only when their revision is newer, and frames for cleared runs are ignored. Never throws.
+ * print nothing unless `options.replay` is set. Frames are applied by the protocol's rule (`acceptAgentToolFrame`:
+ * chunks once per `(runId, sequence)` and never when a step reset voided them, lifecycle frames only when their
+ * revision is newer), and frames for cleared runs are ignored. Never throws.
  *
  * @param {ReturnType<typeof createRenderState>} state
  * @param {unknown} input a frame (JSON text or parsed)
@@ -357,11 +367,8 @@ export function renderFrame(state, input, options = {}) {
     const run = ensureRun(state, event.runId, event.kind === "started" ? event.agentType : undefined);
     if (nonEmptyString(frame.parentToolCallId)) run.parentToolCallId = frame.parentToolCallId;
     if (event.kind === "chunk") {
-      if (isPositiveInteger(frame.sequence)) {
-        if (run.seen.has(frame.sequence)) return [];
-        run.seen.add(frame.sequence);
-        run.sequence = Math.max(run.sequence, frame.sequence);
-      }
+      if (!accept(run, frame)) return [];
+      if (isPositiveInteger(frame.sequence)) run.sequence = Math.max(run.sequence, frame.sequence);
       if (run.status === "unknown") run.status = "running";
       return silent ? [] : renderChildChunk(run, event.body);
     }
@@ -489,5 +496,5 @@ export function flushAll(state) {
 
 /** The `agentToolCursors` query value for the runs in `state`: `[[runId, sequence, revision], …]` as JSON. */
 export function encodeCursors(state) {
-  return JSON.stringify([...state.runs.values()].map((run) => [run.runId, run.sequence, run.revision]));
+  return JSON.stringify([...state.runs.values()].map((run) => [run.runId, run.sequence, run.cursor.revision]));
 }

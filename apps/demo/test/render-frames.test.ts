@@ -1,3 +1,4 @@
+import { acceptedFrameIndexes, adversarialRunFrames } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import {
   createRenderState,
@@ -226,6 +227,27 @@ describe("renderFrame", () => {
     expect(state.runs.get(RUN)?.sequence).toBe(7);
   });
 
+  it("prints exactly the frames the protocol's rule accepts (acceptAgentToolFrame), those with something to print", () => {
+    const frames = adversarialRunFrames(RUN);
+    const state = createRenderState();
+    const printed = frames.flatMap((input, index) => (renderFrame(state, input).length > 0 ? [index] : []));
+    const silent = new Set(["text-start", "data-agent-step-reset"]);
+    const expected = acceptedFrameIndexes(frames).filter((index) => {
+      const event = frames[index]?.event;
+      return !(event?.kind === "chunk" && silent.has(event.body.type));
+    });
+    expect(printed).toEqual(expected);
+  });
+
+  it("frames without a revision (an older server): a started opens the run once, even after its first chunks", () => {
+    const state = createRenderState();
+    expect(renderFrame(state, chunk({ type: "text-delta", id: "t", delta: "early\n" }, 1))).toHaveLength(1);
+    expect(renderFrame(state, started(RUN, "Researcher", {}))).toEqual([
+      "  ┌ [run1] Researcher (agent-tool:call-1) started — research cats",
+    ]);
+    expect(renderFrame(state, started(RUN, "Researcher", {}))).toEqual([]);
+  });
+
   it("creates a placeholder for a chunk of an unknown run", () => {
     const state = createRenderState();
     expect(renderFrame(state, chunk({ type: "data-agent-milestone", data: { milestone: "m" } }, 1, "other"))).toEqual([
@@ -293,6 +315,8 @@ describe("renderFrame", () => {
     for (const input of inputs) expect(() => renderFrame(state, input)).not.toThrow();
     expect(renderFrame(state, "not json")).toEqual([]);
     expect(parseFrame("{}")).toBeNull();
+    // A kind that only an object's prototype has is not a lifecycle kind.
+    expect(parseFrame({ type: "agent-tool-event", event: { kind: "toString", runId: RUN } })).toBeNull();
     const throwing = new Proxy(
       {},
       {

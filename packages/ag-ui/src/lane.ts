@@ -4,6 +4,8 @@ import {
   AGENT_PROGRESS_PART,
   AGENT_STEP_RESET_PART,
   type AgentToolDisplay,
+  definedProps,
+  stringifyForText,
 } from "@agent-tools/core-runs/protocol";
 
 /**
@@ -59,9 +61,7 @@ export function newLane(
     runId,
     path: [...path],
     name: started?.agentType ?? path.at(-1) ?? runId,
-    ...(description !== undefined ? { description } : {}),
-    ...(parentToolCallId !== undefined ? { parentToolCallId } : {}),
-    ...(parentLaneId !== undefined ? { parentLaneId } : {}),
+    ...definedProps({ description, parentToolCallId, parentLaneId }),
     status: "live",
     revision: 0,
     sequence: 0,
@@ -283,14 +283,7 @@ function custom(name: string, value: unknown, stamp: object): BaseEvent {
   return { type: EventType.CUSTOM, name, value: value ?? null, ...stamp } as BaseEvent;
 }
 
-function json(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value ?? null);
-  } catch {
-    return String(value);
-  }
-}
+const json = (value: unknown): string => stringifyForText(value ?? null);
 
 function safeParse(text: string): unknown {
   try {

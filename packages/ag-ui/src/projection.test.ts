@@ -5,6 +5,7 @@ import {
   type AgentToolApproval,
   approvalChunk,
 } from "@agent-tools/core-runs/protocol";
+import { acceptedFrameIndexes, adversarialRunFrames } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import { approvalInterruptId, interruptIdOf } from "./interrupts.js";
 import { AgUiProjection } from "./projection.js";
@@ -492,6 +493,44 @@ describe("AgUiProjection", () => {
       code: "cleared",
     });
     expect(events.some((event) => event.type === EventType.TEXT_MESSAGE_CONTENT)).toBe(false);
+  });
+
+  it("frames without a revision (an older parent): a late start never starts an ended or suspended run again", async () => {
+    const { revision: _ended, ...lateStart } = started("r");
+    const { revision: _cut, ...lateStartOfCut } = started("s");
+    const events = project([
+      turnStarted("t"),
+      chunk("r", 1, { type: "text-delta", id: "x", delta: "a" }),
+      { type: AGENT_TOOL_EVENT_TYPE, event: { kind: "finished", runId: "r", summary: "ok" } },
+      lateStart,
+      chunk("s", 1, { type: "text-delta", id: "y", delta: "b" }),
+      { type: AGENT_TOOL_EVENT_TYPE, event: { kind: "interrupted", runId: "s", error: "cut" } },
+      lateStartOfCut,
+      turnEnded("t", "completed"),
+    ]);
+    await checkAgUiStream(events);
+    expect(events.filter((event) => event.type === EventType.SUBAGENT_STARTED)).toHaveLength(2);
+  });
+
+  it("accepts exactly the frames the protocol's rule accepts (acceptAgentToolFrame), above its high-water mark", () => {
+    // A stream cannot take back what it told: a chunk that fills a gap late is dropped, as one at or below the
+    // highest sequence told. Every other frame is told exactly when the rule accepts it.
+    const frames = adversarialRunFrames("r");
+    const projection = new AgUiProjection({ threadId: "thread-1" });
+    projection.push(turnStarted("t"));
+    const told: number[] = [];
+    frames.forEach((frame, index) => {
+      if (projection.push(frame).length > 0) told.push(index);
+    });
+    let highest = 0;
+    const expected = acceptedFrameIndexes(frames).filter((index) => {
+      const sequence = frames[index]?.sequence;
+      if (sequence === undefined) return true;
+      if (sequence <= highest) return false;
+      highest = sequence;
+      return true;
+    });
+    expect(told).toEqual(expected);
   });
 
   it("an interrupted run repaired in the same AG-UI run is told by a CUSTOM event; in a later one it starts again", async () => {

@@ -5,9 +5,13 @@ import {
   type AgentChatTurnStatus,
   type AgentToolApproval,
   type AgentToolEventFrame,
+  type AgentToolFrameCursor,
   type AgentToolLifecycleEvent,
   type AgentToolUsage,
+  acceptAgentToolFrame,
+  definedProps,
   FAILED_TURN_TEXT,
+  NO_FRAMES_ACCEPTED,
   readApprovalChunk,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessage } from "ai";
@@ -316,15 +320,14 @@ export class AgUiProjection {
       this.#state.held.push({ path: [...prefix], frame });
       return [];
     }
+    if (!acceptAgentToolFrame(laneCursor(known), frame).accepted) return [];
     switch (event.kind) {
       case "chunk":
         return this.#chunk(path, frame.sequence, event.body);
       case "started": {
-        if (known && known.revision >= (frame.revision ?? 1)) return [];
         const started = newLane(path, {
           agentType: event.agentType,
-          ...(event.display !== undefined ? { display: event.display } : {}),
-          ...(frame.parentToolCallId !== undefined ? { parentToolCallId: frame.parentToolCallId } : {}),
+          ...definedProps({ display: event.display, parentToolCallId: frame.parentToolCallId }),
         });
         // A placeholder (a run some other frame named first) learns who it is.
         const lane = known ? Object.assign(known, identityOf(started)) : started;
@@ -392,7 +395,6 @@ export class AgUiProjection {
   #chunk(path: string[], sequence: number | undefined, body: unknown): BaseEvent[] {
     const laneId = path.join("/");
     let lane = this.#lanes.get(laneId);
-    if (lane && sequence !== undefined && sequence <= lane.sequence) return [];
     if (lane?.status === "ended") return [];
     if (!lane) {
       lane = newLane(path);
@@ -415,7 +417,6 @@ export class AgUiProjection {
   ): BaseEvent[] {
     const laneId = path.join("/");
     let lane = this.#lanes.get(laneId);
-    if (lane && revision !== undefined && revision <= lane.revision) return [];
     if (!lane) {
       lane = newLane(path);
       this.#lanes.set(laneId, lane);
@@ -694,9 +695,20 @@ function emptyState(threadId: string): AgUiProjectionState {
 function identityOf(lane: LaneState): Partial<LaneState> {
   return {
     name: lane.name,
-    ...(lane.description !== undefined ? { description: lane.description } : {}),
-    ...(lane.parentToolCallId !== undefined ? { parentToolCallId: lane.parentToolCallId } : {}),
+    ...definedProps({ description: lane.description, parentToolCallId: lane.parentToolCallId }),
   };
+}
+
+/**
+ * What a lane told, as the protocol's frame cursor (`acceptAgentToolFrame` decides what is new): its revision and
+ * status, and its highest sequence as if every one below it were held. A stream cannot take back or reorder what it
+ * told, so a chunk at or below that mark (a replay, or a gap filled late) is dropped. An ended lane counts as hard
+ * terminal (which one does not matter to the rule).
+ */
+function laneCursor(lane: LaneState | undefined): AgentToolFrameCursor {
+  if (!lane) return NO_FRAMES_ACCEPTED;
+  const status = { live: lane.revision > 0 ? "running" : null, suspended: "interrupted", ended: "completed" } as const;
+  return { ...NO_FRAMES_ACCEPTED, contiguous: lane.sequence, revision: lane.revision, status: status[lane.status] };
 }
 
 function runIdOf(frame: AgentToolEventFrame): string {

@@ -1,3 +1,4 @@
+import { isObject } from "@agent-tools/core-runs/protocol";
 import type { UIMessage, UIMessageChunk } from "ai";
 import { readPartialJson } from "./partial-json.js";
 import {
@@ -44,7 +45,6 @@ export type UIMessageAssembly = {
   readonly partialToolCalls: Readonly<Record<string, PartialToolCall>>;
 };
 
-type Fields = Readonly<Record<string, unknown>>;
 type ChunkField =
   | "type"
   | "id"
@@ -98,8 +98,6 @@ export function createUIMessageAssembly(messageId = ""): UIMessageAssembly {
 
 // ---------- small immutable helpers ----------
 
-const isObject = (value: unknown): value is Fields =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === "string";
 
 function getOwn<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {

@@ -4,6 +4,7 @@ import {
   type AgentToolProgressSnapshot,
   type AgentToolRunInspection,
   isVoidedByReset,
+  outputMessageId,
   readProgressChunk,
   readStepResetChunk,
   voidedRanges,
@@ -70,8 +71,6 @@ export function createAgentToolDrillInState(runId: string): AgentToolDrillInStat
     applied: null,
   };
 }
-
-const outputMessageId = (runId: string) => `agent-tool-${runId}-output`;
 
 function newerProgress(
   current: AgentToolProgressSnapshot | null,

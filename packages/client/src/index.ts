@@ -7,14 +7,18 @@ export type {
   AgentChatMessageRun,
   AgentToolApproval,
   AgentToolEventFrame,
+  AgentToolFrameCursor,
   AgentToolProgressSnapshot,
   AgentToolUsage,
 } from "@agent-tools/core-runs/protocol";
 export {
   AGENT_TOOL_CURSORS_PARAM,
+  acceptAgentToolFrame,
   encodeAgentToolCursors,
   MAX_APPROVAL_REASON_LENGTH,
+  NO_FRAMES_ACCEPTED,
   readChatMessageRun,
+  TERMINAL_STATUS_OF_KIND,
 } from "@agent-tools/core-runs/protocol";
 export type { AgentChatLike } from "./agent-chat-sync.js";
 export { createAgentChatSync } from "./agent-chat-sync.js";

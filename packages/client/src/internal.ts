@@ -7,6 +7,7 @@ export type {
   AgentToolApprovalStatus,
   AgentToolCursors,
   AgentToolDrillInFrame,
+  AgentToolFrameAcceptance,
   AgentToolRunInspection,
 } from "@agent-tools/core-runs/protocol";
 export { FAILED_TURN_TEXT, STOPPED_TOOL_CALL_TEXT, UNFINISHED_TOOL_CALL_TEXT } from "@agent-tools/core-runs/protocol";

@@ -1,7 +1,14 @@
 // Property-based tests of the client reducer (issue 10): whatever order, duplication and interleaving the frames of a
 // valid log arrive in, the durable content is the in-order result, the lifecycle ends at the highest revision,
 // nothing throws, and cleared runs never come back. Also: forged, replayed and malformed frames change nothing.
-import { type AgentToolEventFrame, parseAgentToolFrame } from "@agent-tools/core-runs/protocol";
+// And of the protocol's frame acceptance (`acceptAgentToolFrame`), the one rule every reader of the wire applies (this
+// reducer, the registry's run follower, the AG-UI projection and the demo's terminal renderer).
+import {
+  type AgentToolEventFrame,
+  acceptAgentToolFrame,
+  NO_FRAMES_ACCEPTED,
+  parseAgentToolFrame,
+} from "@agent-tools/core-runs/protocol";
 import type { UIMessageChunk } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -263,6 +270,43 @@ describe("applyAgentToolEvent (properties)", CPU_HEAVY, () => {
         }
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it("acceptAgentToolFrame: any disorder accepts each sequence once, ends gap-free at the highest revision", () => {
+    fc.assert(
+      fc.property(disorderedLog, ({ log, frames }) => {
+        const state = reduce(frames);
+        for (const run of log.runs) {
+          let cursor = NO_FRAMES_ACCEPTED;
+          const acceptedSequences: number[] = [];
+          for (const frame of frames) {
+            if (frame.event.kind === "cleared" || frame.event.runId !== run.runId) continue;
+            const result = acceptAgentToolFrame(cursor, frame);
+            cursor = result.cursor;
+            if (result.accepted && frame.sequence !== undefined) acceptedSequences.push(frame.sequence);
+          }
+          const sequences = run.frames.flatMap((frame) => (frame.sequence !== undefined ? [frame.sequence] : []));
+          // Each sequence at most once; every one the cut step did not void exactly once (a late voided copy is not).
+          expect(new Set(acceptedSequences).size).toBe(acceptedSequences.length);
+          const reset = run.frames.find(
+            (frame) => frame.event.kind === "chunk" && frame.event.body.type === "data-agent-step-reset",
+          )?.sequence;
+          for (const sequence of sequences) {
+            if (reset === undefined || sequence >= reset) expect(acceptedSequences).toContain(sequence);
+          }
+          expect(cursor.contiguous).toBe(Math.max(0, ...sequences));
+          expect(cursor.ahead).toEqual([]);
+          expect(cursor.revision).toBe(Math.max(...run.lifecycleRevisions));
+          // The client follows the same rule.
+          const client = state.runsById[run.runId];
+          if (run.cleared) continue;
+          expect(client?.lastSequence).toBe(cursor.contiguous);
+          expect(client?.revision).toBe(cursor.revision);
+          expect(client?.status).toBe(cursor.status);
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -1,4 +1,5 @@
 import { encodeAgentToolCursors, encodeAgentToolFrame, parseAgentToolCursors } from "@agent-tools/core-runs/protocol";
+import { acceptedFrameIndexes, adversarialRunFrames } from "@agent-tools/core-runs/testing";
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { createAgentToolStore } from "./agent-tool-store.js";
@@ -341,6 +342,19 @@ describe("a step reset (the child resumed a step it was cut off in)", () => {
     expect(after.runsById["r1"]?.parts).toEqual(held.runsById["r1"]?.parts);
     const far = reduce([chunk("r1", 9, { ...reset, data: { fromSequence: 2 } } as UIMessageChunk)], held);
     expect(far.runsById["r1"]).toMatchObject({ lastSequence: 9, parts: held.runsById["r1"]?.parts });
+  });
+});
+
+describe("frame acceptance", () => {
+  it("accepts exactly the frames the protocol's rule accepts (acceptAgentToolFrame)", () => {
+    const frames = adversarialRunFrames("r1");
+    const changed: number[] = [];
+    frames.reduce((state, frame, index) => {
+      const next = applyAgentToolEvent(state, frame);
+      if (next !== state) changed.push(index);
+      return next;
+    }, createAgentToolTimelineState());
+    expect(changed).toEqual(acceptedFrameIndexes(frames));
   });
 });
 

@@ -5,23 +5,22 @@ import {
   type AgentToolApproval,
   type AgentToolDisplay,
   type AgentToolEventFrame,
+  type AgentToolFrameCursor,
   type AgentToolInterruptedReason,
   type AgentToolLifecycleEvent,
   type AgentToolMilestone,
   type AgentToolProgressSnapshot,
-  type AgentToolStepReset,
   type AgentToolUsage,
-  isHardTerminalStatus,
-  isVoidedByReset,
+  type AgentToolVoidedRange,
+  acceptAgentToolFrame,
+  NO_FRAMES_ACCEPTED,
   nextProgressSnapshot,
   type RunStatus,
   readApprovalChunk,
   readMilestoneChunk,
   readProgressChunk,
-  readStepResetChunk,
   readUIMessageChunkBody,
   readUsageChunk,
-  voidedRanges,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessageChunk } from "ai";
 import {
@@ -98,20 +97,13 @@ type LogEntry = { readonly sequence: number | null; readonly body: UIMessageChun
 /** The kept chunks, newest first: appending in order (the usual case) is O(1) and shares everything before. */
 type EntryList = { readonly entry: LogEntry; readonly previous: EntryList | null };
 
-/** Sequences a step reset voided: `from` up to (not including) `until`, the reset's own sequence. */
-type VoidedRange = { readonly from: number; readonly until: number };
-
 /** A run's durable chunks and their assembly. */
 type RunLog = {
-  /** Every sequence from 1 to `contiguous` is held (or voided by a step reset). */
-  readonly contiguous: number;
-  /** Held sequences past a gap (above `contiguous + 1`), sorted. Empty unless frames came out of order. */
-  readonly ahead: readonly number[];
+  /** What the run's frames accepted so far (by the protocol's one rule): its sequences, voided ranges and revision. */
+  readonly cursor: AgentToolFrameCursor;
   /** The chunks that make parts, sequenced ones in sequence order. */
   readonly entries: EntryList | null;
   readonly assembly: UIMessageAssembly;
-  /** What the run's step resets voided (milestones in them aside). Empty unless a child resumed a cut step. */
-  readonly voided: readonly VoidedRange[];
   /** The approval chunks held (not voided), in sequence order: `approvals` is their fold. */
   readonly approvals: readonly ApprovalEntry[];
 };
@@ -137,11 +129,9 @@ export type AgentToolTimelineOptions = {
 
 const EMPTY_RECORD: Readonly<Record<string, never>> = Object.freeze({});
 const EMPTY_LOG: RunLog = {
-  contiguous: 0,
-  ahead: [],
+  cursor: NO_FRAMES_ACCEPTED,
   entries: null,
   assembly: createUIMessageAssembly(),
-  voided: [],
   approvals: [],
 };
 
@@ -188,63 +178,15 @@ function placeholderRun(runId: string, parentToolCallId: string | undefined): Ag
   };
 }
 
-/** Index of `value` in a sorted array, or `-(insertion point) - 1` when absent. */
-function binarySearch(sorted: readonly number[], value: number): number {
-  let low = 0;
-  let high = sorted.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    const item = sorted[middle] ?? 0;
-    if (item === value) return middle;
-    if (item < value) low = middle + 1;
-    else high = middle - 1;
-  }
-  return -low - 1;
-}
-
-/** The voided range `sequence` is in, if any. */
-const voidedRangeOf = (log: RunLog, sequence: number): VoidedRange | undefined =>
-  log.voided.find((range) => sequence >= range.from && sequence < range.until);
-
-/** Record a durable sequence as held; `null` when it already was (a duplicate). */
-function holdSequence(log: RunLog, sequence: number): RunLog | null {
-  if (sequence <= log.contiguous) return null;
-  const found = binarySearch(log.ahead, sequence);
-  if (found >= 0) return null;
-  if (sequence !== log.contiguous + 1) {
-    const at = -found - 1;
-    return { ...log, ahead: [...log.ahead.slice(0, at), sequence, ...log.ahead.slice(at)] };
-  }
-  return closeGaps({ ...log, contiguous: sequence });
-}
-
-/** Move `contiguous` on over the held sequences and voided ranges that now follow on. */
-function closeGaps(log: RunLog): RunLog {
-  let contiguous = log.contiguous;
-  let ahead = log.ahead;
-  for (;;) {
-    const next = contiguous + 1;
-    const range = voidedRangeOf(log, next);
-    if (range) contiguous = range.until - 1;
-    else if (ahead[0] === next) contiguous = next;
-    else break;
-    let absorbed = 0;
-    while ((ahead[absorbed] ?? Number.POSITIVE_INFINITY) <= contiguous) absorbed += 1;
-    if (absorbed > 0) ahead = ahead.slice(absorbed);
-  }
-  return contiguous === log.contiguous && ahead === log.ahead ? log : { ...log, contiguous, ahead };
-}
-
 /**
- * Apply a step reset (sequence `until`, already held): the run's cut step, from `from` on, is void. The chunks of
- * it held here are dropped (milestones stay) and the parts assembled again; the voided sequences count as held, so
- * the cursor goes past those never received; late copies of them are dropped.
+ * Drop what an accepted step reset voids (`voids`, from `acceptAgentToolFrame`): the chunks of the run's cut step held
+ * here (milestones stay) and its approvals, and assemble the parts again.
  */
-function applyStepReset(log: RunLog, reset: AgentToolStepReset, until: number): RunLog {
-  const ranges = voidedRanges(reset, until).map(([from, end]) => ({ from, until: end }));
-  if (ranges.length === 0) return log;
+function dropVoided(log: RunLog, voids: readonly AgentToolVoidedRange[]): RunLog {
   const isVoided = (entry: LogEntry) =>
-    entry.sequence !== null && isVoidedByReset({ sequence: entry.sequence, body: entry.body }, reset, until);
+    entry.sequence !== null &&
+    entry.body.type !== AGENT_MILESTONE_PART &&
+    voids.some(([from, until]) => (entry.sequence as number) >= from && (entry.sequence as number) < until);
   const kept: LogEntry[] = [];
   let isChanged = false;
   for (let node = log.entries; node; node = node.previous) {
@@ -253,9 +195,8 @@ function applyStepReset(log: RunLog, reset: AgentToolStepReset, until: number): 
   }
   let next: RunLog = {
     ...log,
-    voided: [...log.voided, ...ranges],
-    approvals: ranges.reduce(
-      (approvals, range) => withoutVoidedApprovals(approvals, range.from, range.until),
+    approvals: voids.reduce(
+      (approvals, [from, until]) => withoutVoidedApprovals(approvals, from, until),
       log.approvals,
     ),
   };
@@ -269,7 +210,7 @@ function applyStepReset(log: RunLog, reset: AgentToolStepReset, until: number): 
     }
     next = { ...next, entries, assembly };
   }
-  return closeGaps(next);
+  return next;
 }
 
 /** Put a chunk into a run's log, in sequence order, and bring its assembly up to date. */
@@ -354,21 +295,12 @@ function applyChunk(
   let log = previousLog;
   const { sequence } = frame;
   if (sequence !== undefined) {
-    if (voidedRangeOf(log, sequence)) {
-      // A chunk of a step a reset voided (a late copy from a replay/live race): dropped, unless it is a milestone
-      // this run has not listed yet (milestones stay reached).
-      const isNewMilestone =
-        body.type === AGENT_MILESTONE_PART && !run.milestones.some((listed) => listed.sequence === sequence);
-      if (!isNewMilestone) return state;
-      if (sequence > log.contiguous) log = holdSequence(log, sequence) ?? log;
-    } else {
-      const held = holdSequence(log, sequence);
-      if (held === null) return state; // a durable chunk already held: deduped by (runId, sequence)
-      log = held;
-    }
-    const reset = readStepResetChunk(body);
-    if (reset) log = applyStepReset(log, reset, sequence);
-    if (log.contiguous !== run.lastSequence) run = { ...run, lastSequence: log.contiguous };
+    // Deduped by (runId, sequence); a late copy of a chunk a step reset voided is dropped (a milestone aside).
+    const { accepted, cursor, voids } = acceptAgentToolFrame(log.cursor, frame);
+    if (!accepted) return state;
+    log = { ...log, cursor };
+    if (voids.length > 0) log = dropVoided(log, voids);
+    if (cursor.contiguous !== run.lastSequence) run = { ...run, lastSequence: cursor.contiguous };
   }
   if (run.parentToolCallId === null && frame.parentToolCallId !== undefined) {
     run = { ...run, parentToolCallId: frame.parentToolCallId };
@@ -401,13 +333,6 @@ function applyChunk(
   return putRun(state, run, log === previousLog ? undefined : log, options);
 }
 
-const TERMINAL_STATUS = {
-  finished: "completed",
-  error: "error",
-  aborted: "aborted",
-  interrupted: "interrupted",
-} as const satisfies Record<Exclude<AgentToolLifecycleEvent["kind"], "started">, RunStatus>;
-
 function applyLifecycle(
   state: AgentToolTimelineState,
   frame: AgentToolEventFrame,
@@ -431,20 +356,17 @@ function applyLifecycle(
       detached: event.detached === true,
     };
   }
-  const isNewer =
-    frame.revision !== undefined
-      ? frame.revision > run.revision
-      : // A frame without a revision (an older server): a terminal applies unless the run is hard terminal.
-        event.kind !== "started" && !isHardTerminalStatus(run.status);
-  if (isNewer) {
-    const revision = Math.max(run.revision, frame.revision ?? 0);
+  const log = getOwn(state.logs, event.runId) ?? EMPTY_LOG;
+  const { accepted, cursor } = acceptAgentToolFrame(log.cursor, frame);
+  const { revision, status } = cursor;
+  if (accepted && status !== null) {
     if (event.kind === "started") {
-      run = { ...run, revision, status: "running" };
+      if (revision !== run.revision || status !== run.status) run = { ...run, revision, status };
     } else {
       run = {
         ...run,
         revision,
-        status: TERMINAL_STATUS[event.kind],
+        status,
         summary: event.kind === "finished" ? event.summary : null,
         output: event.kind === "finished" ? event.output : undefined,
         error: event.kind === "finished" ? null : (event.error ?? null),
@@ -455,8 +377,9 @@ function applyLifecycle(
       };
     }
   }
-  if (existing === run) return state;
-  return putRun(state, run, undefined, options);
+  const nextLog = cursor === log.cursor ? undefined : { ...log, cursor };
+  if (existing === run) return nextLog ? { ...state, logs: { ...state.logs, [event.runId]: nextLog } } : state;
+  return putRun(state, run, nextLog, options);
 }
 
 function clearRuns(state: AgentToolTimelineState, runIds: readonly string[]): AgentToolTimelineState {

@@ -1,3 +1,5 @@
+import { stringifyForText } from "./protocol/unknown-values.js";
+
 const marker = Symbol.for("agent-tools.error");
 
 /**
@@ -41,10 +43,5 @@ export function toAgentToolsError(value: unknown, code: AgentToolsErrorCode = "I
 /** A human-readable message for anything thrown. */
 export function errorMessage(value: unknown): string {
   if (value instanceof Error) return value.message || value.name;
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return stringifyForText(value);
 }

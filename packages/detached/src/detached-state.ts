@@ -1,6 +1,7 @@
 import type { RegistryExtension } from "@agent-tools/core-runs";
 import type { RunRecord } from "@agent-tools/core-runs/internal";
 import type { TerminalRunStatus } from "@agent-tools/core-runs/protocol";
+import { isObject } from "@agent-tools/core-runs/protocol";
 import type { DetachedGiveUpReason } from "./budget.js";
 
 /** The key of this package's fields in `RunRecord.meta`. */
@@ -62,9 +63,6 @@ export type DetachedRunState = {
   milestonesTold?: string[];
   delivery: DeliveryLedger;
 };
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The stored value under `meta.detached`, checked; `null` when it is not this package's state. */
 export function parseDetachedState(value: unknown): DetachedRunState | null {

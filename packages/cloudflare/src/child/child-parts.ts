@@ -8,12 +8,18 @@ import {
   getDefaultRunEventHub,
   systemClock,
 } from "@agent-tools/core-runs";
-import { type AgentToolTraceRequest, bindChildRuns, type RunRecord } from "@agent-tools/core-runs/internal";
+import {
+  type AgentToolTraceRequest,
+  bindChildRuns,
+  defaultFormatAgentToolInput,
+  type RunRecord,
+} from "@agent-tools/core-runs/internal";
 import type { AgentToolApprovalAnswer, AgentToolTraceContext } from "@agent-tools/core-runs/protocol";
 import { createProgressReporter } from "@agent-tools/progress";
 import type { ProgressReporter, ProgressUpdate, ReportProgressOptions } from "@agent-tools/progress/internal";
 import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
 import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
+import { DurableObjectWakeupScheduler } from "../adapters/durable-object-wakeup-scheduler.js";
 import { toNdjson } from "../adapters/ndjson.js";
 import { descendantFeed, descendantsThrough, drained, emptyDescendantFeed } from "../ag-ui/descendant-feed.js";
 import { ChildDispatcher } from "./child-dispatcher.js";
@@ -64,12 +70,15 @@ export class ChildParts {
   #runner: AgentToolChildRunner | undefined;
   #dispatch: ChildDispatcher | null | undefined;
   #chat: DirectChat | undefined;
+  /** The object's one alarm, armed as the parent's is: never postponing an earlier wake-up. */
+  readonly #wakeups: DurableObjectWakeupScheduler;
   /** The reporter of code outside any run: reports nothing, warns once. */
   #outsideRun: ProgressReporter | undefined;
   readonly #tree: ReturnType<typeof bindChildRuns>;
 
   constructor(options: ChildPartsOptions) {
     this.#options = options;
+    this.#wakeups = new DurableObjectWakeupScheduler(options.ctx.storage);
     this.#tree = bindChildRuns({
       runner: () => this.runner,
       agentType: options.agentType,
@@ -219,10 +228,7 @@ export class ChildParts {
     const at = executing
       ? systemClock.now() + options.wakeIntervalMs
       : runner.approvalDeadline(options.approvalTimeoutMs);
-    if (at === null) return;
-    const storage = this.#options.ctx.storage;
-    const pending = await storage.getAlarm();
-    if (pending === null || pending > at) await storage.setAlarm(at);
+    if (at !== null) await this.#wakeups.wakeAt(at);
   }
 
   /** Destroy run `runId` and the object's storage, what its runs dispatched (their children's storage) with it. */
@@ -259,21 +265,11 @@ export function childDefinition(child: ChildHooks, parts: ChildParts): AgentTool
       return parts.wrapTurnStream(context.runId, stream);
     },
     formatAgentToolInput: (input, options) =>
-      DirectChat.isInput(input) ? input.message : format ? format(input, options) : defaultInput(input),
+      DirectChat.isInput(input) ? input.message : format ? format(input, options) : defaultFormatAgentToolInput(input),
     ...(child.getAgentToolOutput ? { getAgentToolOutput: child.getAgentToolOutput.bind(child) } : {}),
     ...(child.getAgentToolSummary ? { getAgentToolSummary: child.getAgentToolSummary.bind(child) } : {}),
     ...(child.getTools ? { getTools: child.getTools.bind(child) } : {}),
     // Down the tree (cancel, wrap-up, answers, usage), through the registry of what its runs dispatched.
     ...parts.treeHooks(),
   };
-}
-
-/** The default input message text: a string as is, anything else as pretty JSON. */
-function defaultInput(input: unknown): string {
-  if (typeof input === "string") return input;
-  try {
-    return JSON.stringify(input, null, 2) ?? String(input);
-  } catch {
-    return String(input);
-  }
 }

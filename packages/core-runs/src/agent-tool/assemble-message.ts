@@ -1,6 +1,6 @@
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { omitVoidedEntries } from "../log/voided-entry-filter.js";
-import type { AgentToolLogEntry } from "../protocol/index.js";
+import { type AgentToolLogEntry, outputMessageId } from "../protocol/index.js";
 
 /**
  * Appended to the chunks so that `readUIMessageStream`, which emits a snapshot on some chunks only (not on
@@ -61,6 +61,6 @@ export async function completedSteps(entries: readonly AgentToolLogEntry[], runI
 export function assembleTurnMessage(chunks: readonly UIMessageChunk[], runId: string): Promise<UIMessage | null> {
   return assembleMessage(
     chunks.filter((chunk) => !chunk.type.startsWith("data-")),
-    `agent-tool-${runId}-output`,
+    outputMessageId(runId),
   );
 }

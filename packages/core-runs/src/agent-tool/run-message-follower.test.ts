@@ -1,6 +1,7 @@
 import type { UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { AGENT_TOOL_EVENT_TYPE, type AgentToolEventFrame, stepResetChunk } from "../protocol/index.js";
+import { acceptedFrameIndexes, adversarialRunFrames } from "../testing/adversarial-frames.js";
 import { textChunks } from "../testing/scripted-child.js";
 import { RunMessageFollower } from "./run-message-follower.js";
 
@@ -10,9 +11,9 @@ const chunkFrame = (runId: string, sequence: number, body: UIMessageChunk, repla
   ...(replay ? { replay: true as const } : {}),
   event: { kind: "chunk", runId, body },
 });
-const lifecycle = (event: AgentToolEventFrame["event"], revision: number): AgentToolEventFrame => ({
+const lifecycle = (event: AgentToolEventFrame["event"], revision?: number): AgentToolEventFrame => ({
   type: AGENT_TOOL_EVENT_TYPE,
-  revision,
+  ...(revision === undefined ? {} : { revision }),
   event,
 });
 const textOf = async (follower: RunMessageFollower) =>
@@ -77,6 +78,34 @@ describe("RunMessageFollower", () => {
     follower.push(lifecycle({ kind: "error", runId: "other", error: "e" }, 9));
     follower.push(chunkFrame("other", 1, { type: "start" }));
     expect(await follower.read()).toEqual({ status: "completed", message: null, progress: null, approvals: [] });
+  });
+
+  it("frames without a revision (an older server): a started never revives an ended run, a terminal never overrides a hard one", async () => {
+    const revived = new RunMessageFollower("r1");
+    revived.push(lifecycle({ kind: "finished", runId: "r1", summary: "s" }));
+    revived.push(lifecycle({ kind: "started", runId: "r1", agentType: "A", displayOrder: 0 }));
+    expect((await revived.read()).status).toBe("completed");
+    const overridden = new RunMessageFollower("r1");
+    overridden.push(lifecycle({ kind: "aborted", runId: "r1" }));
+    overridden.push(lifecycle({ kind: "error", runId: "r1", error: "late" }));
+    expect((await overridden.read()).status).toBe("aborted");
+    // A repair of an interrupted run is applied.
+    const repaired = new RunMessageFollower("r1");
+    repaired.push(lifecycle({ kind: "interrupted", runId: "r1", error: "cut" }));
+    repaired.push(lifecycle({ kind: "finished", runId: "r1", summary: "s" }));
+    expect((await repaired.read()).status).toBe("completed");
+  });
+
+  it("accepts exactly the frames the protocol's rule accepts (acceptAgentToolFrame)", () => {
+    const frames = adversarialRunFrames("r1");
+    const follower = new RunMessageFollower("r1");
+    const changed: number[] = [];
+    frames.forEach((frame, index) => {
+      const version = follower.version;
+      follower.push(frame);
+      if (follower.version !== version) changed.push(index);
+    });
+    expect(changed).toEqual(acceptedFrameIndexes(frames));
   });
 
   it("wakes a reader on the next change, at once when one already happened", async () => {

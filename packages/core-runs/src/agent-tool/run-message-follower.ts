@@ -3,22 +3,17 @@ import {
   AGENT_MILESTONE_PART,
   type AgentToolApproval,
   type AgentToolEventFrame,
+  type AgentToolFrameCursor,
   type AgentToolProgressSnapshot,
+  acceptAgentToolFrame,
   mergeApproval,
+  NO_FRAMES_ACCEPTED,
+  outputMessageId,
   type RunStatus,
   readApprovalChunk,
   readProgressChunk,
-  readStepResetChunk,
-  voidedRanges,
 } from "../protocol/index.js";
 import { assembleMessage } from "./assemble-message.js";
-
-const TERMINAL_STATUS = {
-  finished: "completed",
-  error: "error",
-  aborted: "aborted",
-  interrupted: "interrupted",
-} as const satisfies Record<string, RunStatus>;
 
 /** Our own protocol's data parts: progress and milestones are reported on their own, not as message parts. */
 const isProtocolPart = (chunk: UIMessageChunk) => chunk.type.startsWith("data-agent-");
@@ -38,21 +33,19 @@ export type FollowedRun = {
 };
 
 /**
- * Follows one run's frames, as a client would: durable chunks are kept once each by sequence and used only while
- * gap-free from 1 (a replayed frame and its live twin count once), lifecycle frames by revision. A step reset drops
- * the cut step's chunks it holds and stands for the sequences it voids (a replay leaves them out).
+ * Follows one run's frames, as a client would, by the protocol's rule (`acceptAgentToolFrame`): durable chunks are
+ * kept once each by sequence and used only while gap-free from 1 (a replayed frame and its live twin count once),
+ * lifecycle frames by revision. A step reset drops the cut step's chunks it holds and stands for the sequences it voids
+ * (a replay leaves them out).
  * @internal
  */
 export class RunMessageFollower {
   readonly #runId: string;
   /** Kept chunks by sequence, held or ahead of a gap. */
   readonly #entries = new Map<number, UIMessageChunk>();
-  /** Sequences a step reset voided: they count as held. */
-  readonly #voided = new Set<number>();
-  /** Every sequence from 1 to here is held or voided. */
-  #contiguous = 0;
+  /** What the run's frames accepted so far: sequences, voided ranges, revision. */
+  #cursor: AgentToolFrameCursor = NO_FRAMES_ACCEPTED;
   #status: RunStatus = "starting";
-  #revision = 0;
   #progress: AgentToolProgressSnapshot | null = null;
   /** By approvalId, the state by the protocol's one rule (`mergeApproval`). */
   readonly #approvals = new Map<string, AgentToolApproval>();
@@ -70,6 +63,9 @@ export class RunMessageFollower {
     const { event } = frame;
     if (event.kind === "cleared") return;
     if (event.runId !== this.#runId) return;
+    const { accepted, cursor, voids } = acceptAgentToolFrame(this.#cursor, frame);
+    if (!accepted) return;
+    this.#cursor = cursor;
     if (event.kind === "chunk") {
       const progress = readProgressChunk(event.body, 0);
       if (progress && (this.#progress === null || progress.at >= this.#progress.at)) {
@@ -85,27 +81,17 @@ export class RunMessageFollower {
       }
       const sequence = frame.sequence;
       if (sequence === undefined) return;
-      if (sequence <= this.#contiguous || this.#entries.has(sequence) || this.#voided.has(sequence)) return;
-      const reset = readStepResetChunk(event.body);
-      if (reset) {
-        for (const [from, until] of voidedRanges(reset, sequence)) {
-          for (let voided = from; voided < until; voided += 1) {
-            if (this.#entries.get(voided)?.type === AGENT_MILESTONE_PART) continue;
-            this.#entries.delete(voided);
-            this.#voided.add(voided);
-          }
+      for (const [from, until] of voids) {
+        for (let voided = from; voided < until; voided += 1) {
+          if (this.#entries.get(voided)?.type !== AGENT_MILESTONE_PART) this.#entries.delete(voided);
         }
       }
       this.#entries.set(sequence, event.body);
-      while (this.#entries.has(this.#contiguous + 1) || this.#voided.has(this.#contiguous + 1)) this.#contiguous += 1;
       if (this.#status === "starting") this.#status = "running";
       this.#changed();
       return;
     }
-    const revision = frame.revision ?? 0;
-    if (revision !== 0 && revision <= this.#revision) return;
-    this.#revision = Math.max(this.#revision, revision);
-    this.#status = event.kind === "started" ? "running" : TERMINAL_STATUS[event.kind];
+    if (cursor.status !== null) this.#status = cursor.status;
     this.#changed();
   }
 
@@ -131,11 +117,11 @@ export class RunMessageFollower {
     const version = this.#version;
     if (this.#assembled?.version !== version) {
       const chunks: UIMessageChunk[] = [];
-      for (let sequence = 1; sequence <= this.#contiguous; sequence += 1) {
+      for (let sequence = 1; sequence <= this.#cursor.contiguous; sequence += 1) {
         const chunk = this.#entries.get(sequence);
         if (chunk !== undefined && !isProtocolPart(chunk)) chunks.push(chunk);
       }
-      this.#assembled = { version, message: assembleMessage(chunks, `agent-tool-${this.#runId}-output`) };
+      this.#assembled = { version, message: assembleMessage(chunks, outputMessageId(this.#runId)) };
     }
     const message = await this.#assembled.message;
     return { status: this.#status, message, progress: this.#progress, approvals: [...this.#approvals.values()] };

@@ -1,4 +1,5 @@
 import type { UIMessage } from "ai";
+import { stringifyForText } from "../protocol/unknown-values.js";
 
 /** Turns a run's input into the child's user message. Return a string for a plain text message. */
 export type FormatAgentToolInput = (input: unknown, context: { runId: string }) => UIMessage | string;
@@ -10,12 +11,7 @@ export function inputMessageId(runId: string): string {
 
 /** The default `formatAgentToolInput`: a string as is, anything else as pretty JSON. */
 export function defaultFormatAgentToolInput(input: unknown): string {
-  if (typeof input === "string") return input;
-  try {
-    return JSON.stringify(input, null, 2) ?? String(input);
-  } catch {
-    return String(input);
-  }
+  return stringifyForText(input, 2);
 }
 
 /** Build the input user message with the child's formatter (or the default). */

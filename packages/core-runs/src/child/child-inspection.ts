@@ -2,7 +2,13 @@ import type { UIMessage } from "ai";
 import { assembleMessage } from "../agent-tool/assemble-message.js";
 import { omitVoidedEntries } from "../log/voided-entry-filter.js";
 import type { RunStore } from "../ports/run-store.js";
-import type { AgentToolApproval, AgentToolRunInspection, ChildRunStatus } from "../protocol/index.js";
+import {
+  type AgentToolApproval,
+  type AgentToolRunInspection,
+  type ChildRunStatus,
+  definedProps,
+  outputMessageId,
+} from "../protocol/index.js";
 import type { RunRecord } from "../registry/run-record.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
@@ -20,13 +26,15 @@ export function runInspection(record: RunRecord, live?: LiveRun): AgentToolRunIn
     milestones: [...(live?.milestones ?? record.milestones ?? [])],
     lastSequence: live?.log.lastSequence ?? record.lastSequence,
     startedAt: record.startedAt,
-    ...(record.summary !== undefined ? { summary: record.summary } : {}),
-    ...(record.output !== undefined ? { output: record.output } : {}),
-    ...(record.error !== undefined ? { error: record.error } : {}),
-    ...(record.progress !== undefined ? { progress: record.progress } : {}),
-    ...(record.completedAt !== undefined ? { completedAt: record.completedAt } : {}),
-    ...(record.usage !== undefined ? { usage: record.usage } : {}),
-    ...(record.budgetExceeded !== undefined ? { budgetExceeded: record.budgetExceeded } : {}),
+    ...definedProps({
+      summary: record.summary,
+      output: record.output,
+      error: record.error,
+      progress: record.progress,
+      completedAt: record.completedAt,
+      usage: record.usage,
+      budgetExceeded: record.budgetExceeded,
+    }),
     ...(waiting.length > 0 ? { awaitingApproval: waiting } : {}),
   };
 }
@@ -53,7 +61,7 @@ export async function runConversation(options: {
   const entries = await store.readLog(runId);
   const lastSequence = entries.at(-1)?.sequence ?? 0;
   const bodies = omitVoidedEntries(entries).map((entry) => entry.body);
-  const assistant = await assembleMessage(bodies, `agent-tool-${runId}-output`);
+  const assistant = await assembleMessage(bodies, outputMessageId(runId));
   if (assistant) messages.push(assistant);
   const current = (await store.getRun(runId)) ?? record;
   return { messages, lastSequence, run: { ...runInspection(current, live), lastSequence } };

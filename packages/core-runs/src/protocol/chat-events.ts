@@ -1,4 +1,5 @@
 import type { UIMessage } from "ai";
+import { isObject } from "./unknown-values.js";
 import { AGENT_USAGE_PART, type AgentToolUsage, readUsageChunk } from "./usage.js";
 
 /** The `type` of the conversation frames a chat host sends on the parent's event socket (beside agent-tool frames). */
@@ -41,11 +42,8 @@ export type AgentChatEventFrame = { type: typeof AGENT_CHAT_EVENT_TYPE; event: A
 
 const TURN_STATUSES: readonly string[] = ["completed", "aborted", "error", "interrupted"];
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 const isMessage = (value: unknown): value is UIMessage =>
-  isRecord(value) &&
+  isObject(value) &&
   typeof value["id"] === "string" &&
   (value["role"] === "user" || value["role"] === "assistant" || value["role"] === "system") &&
   Array.isArray(value["parts"]);
@@ -61,7 +59,7 @@ export function parseAgentChatEventFrame(input: unknown): AgentChatEventFrame | 
       return null;
     }
   }
-  if (!isRecord(value) || value["type"] !== AGENT_CHAT_EVENT_TYPE || !isRecord(value["event"])) return null;
+  if (!isObject(value) || value["type"] !== AGENT_CHAT_EVENT_TYPE || !isObject(value["event"])) return null;
   const event = value["event"];
   switch (event["kind"]) {
     case "message":

@@ -7,6 +7,7 @@ import type {
   AgentToolTailItem,
   ChildRunStatus,
 } from "./run-types.js";
+import { isObject } from "./unknown-values.js";
 
 /**
  * Drill-in: a WebSocket to one child run, reached through its parent's route (by default `sub/<agentType>/<runId>`
@@ -51,10 +52,6 @@ export function encodeAgentToolDrillInFrame(frame: AgentToolDrillInFrame): strin
   return JSON.stringify(frame);
 }
 
-type Fields = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Fields =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 const isTime = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 const isCount = (value: unknown): value is number =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= 0;

@@ -25,6 +25,7 @@ export type { AgentChatMessageRun } from "./chat-message-run.js";
 export { readChatMessageRun } from "./chat-message-run.js";
 export type { AgentToolCursor, AgentToolCursors } from "./cursors.js";
 export { AGENT_TOOL_CURSORS_PARAM, encodeAgentToolCursors, parseAgentToolCursors } from "./cursors.js";
+export { definedProps } from "./defined-props.js";
 export type {
   AgentToolChildChunkFrame,
   AgentToolChildMessagesFrame,
@@ -47,6 +48,8 @@ export type {
   DispatchRejection,
 } from "./failure.js";
 export { AGENT_TOOL_INTERRUPTED_REASONS, isAgentToolFailure, isAgentToolInterruptedReason } from "./failure.js";
+export type { AgentToolFrameAcceptance, AgentToolFrameCursor } from "./frame-acceptance.js";
+export { acceptAgentToolFrame, NO_FRAMES_ACCEPTED, TERMINAL_STATUS_OF_KIND } from "./frame-acceptance.js";
 export type {
   AgentToolAbortedEvent,
   AgentToolChunkEvent,
@@ -86,6 +89,7 @@ export {
   parseAgentToolPageRequest,
   parseAgentToolPosition,
 } from "./replay-pages.js";
+export { outputMessageId } from "./run-messages.js";
 export type {
   AgentToolDisplay,
   AgentToolEndCause,
@@ -124,6 +128,7 @@ export {
   readAgentToolTree,
   treeDepth,
 } from "./tree.js";
+export { isObject, stringifyForText } from "./unknown-values.js";
 export type { AgentToolBudgetExhaustion, AgentToolModelUsage, AgentToolUsage } from "./usage.js";
 export {
   AGENT_USAGE_PART,

@@ -1,14 +1,13 @@
 import { isAgentToolInterruptedReason } from "./failure.js";
 import { AGENT_TOOL_EVENT_TYPE, type AgentToolEvent, type AgentToolEventFrame } from "./frames.js";
 import type { AgentToolDisplay } from "./run-types.js";
+import { isObject } from "./unknown-values.js";
 
 /** The result of parsing a frame: never throws. */
 export type ParseAgentToolFrameResult = { ok: true; frame: AgentToolEventFrame } | { ok: false; error: string };
 
 type Fields = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Fields =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 const isSequence = (value: unknown): value is number =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
 const isRevision = isSequence;

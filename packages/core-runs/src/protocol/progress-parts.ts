@@ -1,14 +1,12 @@
 import type { UIMessageChunk } from "ai";
 import type { JsonValue } from "./json-value.js";
 import type { AgentToolMilestone, AgentToolProgressSnapshot } from "./run-types.js";
+import { isObject } from "./unknown-values.js";
 
 /** The seed's transient data part for ephemeral progress (no sequence). */
 export const AGENT_PROGRESS_PART = "data-agent-progress";
 /** The seed's data part for durable milestones (carries its log sequence). */
 export const AGENT_MILESTONE_PART = "data-agent-milestone";
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function snapshotFields(data: Record<string, unknown>): Omit<AgentToolProgressSnapshot, "at"> {
   const fraction = data["fraction"];

@@ -1,5 +1,6 @@
 import type { UIMessageChunk } from "ai";
 import { AGENT_MILESTONE_PART } from "./progress-parts.js";
+import { isObject } from "./unknown-values.js";
 
 /**
  * The data part a child appends to a run's log when it resumes a turn that was cut off in the middle of a step:
@@ -32,9 +33,6 @@ export type AgentToolVoidedRange = readonly [from: number, until: number];
 
 /** What a step reset says: which entries before it are void (see `AGENT_STEP_RESET_PART`). */
 export type AgentToolStepReset = { fromSequence: number; voids?: readonly AgentToolVoidedRange[] };
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 const isSequence = (value: unknown): value is number =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= 1;

@@ -1,3 +1,5 @@
+import { stringifyForText } from "../protocol/unknown-values.js";
+
 /** How long an input preview may be. */
 export const INPUT_PREVIEW_MAX_CHARS = 500;
 
@@ -6,16 +8,7 @@ export const INPUT_PREVIEW_MAX_CHARS = 500;
  * JSON cut to 500. Never throws (a value JSON cannot encode previews as its `String()`).
  */
 export function makeInputPreview(input: unknown): string {
-  let text: string;
-  if (typeof input === "string") {
-    text = input;
-  } else {
-    try {
-      text = JSON.stringify(input) ?? String(input);
-    } catch {
-      text = String(input);
-    }
-  }
+  const text = stringifyForText(input);
   return text.length > INPUT_PREVIEW_MAX_CHARS ? text.slice(0, INPUT_PREVIEW_MAX_CHARS) : text;
 }
 

@@ -7,6 +7,7 @@ import {
   type AgentToolTraceContext,
   type AgentToolTree,
   type DispatchRejection,
+  definedProps,
   isHardTerminalStatus,
   isLiveStatus,
   isTerminalStatus,
@@ -97,13 +98,14 @@ export function decideAdmission(input: AdmissionInput): AdmissionDecision {
     input: request.input,
     startAcknowledged: false,
     lastSequence: 0,
-    ...(request.parentToolCallId !== undefined ? { parentToolCallId: request.parentToolCallId } : {}),
-    ...(request.display !== undefined ? { display: request.display } : {}),
+    ...definedProps({ parentToolCallId: request.parentToolCallId, display: request.display }),
     ...(request.detached ? { detached: true } : {}),
-    ...(request.meta !== undefined ? { meta: request.meta } : {}),
-    ...(request.tree !== undefined ? { tree: countDispatch(request.tree) } : {}),
-    ...(request.trace !== undefined ? { trace: request.trace } : {}),
-    ...(request.onParentCancel !== undefined ? { onParentCancel: request.onParentCancel } : {}),
+    ...definedProps({
+      meta: request.meta,
+      tree: request.tree === undefined ? undefined : countDispatch(request.tree),
+      trace: request.trace,
+      onParentCancel: request.onParentCancel,
+    }),
   };
   // The tree's budget may narrow the registry's own cap.
   const treeCap = request.tree?.budget?.maxConcurrent ?? Number.POSITIVE_INFINITY;
@@ -223,8 +225,7 @@ export function decideTerminal(
     childStillRunning: isHard ? undefined : outcome.childStillRunning,
     // With no finish hook there is nothing to deliver: the ledger is settled in the same write.
     ...(context.hasFinishHook ? {} : { finishNotifiedRevision: revision }),
-    ...(progress !== undefined ? { progress } : {}),
-    ...(outcome.usage !== undefined ? { usage: outcome.usage } : {}),
+    ...definedProps({ progress, usage: outcome.usage }),
   };
   // The input stays only on a run whose child never acknowledged start and that may still be started (soft).
   if (!current.startAcknowledged && isHard) patch.input = undefined;
@@ -263,20 +264,24 @@ export function childOutcome(inspection: AgentToolRunInspection): AgentToolRunOu
       reason: "budget-exceeded",
       childStillRunning: false,
       error: `The budget ran out (${inspection.budgetExceeded}): the run gave what it had so far`,
-      ...(inspection.summary !== undefined ? { summary: inspection.summary } : {}),
-      ...(inspection.output !== undefined ? { output: inspection.output } : {}),
-      ...(inspection.usage !== undefined ? { usage: inspection.usage } : {}),
-      ...(inspection.progress !== undefined ? { progress: inspection.progress } : {}),
+      ...definedProps({
+        summary: inspection.summary,
+        output: inspection.output,
+        usage: inspection.usage,
+        progress: inspection.progress,
+      }),
       cause: "child",
     };
   }
   return {
     status: inspection.status === "running" ? "error" : inspection.status,
-    ...(inspection.usage !== undefined ? { usage: inspection.usage } : {}),
-    ...(inspection.summary !== undefined ? { summary: inspection.summary } : {}),
-    ...(inspection.output !== undefined ? { output: inspection.output } : {}),
-    ...(inspection.error !== undefined ? { error: inspection.error } : {}),
-    ...(inspection.progress !== undefined ? { progress: inspection.progress } : {}),
+    ...definedProps({
+      usage: inspection.usage,
+      summary: inspection.summary,
+      output: inspection.output,
+      error: inspection.error,
+      progress: inspection.progress,
+    }),
     cause: "child",
   };
 }

@@ -2,6 +2,7 @@
 // scripted model, and the contract cases, with no test framework: it runs anywhere (Node, workerd, a browser) and
 // needs no vitest. The same contracts registered as vitest tests are in "@agent-tools/core-runs/testing/vitest".
 
+export { acceptedFrameIndexes, adversarialRunFrames } from "./adversarial-frames.js";
 export type { ChildTransportContractCase, ContractChildInput } from "./child-transport-contract-cases.js";
 export {
   CONTRACT_CHILD_AGENT_TYPE,
