@@ -21,6 +21,7 @@ import { WorkerHost } from "./lib/host.mjs";
 import { connectToWorker, heapUsed, withPeakHeap } from "./lib/inspector.mjs";
 import * as interleaved from "./lib/interleaved.mjs";
 import { benchParams } from "./lib/params.mjs";
+import { regenerated } from "./lib/regenerated.mjs";
 import { describe, round } from "./lib/stats.mjs";
 import { renderTable } from "./lib/table.mjs";
 import { TARGETS } from "./lib/targets.mjs";
@@ -269,6 +270,9 @@ if (wanted("stopCascade")) {
 }
 
 // ── memory with retained runs ──────────────────────────────────────────────────────────────────────────────
+// ── issue 32: model output tokens made again after a child's host is cut (Node: the runner, no workerd) ─────────
+await section("ours", "regenerated", () => regenerated());
+
 await section("ours", "memory", () => workloads.memory((folder) => start("ours", folder), P, PERSIST));
 await rm(PERSIST, { recursive: true, force: true });
 

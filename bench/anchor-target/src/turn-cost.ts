@@ -36,6 +36,7 @@ export function detachedTurnContext(runId: string, input: unknown, message: UIMe
     runId,
     input,
     messages: [message],
+    tools: {},
     resumed: false,
     milestones: [],
     abortSignal: new AbortController().signal,

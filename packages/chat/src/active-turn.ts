@@ -1,8 +1,8 @@
-import type { RunBudget } from "@agent-tools/core-runs";
+import { isJournalFact, type RunBudget, type TurnRecord } from "@agent-tools/core-runs";
 import type { UIMessageChunk, WebSocketChatTransportResponse } from "ai";
 import { type ChatLimits, checkSize } from "./chat-limits.js";
 import type { StoredChatTurn } from "./ports/chat-store.js";
-import { approximateChunkBytes, isDecidedToolCall, isPreliminaryOutput, isToolOutcome } from "./turn-chunks.js";
+import { approximateChunkBytes, isPreliminaryOutput, isToolOutcome } from "./turn-chunks.js";
 import type { TurnLogWriter } from "./turn-log-writer.js";
 import { nextTurnState, type TurnEvent, type TurnState } from "./turn-machine.js";
 import type { TurnUsageRecord } from "./turn-usage-record.js";
@@ -21,7 +21,7 @@ export type PushResult = "taken" | "over-answer-limit";
 /**
  * The turn in flight, in memory: its state (the turn machine), its chunks in order (preliminary tool outputs aside:
  * only the latest of each call is kept, and never written), the peers following it (each numbers its own chunks from
- * 0), its log writer, and the tool executions waiting for their call to be stored.
+ * 0), its log writer (its journal's storage: facts are written at once), and the turn engine's record of it.
  * @internal
  */
 export class ActiveTurn<TPeer> {
@@ -36,13 +36,14 @@ export class ActiveTurn<TPeer> {
   readonly controller = new AbortController();
   readonly writer: TurnLogWriter;
   state: TurnState;
-  /** True while the turn reads its model's stream (the tool calls it decides come through it). */
-  consuming = false;
+  /** The turn engine's record of the turn (what it journaled, and the tools waiting for it), once it runs. */
+  record: TurnRecord | null = null;
   readonly #send: (peer: TPeer, frame: WebSocketChatTransportResponse) => void;
   readonly #limits: ChatLimits;
-  readonly #toolCallWaiters = new Map<string, Array<(stored: Promise<void>) => void>>();
   #hasStart = false;
   #answerBytes = 0;
+  /** While `pushAll` runs: the chunks it writes together. */
+  #together: { written: UIMessageChunk[]; sent: UIMessageChunk[] } | null = null;
 
   constructor(options: {
     budget: RunBudget;
@@ -107,29 +108,18 @@ export class ActiveTurn<TPeer> {
       this.chunks.push(chunk);
       if (options.write !== false) this.#write(chunk);
     }
-    for (const [peer, following] of this.followers) this.#deliver(peer, following, chunk);
+    if (this.#together) this.#together.sent.push(chunk);
+    else for (const [peer, following] of this.followers) this.#deliver(peer, following, chunk);
     return "taken";
   }
 
   /**
-   * Resolves once the turn has stored the tool call `toolCallId` (see `ChatEngine.whenToolCallStored`); at once when
-   * the turn is not reading its model's stream (a call from elsewhere), and when the turn ends without that call.
+   * Write a chunk the journal keeps that no follower is sent (the turn's usage as it changes): it goes with the next
+   * write (and takes no waiting `finish-step` along: see `ridesAlong`).
    */
-  whenToolCallStored(toolCallId: string): Promise<void> {
-    if (this.chunks.some((chunk) => isDecidedToolCall(chunk) && chunk.toolCallId === toolCallId)) {
-      return this.writer.flush();
-    }
-    if (!this.consuming) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.#toolCallWaiters.set(toolCallId, [...(this.#toolCallWaiters.get(toolCallId) ?? []), resolve]);
-    });
-  }
-
-  /** The turn no longer reads its model: release every tool still waiting (their calls will not be stored now). */
-  stopConsuming(): void {
-    this.consuming = false;
-    for (const waiters of this.#toolCallWaiters.values()) for (const resolve of waiters) resolve(Promise.resolve());
-    this.#toolCallWaiters.clear();
+  note(chunk: UIMessageChunk): void {
+    this.chunks.push(chunk);
+    this.writer.add(chunk);
   }
 
   /** Send a frame to every follower (the `end` or `error` that closes their stream). */
@@ -142,14 +132,38 @@ export class ActiveTurn<TPeer> {
     following.next += 1;
   }
 
+  /**
+   * Add chunks that go in the same write (a fact and the host's chunk that goes with it); the first result that is
+   * not `taken`, if any.
+   */
+  pushAll(chunks: readonly UIMessageChunk[]): PushResult {
+    const together = { written: [] as UIMessageChunk[], sent: [] as UIMessageChunk[] };
+    this.#together = together;
+    let result: PushResult = "taken";
+    try {
+      for (const chunk of chunks) if (result === "taken") result = this.push(chunk);
+    } finally {
+      this.#together = null;
+    }
+    this.writer.addAll(together.written);
+    // Ordering invariant, as for one chunk: a fact's write is issued before it is sent.
+    if (together.written.some(isJournalFact)) this.writer.flush().catch(() => undefined);
+    for (const chunk of together.sent) {
+      for (const [peer, following] of this.followers) this.#deliver(peer, following, chunk);
+    }
+    return result;
+  }
+
   #write(chunk: UIMessageChunk): void {
+    if (this.#together) {
+      this.#together.written.push(chunk);
+      return;
+    }
     this.writer.add(chunk);
-    if (!isDecidedToolCall(chunk)) return;
-    // A tool call the model decided is stored at once, before its tool runs (see `whenToolCallStored`).
-    const waiters = this.#toolCallWaiters.get(chunk.toolCallId) ?? [];
-    this.#toolCallWaiters.delete(chunk.toolCallId);
-    const stored = this.writer.flush();
-    for (const resolve of waiters) resolve(stored);
+    // A fact of the journal (a call decided, its execution started, its result, an approval, the stream's end) is
+    // written at once. Ordering invariant: its write is issued before it is sent to any follower (a Durable Object
+    // holds what it sends until the writes issued before are durable).
+    if (isJournalFact(chunk)) this.writer.flush().catch(() => undefined);
   }
 
   /** A final tool output over `maxToolOutputBytes` (a tool the guard did not wrap) becomes the call's error. */

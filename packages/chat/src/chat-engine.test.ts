@@ -73,8 +73,9 @@ describe("a turn", () => {
           yield { type: "start" };
           yield { type: "text-start", id: "t" };
           yield { type: "text-delta", id: "t", delta: "stored " };
-          yield { type: "tool-output-available", toolCallId: "c1", output: "done" } as UIMessageChunk;
-          // The clock has not moved: the chunks after the first wait for the next write, unless asked for.
+          yield { type: "text-delta", id: "t", delta: "at once" };
+          // The clock has not moved: the chunks after the first wait for the next write, unless asked for (streaming
+          // output: a fact of the journal, such as a tool's result, is written at once anyway).
           storedWhenAsked.push((await store.turnChunks(context.turnId)).map((chunk) => chunk.type));
           await context.whenStored();
           storedWhenAsked.push((await store.turnChunks(context.turnId)).map((chunk) => chunk.type));
@@ -85,7 +86,7 @@ describe("a turn", () => {
     const start = clock.now();
     await engine.sendMessage(userMessage("u1", "hi"));
     expect(clock.now()).toBe(start);
-    expect(storedWhenAsked).toEqual([["start"], ["start", "text-start", "text-delta", "tool-output-available"]]);
+    expect(storedWhenAsked).toEqual([["start"], ["start", "text-start", "text-delta", "text-delta"]]);
   });
 
   it("stores what the turn's tree spent with its answer, the turn's own share included, for a reload or a later tab", async () => {

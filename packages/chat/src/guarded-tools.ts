@@ -1,12 +1,14 @@
+import { wrapToolExecutes } from "@agent-tools/core-runs";
 import type { ToolExecutionOptions, ToolSet } from "ai";
 import { type ChatLimits, checkSize } from "./chat-limits.js";
 
-type Execute = (input: unknown, options: ToolExecutionOptions<unknown>) => unknown;
-
 /** How tools are guarded. */
 export type GuardToolsOptions = {
-  /** Resolves once the call `toolCallId` is stored (the engine's `whenToolCallStored`). */
-  whenStored: (toolCallId: string) => Promise<void>;
+  /**
+   * Resolves once the call `toolCallId` is stored (the engine's `whenToolCallStored`): for a tool given to a model
+   * outside a turn's `context.tools` (those the turn engine journals itself). None: the tool does not wait.
+   */
+  whenStored?: (toolCallId: string) => Promise<void>;
   /** Input and output size limits (none when absent). */
   limits?: Pick<ChatLimits, "maxToolInputBytes" | "maxToolOutputBytes">;
 };
@@ -26,52 +28,17 @@ export type GuardToolsOptions = {
  * generator function. Tools without `execute` (client-side) are left as they are.
  */
 export function guardTools<TTools extends ToolSet>(tools: TTools, options: GuardToolsOptions): TTools {
-  const { whenStored, limits } = options;
-  const checkInput = (name: string, input: unknown) => {
-    const error = limits ? checkSize("maxToolInputBytes", input, asLimits(limits), `The input of "${name}"`) : null;
+  const { limits } = options;
+  const whenStored = options.whenStored ?? (() => Promise.resolve());
+  const check = (limit: "maxToolInputBytes" | "maxToolOutputBytes", value: unknown, what: string) => {
+    const error = limits ? checkSize(limit, value, limits as ChatLimits, what) : null;
     if (error) throw error;
   };
-  const checkOutput = (name: string, output: unknown) => {
-    const error = limits ? checkSize("maxToolOutputBytes", output, asLimits(limits), `The output of "${name}"`) : null;
-    if (error) throw error;
-  };
-  const guarded: Record<string, unknown> = {};
-  for (const [name, tool] of Object.entries(tools)) {
-    const execute = (tool as { execute?: unknown }).execute;
-    if (typeof execute !== "function") {
-      guarded[name] = tool;
-      continue;
-    }
-    const run = execute as Execute;
-    guarded[name] = {
-      ...tool,
-      execute: isAsyncGeneratorFunction(run)
-        ? async function* (input: unknown, callOptions: ToolExecutionOptions<unknown>) {
-            checkInput(name, input);
-            await whenStored(callOptions.toolCallId);
-            let last: unknown;
-            for await (const value of run(input, callOptions) as AsyncIterable<unknown>) {
-              last = value;
-              yield value;
-            }
-            checkOutput(name, last);
-          }
-        : async (input: unknown, callOptions: ToolExecutionOptions<unknown>) => {
-            checkInput(name, input);
-            await whenStored(callOptions.toolCallId);
-            const output = await run(input, callOptions);
-            checkOutput(name, output);
-            return output;
-          },
-    };
-  }
-  return guarded as TTools;
-}
-
-function asLimits(limits: Pick<ChatLimits, "maxToolInputBytes" | "maxToolOutputBytes">): ChatLimits {
-  return limits as ChatLimits;
-}
-
-function isAsyncGeneratorFunction(value: unknown): boolean {
-  return Object.prototype.toString.call(value) === "[object AsyncGeneratorFunction]";
+  return wrapToolExecutes(tools, {
+    async before(name, input, callOptions: ToolExecutionOptions<unknown>) {
+      check("maxToolInputBytes", input, `The input of "${name}"`);
+      await whenStored(callOptions.toolCallId);
+    },
+    after: (name, output) => check("maxToolOutputBytes", output, `The output of "${name}"`),
+  });
 }

@@ -46,6 +46,23 @@ describe("TurnLogWriter", () => {
     expect(await store.turnChunks("turn")).toEqual([]);
   });
 
+  it("never writes a step's finish-step at once: the stream's finish after it, in the same burst, goes with it", async () => {
+    const { clock, store, writer } = setUp();
+    writer.add({ type: "finish-step" });
+    writer.add({ type: "finish" });
+    expect(store.stats.chunkWrites).toBe(0);
+    await clock.advanceBy(0);
+    expect(store.stats.chunkWrites).toBe(1);
+    expect(await store.turnChunks("turn")).toEqual([{ type: "finish-step" }, { type: "finish" }]);
+  });
+
+  it("writes chunks added together in one write", async () => {
+    const { store, writer } = setUp();
+    writer.addAll([delta("a"), delta("b")]);
+    await writer.flush();
+    expect(store.stats.chunkWrites).toBe(1);
+  });
+
   it("dispose drops what is pending and cancels the timer", async () => {
     const { clock, store, writer } = setUp();
     writer.add(delta("a"));

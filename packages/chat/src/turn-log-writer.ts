@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from "@agent-tools/core-runs";
+import { type Clock, type TimerHandle, waitsForNext } from "@agent-tools/core-runs";
 import type { UIMessageChunk } from "ai";
 import type { ChatStore } from "./ports/chat-store.js";
 
@@ -11,6 +11,10 @@ export const DEFAULT_CHAT_WRITE_INTERVAL_MS = 250;
  * after it until the write is durable, so a write per chunk would slow the stream; a crash loses at most one interval
  * of chunks, and the turn is resumed from its last completed step anyway. Writes happen one at a time, in order; the
  * first that fails is kept (`error`), and every later `flush` rejects with it.
+ *
+ * A step's `finish-step` (`waitsForNext`) is never written at once: it waits for the event loop to turn (a timer of
+ * 0 ms), so the stream's `finish` that follows the turn's last step goes in the same write. Chunks added together
+ * (`addAll`) go in the same write.
  * @internal
  */
 export class TurnLogWriter {
@@ -53,17 +57,27 @@ export class TurnLogWriter {
   }
 
   add(chunk: UIMessageChunk): void {
-    this.#pending.push(chunk);
+    this.addAll([chunk]);
+  }
+
+  /** Add chunks that go in the same write. */
+  addAll(chunks: readonly UIMessageChunk[]): void {
+    const last = chunks.at(-1);
+    if (last === undefined) return;
+    this.#pending.push(...chunks);
     if (this.#timer !== null) return;
     const wait = this.#lastWriteAt + this.#intervalMs - this.#clock.now();
-    if (wait <= 0) {
+    if (wait <= 0 && !waitsForNext(last)) {
       this.#flushInBackground();
       return;
     }
-    this.#timer = this.#clock.setTimeout(() => {
-      this.#timer = null;
-      this.#flushInBackground();
-    }, wait);
+    this.#timer = this.#clock.setTimeout(
+      () => {
+        this.#timer = null;
+        this.#flushInBackground();
+      },
+      Math.max(wait, 0),
+    );
   }
 
   /** Write what is pending now; resolves once it (and every earlier write) is stored. */

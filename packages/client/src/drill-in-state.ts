@@ -1,11 +1,12 @@
 import {
-  AGENT_MILESTONE_PART,
   type AgentToolDrillInFrame,
   type AgentToolLogEntry,
   type AgentToolProgressSnapshot,
   type AgentToolRunInspection,
+  isVoidedByReset,
   readProgressChunk,
   readStepResetChunk,
+  voidedRanges,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessage } from "ai";
 import type { UIMessageAssembly } from "./apply-ui-message-chunk.js";
@@ -123,16 +124,23 @@ function applyEntries(state: AgentToolDrillInState, entries: readonly AgentToolL
   if (pending.length === state.pending.length) return state; // every entry was already held: deduped
   pending.sort((left, right) => left.sequence - right.sequence);
   let { assembly, lastSequence, progress, checkpoint, applied } = state;
+  // A step reset also stands for the sequences it voids: a tail may have left them out.
+  const voided = pending.flatMap((entry) => {
+    const reset = readStepResetChunk(entry.body);
+    return reset ? voidedRanges(reset, entry.sequence) : [];
+  });
+  const isVoided = (sequence: number) => voided.some(([from, until]) => sequence >= from && sequence < until);
   let taken = 0;
   for (const entry of pending) {
+    let next = lastSequence + 1;
+    while (next < entry.sequence && isVoided(next)) next += 1;
+    if (entry.sequence !== next) break;
     const reset = readStepResetChunk(entry.body);
-    // A step reset also stands for the sequences it voids: a tail may have left them out.
-    if (entry.sequence !== lastSequence + 1 && !(reset && reset.fromSequence <= lastSequence + 1)) break;
     if (reset && reset.fromSequence <= lastSequence) {
       // Entries of the cut step applied since the checkpoint: assemble again without them.
       const kept: AgentToolLogEntry[] = [];
       for (let node = applied; node; node = node.previous) {
-        if (!isVoidedBy(node.entry, reset.fromSequence, entry.sequence)) kept.push(node.entry);
+        if (!isVoidedByReset(node.entry, reset, entry.sequence)) kept.push(node.entry);
       }
       applied = null;
       assembly = checkpoint;
@@ -155,10 +163,6 @@ function applyEntries(state: AgentToolDrillInState, entries: readonly AgentToolL
   pending = pending.slice(taken);
   return withMessages({ ...state, assembly, lastSequence, progress, pending, checkpoint, applied });
 }
-
-/** True for an entry a step reset (at `until`) voids: in its range and not a milestone. */
-const isVoidedBy = (entry: AgentToolLogEntry, from: number, until: number) =>
-  entry.sequence >= from && entry.sequence < until && entry.body.type !== AGENT_MILESTONE_PART;
 
 /**
  * Apply one drill-in frame: pure (inputs are never changed), and the same state comes back when the frame changes

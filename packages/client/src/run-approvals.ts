@@ -1,4 +1,4 @@
-import type { AgentToolApproval } from "@agent-tools/core-runs/protocol";
+import { type AgentToolApproval, foldApprovalStates } from "@agent-tools/core-runs/protocol";
 
 // A run's approvals (`data-agent-approval` chunks of its durable log): the tool calls in its tree that needed
 // approval, each in its latest state. Pure functions over a small sorted list.
@@ -35,21 +35,14 @@ export function withoutVoidedApprovals(
   return kept.length === entries.length ? entries : kept;
 }
 
-const isAnswered = (approval: AgentToolApproval) => approval.status !== "pending";
-
 /**
  * The approvals of a run, from its approval entries (in sequence order): one per `approvalId`, in the order they were
- * asked (the first chunk of each), each in its latest state — an answered state wins over `pending` whatever order
- * they came in (an answered approval never goes back to pending), and among states of one kind the later one wins.
+ * asked (the first chunk of each), each in its state by the protocol's one rule (`mergeApproval`): an answered
+ * approval never goes back to pending, whatever order its chunks came in, and its first answer stands.
  */
 export function foldApprovals(entries: readonly ApprovalEntry[]): readonly AgentToolApproval[] {
   if (entries.length === 0) return NO_APPROVALS;
-  const latest = new Map<string, AgentToolApproval>();
-  for (const { approval } of entries) {
-    const known = latest.get(approval.approvalId);
-    if (known === undefined || isAnswered(approval) || !isAnswered(known)) latest.set(approval.approvalId, approval);
-  }
-  return [...latest.values()];
+  return foldApprovalStates(entries.map((entry) => entry.approval));
 }
 
 const pendingCache = new WeakMap<readonly AgentToolApproval[], readonly AgentToolApproval[]>();

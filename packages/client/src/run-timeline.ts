@@ -9,8 +9,10 @@ import {
   type AgentToolLifecycleEvent,
   type AgentToolMilestone,
   type AgentToolProgressSnapshot,
+  type AgentToolStepReset,
   type AgentToolUsage,
   isHardTerminalStatus,
+  isVoidedByReset,
   nextProgressSnapshot,
   type RunStatus,
   readApprovalChunk,
@@ -19,6 +21,7 @@ import {
   readStepResetChunk,
   readUIMessageChunkBody,
   readUsageChunk,
+  voidedRanges,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessageChunk } from "ai";
 import {
@@ -237,13 +240,11 @@ function closeGaps(log: RunLog): RunLog {
  * it held here are dropped (milestones stay) and the parts assembled again; the voided sequences count as held, so
  * the cursor goes past those never received; late copies of them are dropped.
  */
-function applyStepReset(log: RunLog, from: number, until: number): RunLog {
-  if (from >= until) return log;
+function applyStepReset(log: RunLog, reset: AgentToolStepReset, until: number): RunLog {
+  const ranges = voidedRanges(reset, until).map(([from, end]) => ({ from, until: end }));
+  if (ranges.length === 0) return log;
   const isVoided = (entry: LogEntry) =>
-    entry.sequence !== null &&
-    entry.sequence >= from &&
-    entry.sequence < until &&
-    entry.body.type !== AGENT_MILESTONE_PART;
+    entry.sequence !== null && isVoidedByReset({ sequence: entry.sequence, body: entry.body }, reset, until);
   const kept: LogEntry[] = [];
   let isChanged = false;
   for (let node = log.entries; node; node = node.previous) {
@@ -252,8 +253,11 @@ function applyStepReset(log: RunLog, from: number, until: number): RunLog {
   }
   let next: RunLog = {
     ...log,
-    voided: [...log.voided, { from, until }],
-    approvals: withoutVoidedApprovals(log.approvals, from, until),
+    voided: [...log.voided, ...ranges],
+    approvals: ranges.reduce(
+      (approvals, range) => withoutVoidedApprovals(approvals, range.from, range.until),
+      log.approvals,
+    ),
   };
   if (isChanged) {
     let entries: EntryList | null = null;
@@ -363,7 +367,7 @@ function applyChunk(
       log = held;
     }
     const reset = readStepResetChunk(body);
-    if (reset) log = applyStepReset(log, reset.fromSequence, sequence);
+    if (reset) log = applyStepReset(log, reset, sequence);
     if (log.contiguous !== run.lastSequence) run = { ...run, lastSequence: log.contiguous };
   }
   if (run.parentToolCallId === null && frame.parentToolCallId !== undefined) {

@@ -23,7 +23,14 @@ export type AgentToolTurnContext = {
    * `streamText` over these messages goes on from there instead of doing them again.
    */
   messages: UIMessage[];
-  /** True when this turn resumes a run whose earlier turn was cut off. */
+  /**
+   * The child's tools (`getTools()`), each of which runs only once the run's log holds its call and the start of its
+   * execution: pass them to `streamText` (and `toUIMessageStream`). A call whose execution started when the host was
+   * cut runs again with its own `toolCallId` (an agent tool re-attaches to its run; a tool with effects elsewhere can
+   * be idempotent by that id). Empty without `getTools`.
+   */
+  tools: ToolSet;
+  /** True when this turn goes on from the run's log (a turn cut off, an approval answered). */
   resumed: boolean;
   /** The run's milestones so far (a resumed turn can skip reporting them again). */
   milestones: readonly AgentToolMilestone[];
@@ -53,7 +60,10 @@ export type AgentToolTurnContext = {
    */
   trace: AgentToolTraceContext | null;
   clock: Clock;
-  /** Record the run's structured output; `getAgentToolOutput` returns it by default. */
+  /**
+   * Record the run's structured output; `getAgentToolOutput` returns it by default. It is journaled in the run's log,
+   * so a run cut after its stream ended ends with it without calling its model again.
+   */
   setOutput(output: unknown): void;
   /**
    * Append a durable chunk (e.g. a `data-agent-milestone`) to this run's log with the next sequence, in the same
@@ -81,10 +91,9 @@ export type AgentToolChildDefinition = {
   /** Run one turn. Everything it yields goes into the run's durable log with the next sequence. */
   turn(context: AgentToolTurnContext): AgentToolTurnStream | Promise<AgentToolTurnStream>;
   /**
-   * The tools the turn gives its model (the same `ToolSet`). A step cut by a crash after the model decided tool calls
-   * is then kept, not done again: the calls that have their result keep it, and the others run again with these
-   * tools and their own `toolCallId`, before the resumed turn goes on after the step. Without it, such a step is kept
-   * only when every call has its result; otherwise it is done again from its start (and its tools run again).
+   * The tools the turn gives its model: the turn gets them journaled as `context.tools`. A call the model decided is
+   * never lost to a crash: after a cut, a decided call with no result runs again with these tools and its own
+   * `toolCallId` (one that needs approval is asked first); without them, it gets an error result saying so.
    */
   getTools?(): ToolSet | undefined;
   /** Default: a string as is, anything else as pretty JSON; message id `agent-tool-${runId}-input`. */

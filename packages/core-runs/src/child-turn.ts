@@ -1,23 +1,17 @@
-import type { UIMessage, UIMessageChunk } from "ai";
-import { assembleTurnMessage, type CompletedSteps } from "./assemble-message.js";
-import { budgetedModel } from "./budgeted-model.js";
-import type { AgentToolChildDefinition, AgentToolTurnContext, AgentToolTurnStream } from "./child-definition.js";
+import { assembleTurnMessage } from "./assemble-message.js";
+import type { AgentToolChildDefinition, AgentToolTurnContext } from "./child-definition.js";
 import { toInputMessage } from "./child-input-message.js";
+import { ChildRunJournal } from "./child-journal.js";
 import { readChildTurnResult } from "./child-result-hooks.js";
-import { closeCutStep } from "./close-cut-step.js";
 import { errorMessage } from "./errors.js";
 import type { LiveRun } from "./live-run.js";
-import { MAX_BURST_ENTRIES } from "./live-run-log.js";
 import type { Clock } from "./ports/clock.js";
 import type { RunEventSink } from "./ports/run-event-sink.js";
 import type { RunStore } from "./ports/run-store.js";
-import type { AgentToolRunInspection, ChildRunStatus } from "./protocol/index.js";
+import { type AgentToolRunInspection, approvalChunk, type ChildRunStatus, type JsonValue } from "./protocol/index.js";
 import type { RunRecord, RunRecordPatch } from "./run-record.js";
-import { TurnObserver } from "./turn-observer.js";
-import type { OpenStep } from "./turn-recovery.js";
-
-/** What a resumed turn goes on from: the steps its cut turn completed, and the cut step when it is kept. */
-export type TurnResume = { completed: CompletedSteps; openStep: OpenStep | null };
+import type { JournalEntry, JournaledCall, JournalFold } from "./turn/journal-fold.js";
+import { runTurn } from "./turn/run-turn.js";
 
 /** What executing a turn needs from its runner. */
 export type ChildTurnHost = {
@@ -29,134 +23,131 @@ export type ChildTurnHost = {
   appendChunk: AgentToolTurnContext["appendChunk"];
   publishEphemeral: AgentToolTurnContext["publishEphemeral"];
   inspection(record: RunRecord): AgentToolRunInspection;
-  /** The turn is over and its terminal recorded: the run is no longer live here. */
+  /** The turn is over and its terminal recorded (or it did nothing): the run is no longer live here. */
   ended(): void;
-  /** The turn ended on tool calls that need approval: the run pauses until they are answered. */
-  pause(
-    record: RunRecord,
-    waiting: Array<{ approvalId: string; toolCallId: string; toolName: string; input: unknown }>,
-  ): Promise<void>;
+  /** The turn waits for answers to approvals (journaled): the run pauses until they are answered. */
+  pause(record: RunRecord, waiting: JournaledCall[], fold: JournalFold): Promise<void>;
   /** The runner's `yieldToEventLoop` (none: the turn reads its stream without letting the host's loop turn). */
   yieldToEventLoop?: () => Promise<void>;
+  /** A cut turn's resume attempt, counted before it does any work; `false`: the run may not go on (it ended). */
+  claim?: () => Promise<boolean>;
+};
+
+/** How a child turn starts: whether it goes on from the run's log, and the log's entries when read already. */
+export type ChildTurnStart = {
+  resumed: boolean;
+  entries?: readonly JournalEntry[];
+  /**
+   * Told once the turn has done what it must before anyone reads the run again: a cut turn's attempt counted and its
+   * cut voided (or the run paused, or ended).
+   */
+  ready?: () => void;
 };
 
 /**
- * Execute one turn of a run: call the definition's `turn`, append every durable chunk it yields to the live log
- * (written per burst), publish transient ones, and when the stream ends record the run's terminal
- * (`completed` with its output and summary, or `error` / `aborted` with why) and deliver it to live tails. A resumed
- * turn (`resume` set) first finishes the cut step it keeps (its pending tool calls run again, then its `finish-step`),
- * is given the steps its cut-off turn completed, and its summary counts them.
+ * Execute one turn of a run on the turn engine (`runTurn`) with the run's log as its journal: every durable chunk the
+ * turn yields goes into the log (written per burst, facts at once), transient ones are published; then the run pauses
+ * (approvals to answer) or records its terminal (`completed` with its output and summary, or `error` / `aborted` with
+ * why) and delivers it to live tails. A turn that goes on from the log (a cut turn, an approval answered) goes through
+ * the same function: the engine finishes what the log holds before its model goes on.
  * @internal
  */
 export async function runChildTurn(
   host: ChildTurnHost,
   record: RunRecord,
   live: LiveRun,
-  resume: TurnResume | null,
+  start: ChildTurnStart,
 ): Promise<void> {
   const { runId } = record;
   const { clock, definition } = host;
-  const observer = new TurnObserver();
-  // A resumed turn's summary and tool bookkeeping start from the steps it had completed.
-  const resumedChunks = [...(resume?.completed.chunks ?? []), ...(resume?.openStep?.chunks ?? [])];
-  for (const chunk of resumedChunks) observer.observe(chunk);
   const signal = live.controller.signal;
   const log = live.log;
-  let output: unknown;
-  let thrown: unknown;
-  let entries = 0;
+  let signalled = false;
+  const ready = () => {
+    if (signalled) return;
+    signalled = true;
+    start.ready?.();
+  };
   host.emit({
     type: "agent_tool:child:turn:start",
     runId,
     agentType: host.agentType,
-    resumed: resume !== null,
+    resumed: start.resumed,
     at: clock.now(),
     ...(record.trace !== undefined ? { trace: record.trace } : {}),
   });
-  try {
-    const messages = [toInputMessage(record.input, runId, definition.formatAgentToolInput)];
-    let resumedMessage = resume?.completed.message ?? null;
-    if (resume?.openStep) {
-      const closing = await closeCutStep({
-        pendingToolCalls: resume.openStep.pendingToolCalls,
-        tools: resume.openStep.pendingToolCalls.length > 0 ? definition.getTools?.() : undefined,
-        conversation: async () => [...messages, ...messageOrNone(await assembleTurnMessage(resumedChunks, runId))],
-        abortSignal: signal,
-      });
-      for (const chunk of closing) {
-        observer.observe(chunk);
-        log.append(chunk);
-        entries += 1;
-      }
-      resumedMessage = messageOrNone(await assembleTurnMessage([...resumedChunks, ...closing], runId))[0] ?? null;
-    }
-    if (resumedMessage) messages.push(resumedMessage);
-    const stream = await definition.turn({
-      runId,
-      input: record.input,
-      messages,
-      resumed: resume !== null,
-      milestones: live.milestones,
-      abortSignal: signal,
-      tree: record.tree ?? null,
-      model: (model) => budgetedModel(model, live.budget, { abortSignal: signal }),
+  // A run whose approvals were answered goes on on the log its paused turn finished.
+  log.reopen();
+  const inputMessage = toInputMessage(record.input, runId, definition.formatAgentToolInput);
+  const outcome = await runTurn(
+    {
+      journal: new ChildRunJournal({ store: host.store, live }),
+      tools: () => definition.getTools?.(),
+      transcript: async (chunks) => [inputMessage, ...messageOrNone(await assembleTurnMessage(chunks, runId))],
+      stream: (context) =>
+        definition.turn({
+          ...context,
+          runId,
+          input: record.input,
+          milestones: live.milestones,
+          tree: record.tree ?? null,
+          trace: record.trace ?? null,
+          clock,
+          appendChunk: host.appendChunk,
+          publishEphemeral: host.publishEphemeral,
+        }),
       budget: live.budget,
-      trace: record.trace ?? null,
-      clock,
-      setOutput: (value) => {
-        output = value;
+      signal,
+      publish: (chunk) => log.publish({ type: "progress", body: chunk, at: clock.now() }),
+      newApprovalId: (toolCallId) => `approval-${toolCallId}`,
+      approvalAsked: (request) =>
+        approvalChunk({
+          approvalId: request.approvalId,
+          toolCallId: request.toolCallId,
+          toolName: request.toolName,
+          ...(request.input !== undefined ? { input: request.input as JsonValue } : {}),
+          path: [],
+          status: "pending",
+          at: clock.now(),
+        }),
+      ...(host.yieldToEventLoop ? { yieldToEventLoop: host.yieldToEventLoop } : {}),
+      ...(host.claim ? { claim: host.claim } : {}),
+    },
+    {
+      resumed: start.resumed,
+      ...(start.entries ? { entries: start.entries } : {}),
+      // An inspect or tail waiting for the wake goes on once the turn reached its model (or runs decided calls, which
+      // may take long, in the background), or paused again.
+      onRecord: (_record, plan) => {
+        if (plan.run.length > 0) ready();
       },
-      appendChunk: host.appendChunk,
-      publishEphemeral: host.publishEphemeral,
-    });
-    const reader = toReader(stream);
-    const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      while (!signal.aborted) {
-        // The log writes per burst (see LiveRunLog): one append for what the turn yields between two turns of the
-        // event loop, however many microtasks each chunk takes.
-        const { done, value } = await reader.read();
-        if (done || signal.aborted) break;
-        if (isTransient(value)) {
-          log.publish({ type: "progress", body: value, at: clock.now() });
-          continue;
-        }
-        observer.observe(value);
-        log.append(value);
-        entries += 1;
-        // Let the start answer and what is written so far leave the host before reading on (see the option): after
-        // the first entry (written at once) and after each entry that made a full burst's write start.
-        if (host.yieldToEventLoop && (entries - 1) % MAX_BURST_ENTRIES === 0) {
-          await host.yieldToEventLoop();
-        }
-      }
-    } finally {
-      log.finish();
-      signal.removeEventListener("abort", onAbort);
-      reader.releaseLock?.();
-    }
-  } catch (error) {
-    thrown = error;
-  }
+      onModel: ready,
+    },
+  ).catch((error: unknown) => ({ kind: "failed" as const, error }));
   log.finish(); // also when the turn threw before its stream was read
   await log.settled();
-
-  // Tool calls waiting for an approval: the run pauses (it stays running, its tails open) until they are answered.
-  const waiting = observer.pendingApprovals;
-  if (
-    waiting.length > 0 &&
-    !signal.aborted &&
-    thrown === undefined &&
-    observer.error === undefined &&
-    log.storeError === undefined
-  ) {
-    await host.pause(record, waiting);
+  if (outcome.kind === "refused") {
+    host.ended();
+    ready();
     return;
   }
+  if (outcome.kind === "waiting" && log.storeError === undefined) {
+    await host.pause(record, outcome.waiting, outcome.fold);
+    ready();
+    return;
+  }
+  ready();
   // A cancelled run ends after what it dispatched itself: the tree ends from its leaves up.
   if (signal.aborted) await live.descendantsEnded;
-  const ending = await turnEnding({ host, record, signal, storeError: log.storeError, thrown, observer, output });
+  const ending = await turnEnding({
+    host,
+    record,
+    signal,
+    storeError: log.storeError,
+    ...(outcome.kind === "failed"
+      ? { thrown: outcome.error }
+      : { thrown: outcome.kind === "ended" ? outcome.thrown : undefined, fold: outcome.fold }),
+  });
   const now = clock.now();
   const patch: RunRecordPatch = {
     status: ending.status,
@@ -186,7 +177,7 @@ export async function runChildTurn(
     runId,
     agentType: host.agentType,
     status: ending.status,
-    entries,
+    entries: outcome.kind === "failed" ? 0 : outcome.record.appended,
     at: now,
   });
   log.deliverFinal({ type: "terminal", inspection: host.inspection(final) });
@@ -201,10 +192,9 @@ async function turnEnding(context: {
   signal: AbortSignal;
   storeError: unknown;
   thrown: unknown;
-  observer: TurnObserver;
-  output: unknown;
+  fold?: JournalFold;
 }): Promise<TurnEnding> {
-  const { host, record, signal, storeError, thrown, observer } = context;
+  const { host, record, signal, storeError, thrown, fold } = context;
   if (storeError !== undefined) {
     return { status: "error", error: `The child could not store its log: ${errorMessage(storeError)}` };
   }
@@ -214,20 +204,21 @@ async function turnEnding(context: {
       error: typeof signal.reason === "string" ? signal.reason : errorMessage(signal.reason),
     };
   }
-  if (thrown !== undefined) return { status: "error", error: errorMessage(thrown) };
-  if (observer.error !== undefined) return { status: "error", error: observer.error };
-  if (observer.unexecutedTools.length > 0) {
+  if (thrown !== undefined || fold === undefined) return { status: "error", error: errorMessage(thrown) };
+  if (fold.error !== undefined) return { status: "error", error: fold.error };
+  const unexecuted = unexecutedTools(fold);
+  if (unexecuted.length > 0) {
     return {
       status: "error",
-      error: `The child called ${observer.unexecutedTools.map((name) => `"${name}"`).join(", ")}, which has no server-side execution; client-side tools are not available in an agent-tool run`,
+      error: `The child called ${unexecuted.map((name) => `"${name}"`).join(", ")}, which has no server-side execution; client-side tools are not available in an agent-tool run`,
     };
   }
   try {
     const result = await readChildTurnResult(host.definition, {
       runId: record.runId,
       input: record.input,
-      output: context.output,
-      text: observer.text,
+      output: fold.output?.value,
+      text: fold.text,
     });
     return { status: "completed", ...result };
   } catch (hookError) {
@@ -235,26 +226,15 @@ async function turnEnding(context: {
   }
 }
 
+/** Names of tools the turn called that got no server-side result (nor an approval to wait for), in call order. */
+function unexecutedTools(fold: JournalFold): string[] {
+  const names = [...fold.calls.values()]
+    .filter((call) => call.decided && !call.settled && !call.providerExecuted && call.approval === null)
+    .map((call) => call.toolName);
+  return [...new Set(names)];
+}
+
 /** The message, unless it is missing or has no part. */
-function messageOrNone(message: UIMessage | null): UIMessage[] {
+function messageOrNone(message: Awaited<ReturnType<typeof assembleTurnMessage>>) {
   return message && message.parts.length > 0 ? [message] : [];
-}
-
-function isTransient(chunk: UIMessageChunk): boolean {
-  return (chunk as { transient?: unknown }).transient === true;
-}
-
-function toReader(stream: AgentToolTurnStream): ReadableStreamDefaultReader<UIMessageChunk> {
-  if (stream instanceof ReadableStream) return stream.getReader();
-  const iterator = stream[Symbol.asyncIterator]();
-  return new ReadableStream<UIMessageChunk>({
-    async pull(controller) {
-      const { done, value } = await iterator.next();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    async cancel(reason) {
-      await iterator.return?.(reason);
-    },
-  }).getReader();
 }

@@ -18,8 +18,6 @@ export type { FormatAgentToolInput } from "./child-input-message.js";
 export { defaultFormatAgentToolInput, inputMessageId, toInputMessage } from "./child-input-message.js";
 export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child-runner.js";
 export { AgentToolChildRunner } from "./child-runner.js";
-export type { CloseCutStepOptions } from "./close-cut-step.js";
-export { closeCutStep } from "./close-cut-step.js";
 // errors
 export type { AgentToolsErrorCode } from "./errors.js";
 export { AgentToolsError, errorMessage, toAgentToolsError } from "./errors.js";
@@ -34,7 +32,6 @@ export {
   DEFAULT_LOG_RETENTION_SETTLE_MS,
 } from "./log-retention.js";
 export { MinHeap } from "./min-heap.js";
-export { runPendingToolCall } from "./pending-tool-call.js";
 export type { ChatHost, SyntheticChatMessage } from "./ports/chat-host.js";
 // ports
 export type { ChildRef, ChildStartOptions, ChildTransport, TailOptions } from "./ports/child-transport.js";
@@ -109,7 +106,47 @@ export { AgentToolRegistry } from "./run-registry.js";
 export { failure, toAgentToolResult, toLifecycleResult } from "./run-result.js";
 export type { TailRetryDecision, TailRetryPolicy, TailRetryState } from "./tail-retry-policy.js";
 export { DEFAULT_TAIL_RETRY_POLICY, nextTailRetry } from "./tail-retry-policy.js";
-export { TurnObserver } from "./turn-observer.js";
+// the turn engine (a turn on a step journal; @experimental)
+export type {
+  DecidedCallOptions,
+  JournalEntry,
+  JournaledApproval,
+  JournaledCall,
+  JournalFold,
+  ResumePlan,
+  RunTurnOptions,
+  ToolExecuteWrapper,
+  ToolJournalGate,
+  TurnApprovalRequest,
+  TurnHost,
+  TurnJournal,
+  TurnOutcome,
+  TurnStreamContext,
+} from "./turn/index.js";
+export {
+  AGENT_OUTPUT_PART,
+  bindChildRuns,
+  bindConversationTurns,
+  callsNeedingApproval,
+  emptyFold,
+  foldEntry,
+  foldJournal,
+  isJournalFact,
+  journalTools,
+  NOT_RUN_TEXT,
+  noToolText,
+  outputChunk,
+  planResume,
+  readOutputChunk,
+  ridesAlong,
+  runDecidedCall,
+  runTurn,
+  TreeBinding,
+  TurnRecord,
+  turnRootId,
+  undecidedCalls,
+  waitsForNext,
+  wrapToolExecutes,
+} from "./turn/index.js";
 export { DEFAULT_MAX_RECOVERY_ATTEMPTS } from "./turn-recovery.js";
-export type { PendingToolCall, TurnRecoveryPlan } from "./turn-recovery-plan.js";
-export { planTurnRecovery } from "./turn-recovery-plan.js";
+export { omitVoidedEntries } from "./voided-entry-filter.js";

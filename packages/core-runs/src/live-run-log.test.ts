@@ -96,6 +96,60 @@ describe("LiveRunLog", () => {
     expect(appends).toEqual([1, 1, 1]);
   });
 
+  it("writes a step's finish-step with the entry after it (a usage update aside), or at its burst's end", async () => {
+    const { clock, log, appends, delivered } = world();
+    log.append({ type: "finish-step" });
+    log.append({ type: "data-agent-usage", data: {}, transient: true } as UIMessageChunk);
+    await flushMicrotasks();
+    expect(appends).toEqual([]);
+    log.append({ type: "finish" });
+    await flushMicrotasks();
+    expect(appends).toEqual([3]);
+    expect(delivered()).toEqual([1, 2, 3]);
+    await clock.advanceBy(0);
+    log.append(delta("a"));
+    log.append({ type: "finish-step" });
+    await flushMicrotasks();
+    expect(appends).toEqual([3, 1]);
+    await clock.advanceBy(0); // the burst ended: the step is written as finished
+    expect(appends).toEqual([3, 1, 1]);
+  });
+
+  it("writes a waiting finish-step when asked: durable, finish", async () => {
+    const { log, appends } = world();
+    log.append(delta("a"));
+    log.append({ type: "finish-step" });
+    await log.durable();
+    expect(appends).toEqual([1, 1]);
+    log.append({ type: "finish-step" });
+    log.finish();
+    await log.settled();
+    expect(appends).toEqual([1, 1, 1]);
+  });
+
+  it("never splits entries appended together between two writes, at a burst's bound either", async () => {
+    const { log, appends } = world();
+    log.append(delta("lead"));
+    await flushMicrotasks();
+    for (let index = 0; index < MAX_BURST_ENTRIES - 1; index += 1) log.append(delta("x"));
+    // The bound falls between the two: the write before them stops short of it.
+    log.appendAll([{ type: "tool-approval-request", approvalId: "a1", toolCallId: "c1" }, delta("with it")]);
+    await flushMicrotasks();
+    expect(appends).toEqual([1, MAX_BURST_ENTRIES - 1]);
+    log.finish();
+    await log.settled();
+    expect(appends).toEqual([1, MAX_BURST_ENTRIES - 1, 2]);
+  });
+
+  it("goes on per burst once reopened (a paused run's turn goes on)", async () => {
+    const { clock, log, appends } = world();
+    log.finish();
+    log.reopen();
+    for (const word of ["a", "b", "c"]) log.append(delta(word));
+    await clock.advanceBy(0);
+    expect(appends).toEqual([1, 2]);
+  });
+
   it("on a store failure drops what waits, ends the burst and reports the error once", async () => {
     const store = new InMemoryRunStore();
     const { clock, log, errors, delivered } = world(store);

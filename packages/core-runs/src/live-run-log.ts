@@ -2,6 +2,7 @@ import type { UIMessageChunk } from "ai";
 import type { Clock, TimerHandle } from "./ports/clock.js";
 import type { RunStore } from "./ports/run-store.js";
 import type { AgentToolLogEntry, AgentToolTailItem } from "./protocol/index.js";
+import { ridesAlong, waitsForNext } from "./turn/journal-facts.js";
 
 /** Receives a live run's tail items in order: entries once they are written, ephemeral items in their place. */
 export type TailListener = (item: AgentToolTailItem) => void;
@@ -25,6 +26,11 @@ export const MAX_BURST_ENTRIES = 256;
  *   turns — or until `MAX_BURST_ENTRIES` are waiting, and go out in one write (of at most that many entries);
  * - `finish()` (the turn ended) writes the rest now.
  *
+ * A step's `finish-step` (`waitsForNext`) is never written ahead of its burst: it goes with the next entry (a usage
+ * update aside) — the stream's `finish` after a turn's last step, which comes in the same burst — or at the burst's
+ * end (`writeNow`, `durable` and `finish` write it too). Entries appended together (`appendAll`) are never split
+ * between two writes either.
+ *
  * A store failure is kept in `storeError`; the entries not yet written are dropped and `onStoreError` is called
  * (the runner aborts the turn).
  */
@@ -47,8 +53,14 @@ export class LiveRunLog {
   /** A burst's first entry waits to be written at once. */
   #isLeadDue = false;
   #isFinished = false;
+  /** Set by `writeNow`: what waits is written without waiting for the burst's end, until nothing waits. */
+  #isForced = false;
   #lastSequence: number;
   #storeError: unknown;
+  /** The sequence of a `finish-step` waiting for the next entry or its burst's end: it and what follows wait too. */
+  #held: number | null = null;
+  /** Sequences written in the same write as the next one (entries appended together, a `finish-step` and its next). */
+  readonly #joined = new Set<number>();
 
   constructor(options: {
     store: RunStore;
@@ -84,27 +96,48 @@ export class LiveRunLog {
 
   /** Give `body` the next sequence and queue it for its burst's write. */
   append(body: UIMessageChunk): AgentToolLogEntry {
-    this.#lastSequence += 1;
-    const entry: AgentToolLogEntry = { sequence: this.#lastSequence, body, at: this.#clock.now() };
+    return this.appendAll([body])[0] as AgentToolLogEntry;
+  }
+
+  /** Give each of `bodies` the next sequence and queue them together: they go in the same write. */
+  appendAll(bodies: readonly UIMessageChunk[]): AgentToolLogEntry[] {
+    const entries = bodies.map((body): AgentToolLogEntry => {
+      this.#lastSequence += 1;
+      return { sequence: this.#lastSequence, body, at: this.#clock.now() };
+    });
+    const first = entries[0];
+    if (first === undefined) return entries;
     const last = this.#pending.at(-1);
-    if (last?.type === "entries") last.entries.push(entry);
-    else this.#pending.push({ type: "entries", entries: [entry] });
-    this.#pendingEntries += 1;
+    if (last?.type === "entries") last.entries.push(...entries);
+    else this.#pending.push({ type: "entries", entries: [...entries] });
+    this.#pendingEntries += entries.length;
+    for (const entry of entries.slice(0, -1)) this.#joined.add(entry.sequence);
+    const held = this.#held;
+    const isReleased = held !== null && !bodies.every(ridesAlong);
+    if (isReleased) {
+      // The `finish-step` waiting goes in the same write as what comes after it.
+      for (let sequence = held; sequence < first.sequence; sequence += 1) this.#joined.add(sequence);
+      this.#held = null;
+    }
+    if (!this.#isFinished && this.#held === null && waitsForNext(bodies.at(-1) as UIMessageChunk)) {
+      this.#held = this.#lastSequence;
+    }
     if (this.#isFinished) {
       this.#startFlush();
     } else if (this.#burstEnd === null) {
-      // A burst begins: its first entry is written now (or right after a write in flight); the rest wait for the
+      // A burst begins: its first entries are written now (or right after a write in flight); the rest wait for the
       // event loop to turn.
       this.#burstEnd = this.#clock.setTimeout(() => {
         this.#burstEnd = null;
+        this.#held = null;
         this.#startFlush();
       }, 0);
       this.#isLeadDue = true;
       this.#startFlush();
-    } else if (this.#pendingEntries >= MAX_BURST_ENTRIES) {
+    } else if (isReleased || this.#pendingEntries >= MAX_BURST_ENTRIES) {
       this.#startFlush();
     }
-    return entry;
+    return entries;
   }
 
   /** Deliver an ephemeral item now, or after the entries still waiting or being written (it never overtakes them). */
@@ -116,11 +149,34 @@ export class LiveRunLog {
     this.#deliver(item);
   }
 
+  /** Write what is waiting now, without waiting for the burst's end (a fact of the turn's journal). */
+  writeNow(): void {
+    this.#held = null;
+    this.#isForced = true;
+    this.#startFlush();
+  }
+
+  /**
+   * Resolves once every entry appended before the call is written (they are written now); rejects with the store's
+   * error once a write failed.
+   */
+  async durable(): Promise<void> {
+    this.writeNow();
+    await this.settled();
+    if (this.#storeError !== undefined) throw this.#storeError;
+  }
+
   /** The turn has ended: write everything now, and from now on at once. */
   finish(): void {
     this.#isFinished = true;
+    this.#held = null;
     this.#endBurst();
     this.#startFlush();
+  }
+
+  /** A turn of the run goes on (its approvals answered): entries are written per burst again, until `finish()`. */
+  reopen(): void {
+    this.#isFinished = false;
   }
 
   /** Resolves once nothing is being written (after `finish()`: once everything is). */
@@ -144,10 +200,13 @@ export class LiveRunLog {
 
   /** Whether the entries waiting may be written now: the burst is over, or too many wait. */
   #mayWrite(): boolean {
-    return this.#burstEnd === null || this.#pendingEntries >= MAX_BURST_ENTRIES;
+    return this.#isForced || this.#burstEnd === null || this.#pendingEntries >= MAX_BURST_ENTRIES;
   }
 
-  /** Take the items waiting, up to `MAX_BURST_ENTRIES` entries (one append stays bounded too). */
+  /**
+   * Take the items waiting, up to `MAX_BURST_ENTRIES` entries (one append stays bounded too), none from a waiting
+   * `finish-step` on, and never splitting entries that go in the same write.
+   */
   #takeBatch(): AgentToolTailItem[] {
     const batch: AgentToolTailItem[] = [];
     let room = MAX_BURST_ENTRIES;
@@ -155,16 +214,35 @@ export class LiveRunLog {
       const item = this.#pending[0];
       if (item.type !== "entries") {
         batch.push(this.#pending.shift() as AgentToolTailItem);
-      } else if (item.entries.length <= room) {
-        batch.push(this.#pending.shift() as AgentToolTailItem);
-        room -= item.entries.length;
-      } else {
-        batch.push({ type: "entries", entries: item.entries.splice(0, room) });
-        room = 0;
+        continue;
       }
+      const count = this.#writableCount(item.entries, room, batch.length === 0);
+      if (count === 0) break;
+      const isWhole = count === item.entries.length;
+      const taken = isWhole ? item.entries : item.entries.splice(0, count);
+      if (isWhole) this.#pending.shift();
+      batch.push({ type: "entries", entries: taken });
+      for (const entry of taken) this.#joined.delete(entry.sequence);
+      room -= count;
+      // The rest of the item waits (for the next write, or for what a waiting `finish-step` goes with).
+      if (!isWhole) break;
     }
     this.#pendingEntries -= MAX_BURST_ENTRIES - room;
     return batch;
+  }
+
+  /** How many of `entries` (from the first) the next write takes, given `room` left in it. */
+  #writableCount(entries: readonly AgentToolLogEntry[], room: number, isFirst: boolean): number {
+    let count = 0;
+    for (const entry of entries) {
+      if (count === room || (this.#held !== null && entry.sequence >= this.#held)) break;
+      count += 1;
+    }
+    if (count === entries.length) return count;
+    // Cut before the entries that go in the same write as the last one taken (unless they alone fill a write).
+    let cut = count;
+    while (cut > 0 && this.#joined.has((entries[cut - 1] as AgentToolLogEntry).sequence)) cut -= 1;
+    return cut === 0 && isFirst && count === room ? count : cut;
   }
 
   #startFlush(): void {
@@ -182,8 +260,10 @@ export class LiveRunLog {
         while (this.#pending[0] !== undefined && this.#pending[0].type !== "entries") {
           this.#deliver(this.#pending.shift() as AgentToolTailItem);
         }
+        if (this.#pending.length === 0) this.#isForced = false;
         if (this.#pending.length === 0 || !(this.#isLeadDue || this.#mayWrite())) break;
         const batch = this.#takeBatch();
+        if (batch.length === 0) break;
         this.#isLeadDue = false;
         const entries = batch.flatMap((item) => (item.type === "entries" ? item.entries : []));
         if (entries.length > 0) await this.#store.appendLog(this.#runId, entries);
@@ -193,6 +273,8 @@ export class LiveRunLog {
       this.#storeError = error;
       this.#pending.length = 0;
       this.#pendingEntries = 0;
+      this.#held = null;
+      this.#joined.clear();
       this.#endBurst();
       this.#onStoreError(error);
     } finally {

@@ -9,6 +9,7 @@ import {
   type AgentToolProgressSnapshot,
   encodeAgentToolFrame,
   isTerminalStatus,
+  withLatestApprovals,
 } from "./protocol/index.js";
 import type { LiveRunView } from "./run-driver.js";
 import { clearedFrame, entryFrame, ephemeralFrame, startedFrame, terminalFrame } from "./run-frames.js";
@@ -186,7 +187,8 @@ export async function replayRun(options: {
     send(frame);
   };
   if (plan.started) emit(startedFrame(record, true));
-  for (const entry of entries) emit(entryFrame(record, entry, true));
+  // An approval is sent in its latest state from its first chunk on: a replay never shows an answered one pending.
+  for (const entry of withLatestApprovals(entries)) emit(entryFrame(record, entry, true));
   if (plan.progress && progress) {
     emit(ephemeralFrame(record, { type: AGENT_PROGRESS_PART, data: progress, transient: true } as never, true));
   }

@@ -5,10 +5,12 @@ import {
   type AgentToolApproval,
   type AgentToolEventFrame,
   type AgentToolProgressSnapshot,
+  mergeApproval,
   type RunStatus,
   readApprovalChunk,
   readProgressChunk,
   readStepResetChunk,
+  voidedRanges,
 } from "./protocol/index.js";
 
 const TERMINAL_STATUS = {
@@ -52,7 +54,7 @@ export class RunMessageFollower {
   #status: RunStatus = "starting";
   #revision = 0;
   #progress: AgentToolProgressSnapshot | null = null;
-  /** By approvalId, the latest state: an answered approval never goes back to pending. */
+  /** By approvalId, the state by the protocol's one rule (`mergeApproval`). */
   readonly #approvals = new Map<string, AgentToolApproval>();
   /** Bumped on every change a reader could see. */
   #version = 0;
@@ -76,8 +78,9 @@ export class RunMessageFollower {
       }
       const approval = readApprovalChunk(event.body);
       const known = approval ? this.#approvals.get(approval.approvalId) : undefined;
-      if (approval && (known === undefined || (known.status === "pending" && approval.status !== "pending"))) {
-        this.#approvals.set(approval.approvalId, approval);
+      const merged = approval ? mergeApproval(known, approval) : known;
+      if (approval && merged !== known) {
+        this.#approvals.set(approval.approvalId, merged as AgentToolApproval);
         this.#changed();
       }
       const sequence = frame.sequence;
@@ -85,10 +88,12 @@ export class RunMessageFollower {
       if (sequence <= this.#contiguous || this.#entries.has(sequence) || this.#voided.has(sequence)) return;
       const reset = readStepResetChunk(event.body);
       if (reset) {
-        for (let voided = reset.fromSequence; voided < sequence; voided += 1) {
-          if (this.#entries.get(voided)?.type === AGENT_MILESTONE_PART) continue;
-          this.#entries.delete(voided);
-          this.#voided.add(voided);
+        for (const [from, until] of voidedRanges(reset, sequence)) {
+          for (let voided = from; voided < until; voided += 1) {
+            if (this.#entries.get(voided)?.type === AGENT_MILESTONE_PART) continue;
+            this.#entries.delete(voided);
+            this.#voided.add(voided);
+          }
         }
       }
       this.#entries.set(sequence, event.body);

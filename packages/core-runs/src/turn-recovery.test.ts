@@ -16,6 +16,7 @@ import { sdkParts as sdkAssembly } from "./sdk-assembly.test-utils.js";
 import { InMemoryRunStore } from "./testing/in-memory-run-store.js";
 import { flushMicrotasks, ManualClock } from "./testing/manual-clock.js";
 import { ScriptedChild } from "./testing/scripted-child.js";
+import { noToolText } from "./turn/decided-call.js";
 
 /** The parts the AI SDK's own assembly makes of `chunks`, which it must take without an error. */
 async function sdkParts(chunks: readonly UIMessageChunk[]): Promise<UIMessage["parts"]> {
@@ -376,12 +377,23 @@ describe("a cut step in which the model had decided tool calls", () => {
     expect(toolPartOf(context.messages)).toMatchObject({ state: "output-error" });
   });
 
-  it("without the child's tools, does a step with a call that has no result again from its start", async () => {
+  it("without the child's tools, keeps the step and gives its decided call an error result saying so", async () => {
     const world = await cutAfterDecision();
     const context = await resumedContext(world);
-    expect(context.messages).toHaveLength(1);
-    await world.emit("r1", ...decided, result, { type: "finish-step" }, ...answer);
-    await expectUninterrupted(world);
+    // The model decided the call: it is not voided (nor decided again), and the model is told it could not run.
+    expect(toolPartOf(context.messages)).toMatchObject({
+      toolCallId: "c1",
+      state: "output-error",
+      errorText: noToolText("lookup"),
+    });
+    await world.emit("r1", { type: "start" }, ...answer);
+    world.child.run("r1").complete();
+    const entries = tailItemEntries(await collect(world.runner.tail("r1", { afterSequence: 0 })));
+    const failed: UIMessageChunk = { type: "tool-output-error", toolCallId: "c1", errorText: noToolText("lookup") };
+    expect(await sdkParts(entries.map((entry) => entry.body))).toEqual(
+      await sdkParts([...decided, failed, { type: "finish-step" }, ...answer]),
+    );
+    expectGapFree(entries);
   });
 
   it("keeps the step through a second cut while its pending call runs again", async () => {

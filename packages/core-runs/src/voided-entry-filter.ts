@@ -1,16 +1,4 @@
-import {
-  AGENT_MILESTONE_PART,
-  type AgentToolLogEntry,
-  type AgentToolStepReset,
-  readStepResetChunk,
-} from "./protocol/index.js";
-
-/** True for an entry a step reset voids: in its range, and not a milestone (a milestone stays reached). */
-export function isVoidedBy(entry: AgentToolLogEntry, reset: AgentToolStepReset, resetSequence: number): boolean {
-  return (
-    entry.sequence >= reset.fromSequence && entry.sequence < resetSequence && entry.body.type !== AGENT_MILESTONE_PART
-  );
-}
+import { type AgentToolLogEntry, isVoidedByReset, readStepResetChunk } from "./protocol/index.js";
 
 /**
  * Leaves out of a run's log entries, read in sequence order, the ones a later step reset voids (see
@@ -29,7 +17,7 @@ export class VoidedEntryFilter {
     for (const entry of entries) {
       const reset = readStepResetChunk(entry.body);
       if (reset) {
-        for (const held of this.#held) if (!isVoidedBy(held, reset, entry.sequence)) kept.push(held);
+        for (const held of this.#held) if (!isVoidedByReset(held, reset, entry.sequence)) kept.push(held);
         this.#held = [];
         kept.push(entry);
       } else if (entry.body.type === "finish-step") {

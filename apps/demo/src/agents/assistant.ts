@@ -27,7 +27,7 @@ import { lastToolResults, lastUserText } from "../model/scripted-model.js";
 import { selectModel } from "../model/select-model.js";
 import { Editor } from "./editor.js";
 import type { Env } from "./env.js";
-import { afterTextDeltas, FaultHold, faultTextDeltas, holdStreamAfter } from "./fault-points.js";
+import { afterTextDeltas, FaultHold, faultTextDeltas, holdBetweenToolCalls, holdStreamAfter } from "./fault-points.js";
 import { HookJournal } from "./hook-journal.js";
 import { Importer } from "./importer.js";
 import { Researcher } from "./researcher.js";
@@ -237,6 +237,9 @@ export class Assistant extends AgentToolParent<Env> {
       const isResult = (chunk: UIMessageChunk) => chunk.type === "tool-output-available";
       return holdStreamAfter(stream, isResult, holdHere);
     }
+    if (origin === "client" && faults.is("between-tool-calls")) {
+      return holdBetweenToolCalls(stream, holdHere);
+    }
     if (origin === "server" && faults.is("delivery-answer")) {
       return holdStreamAfter(stream, afterTextDeltas(deltas), holdHere);
     }
@@ -400,8 +403,9 @@ export class Assistant extends AgentToolParent<Env> {
       if (research !== undefined) lines.push(`Research: ${describe(research)}`);
       const summary = results.get("summarize") as Summary | { ok: false; error: string } | undefined;
       if (summary !== undefined) {
+        // A call that failed (or was not run) has no summary: its result says why.
         lines.push(
-          "bullets" in (summary as object)
+          typeof summary === "object" && summary !== null && "bullets" in summary
             ? `Summary — ${(summary as Summary).title}: ${(summary as Summary).bullets.join("; ")}`
             : `Summary: ${describe(summary)}`,
         );

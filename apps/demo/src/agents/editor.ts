@@ -35,7 +35,7 @@ export class Editor extends DemoChild<Env> {
     };
   }
 
-  async turn({ messages, abortSignal, model: spend }: AgentToolTurnContext) {
+  async turn({ messages, tools, abortSignal, model: spend }: AgentToolTurnContext) {
     const model = selectModel(this.env, "editor", (prompt) => {
       const results = lastToolResults(prompt);
       if (!results) {
@@ -49,7 +49,7 @@ export class Editor extends DemoChild<Env> {
       model: spend(model),
       system: "You tidy a text, then have the Writer save it.",
       messages,
-      tools: this.getTools(),
+      tools,
       maxSteps: 3,
       abortSignal,
     });

@@ -10,7 +10,9 @@ import type { UIMessageChunk } from "ai";
  * - `child-streaming`: a child has logged `DEMO_FAULT_TEXT_DELTAS` text deltas of its run (the parent is awaiting it);
  * - `after-tool-result`: the Assistant's turn has its first tool result, stored, and not yet the answer after it;
  * - `delivery-answer`: the model has streamed `DEMO_FAULT_TEXT_DELTAS` text deltas of its answer to a background
- *   run's completion (a turn the server started to deliver it).
+ *   run's completion (a turn the server started to deliver it);
+ * - `between-tool-calls`: the Assistant's step has decided its first tool call (its input complete, stored) and the
+ *   second's input is still streaming (its first half stored), as a model streams its calls' inputs one after another.
  *
  * The Assistant answers `GET /agents/assistant/<name>/fault` once its point is reached (`FaultReport`); a child's
  * point shows as its text deltas on the parent's event socket.
@@ -21,6 +23,7 @@ export const FAULT_POINTS = [
   "child-streaming",
   "after-tool-result",
   "delivery-answer",
+  "between-tool-calls",
 ] as const;
 
 export type FaultPoint = (typeof FAULT_POINTS)[number];
@@ -103,5 +106,38 @@ export async function* holdStreamAfter(
     streamed.push(chunk);
     yield chunk;
     if (isHoldPoint(chunk)) await hold(streamed);
+  }
+}
+
+/**
+ * A turn stream whose step is cut between two tool calls: its chunks pass through until the second
+ * `tool-input-available` of a step, which is replaced by the start of that call's input and its first half (as a model
+ * streams a call's input before deciding it); then `hold(streamed)` is awaited, which never ends.
+ */
+export async function* holdBetweenToolCalls(
+  stream: AgentToolTurnStream,
+  hold: (streamed: readonly UIMessageChunk[]) => Promise<never>,
+): AsyncGenerator<UIMessageChunk> {
+  const streamed: UIMessageChunk[] = [];
+  let decided = 0;
+  for await (const chunk of stream as AsyncIterable<UIMessageChunk>) {
+    if (chunk.type === "start-step") decided = 0;
+    if (chunk.type === "tool-input-available") decided += 1;
+    if (decided < 2 || chunk.type !== "tool-input-available") {
+      streamed.push(chunk);
+      yield chunk;
+      continue;
+    }
+    const { toolCallId, toolName } = chunk;
+    const input = JSON.stringify(chunk.input);
+    const cut: UIMessageChunk[] = [
+      { type: "tool-input-start", toolCallId, toolName },
+      { type: "tool-input-delta", toolCallId, inputTextDelta: input.slice(0, Math.ceil(input.length / 2)) },
+    ];
+    for (const part of cut) {
+      streamed.push(part);
+      yield part;
+    }
+    await hold(streamed);
   }
 }

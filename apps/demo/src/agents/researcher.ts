@@ -56,7 +56,7 @@ export class Researcher extends DemoChild<ResearcherEnv> {
     return typeof topic === "string" ? topic : JSON.stringify(input);
   }
 
-  async turn({ messages, abortSignal, model: spend }: AgentToolTurnContext) {
+  async turn({ messages, tools, abortSignal, model: spend }: AgentToolTurnContext) {
     const env = this.env;
     const modelEnv = env.RESEARCHER_PACE_MS !== undefined ? { ...env, DEMO_PACE_MS: env.RESEARCHER_PACE_MS } : env;
     const model = selectModel(modelEnv, "researcher", (prompt) => {
@@ -79,13 +79,13 @@ export class Researcher extends DemoChild<ResearcherEnv> {
       model: spend(model),
       system: "You are a careful researcher. Use the lookup tool, then report your findings briefly.",
       messages,
-      tools: this.getTools(),
+      tools,
       maxSteps: 4,
       abortSignal,
     });
   }
 
-  /** The turn's tools; given to the runner too, so a step cut after `lookup` answered keeps its result. */
+  /** The turn's tools (its `context.tools`, journaled): a call the model decided is never lost to a cut. */
   getTools() {
     return { lookup: countedLookupTool(this.ctx.storage) };
   }

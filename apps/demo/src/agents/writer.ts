@@ -53,7 +53,7 @@ export class Writer extends DemoChild<Env> {
     };
   }
 
-  async turn({ messages, abortSignal, model: spend }: AgentToolTurnContext) {
+  async turn({ messages, tools, abortSignal, model: spend }: AgentToolTurnContext) {
     const model = selectModel(this.env, "writer", (prompt) => {
       const outcome = saveOutcome(prompt);
       if (outcome === null) {
@@ -72,7 +72,7 @@ export class Writer extends DemoChild<Env> {
       model: spend(model),
       system: "You save the text you are given as a file, with the saveFile tool.",
       messages,
-      tools: this.getTools(),
+      tools,
       maxSteps: 3,
       abortSignal,
     });

@@ -1,6 +1,11 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { AGENT_MILESTONE_PART, type AgentToolEventFrame, readStepResetChunk } from "@agent-tools/core-runs/protocol";
+import {
+  AGENT_MILESTONE_PART,
+  type AgentToolEventFrame,
+  readStepResetChunk,
+  voidedRanges,
+} from "@agent-tools/core-runs/protocol";
 import { bundleWorker } from "@agent-tools/workerd-harness/bundle";
 import {
   createPersistDirectory,
@@ -153,7 +158,10 @@ export function voidedSequences(frames: readonly AgentToolEventFrame[]): Set<num
   for (const frame of frames) {
     const reset = frame.event.kind === "chunk" ? readStepResetChunk(frame.event.body) : null;
     if (!reset || frame.sequence === undefined) continue;
-    for (let sequence = reset.fromSequence; sequence < frame.sequence; sequence += 1) voided.add(sequence);
+    // The reset's own rule: its `voids` ranges (what still streamed at the cut), else everything from `fromSequence`.
+    for (const [from, until] of voidedRanges(reset, frame.sequence)) {
+      for (let sequence = from; sequence < until; sequence += 1) voided.add(sequence);
+    }
   }
   return voided;
 }

@@ -221,6 +221,20 @@ export function renderTable(results, P) {
       "0",
     );
   }
+  // ── issue 32 ────────────────────────────────────────────────────────────────────────────────────────────────
+  const again = get(ours, "regenerated");
+  if (again) {
+    row(
+      `model output tokens made again after a child's host is cut (of ${again.uncutTokens} uncut): ${Object.keys(again.points).join(" / ")}`,
+      Object.values(again.points)
+        .map((point) => `${point.tokensAgain}${point.status === "completed" ? "" : ` (${point.status})`}`)
+        .join(" / "),
+      "",
+      "",
+      "",
+      "0 but the cut step",
+    );
+  }
   // ── issue 27 ────────────────────────────────────────────────────────────────────────────────────────────────
   const chat = get(ours, "chat");
   if (chat) {

@@ -1,12 +1,7 @@
 import {
-  type AgentToolApproval,
-  type AgentToolBudgetExhaustion,
   type AgentToolEventFrame,
-  type AgentToolPosition,
   AgentToolRegistry,
   type AgentToolRegistryOptions,
-  type AgentToolRunInfo,
-  type AgentToolUsage,
   type RunEventSink,
   systemClock,
 } from "@agent-tools/core-runs";
@@ -25,7 +20,7 @@ export const DISPATCHED_RUN_TABLES: RunStoreTables = {
 /**
  * The side of a child that runs agent tools itself: a registry of the runs its turns dispatch (its own children,
  * one Durable Object each, named under this child's id), over its own SQLite storage, placed in its tree by the run
- * whose turn dispatches (`position`). It cancels what a run dispatched when that run is cancelled.
+ * whose turn dispatches (`tree`: core-runs' binding, which also goes down the tree through this registry).
  * @internal
  */
 export class ChildDispatcher {
@@ -37,13 +32,8 @@ export class ChildDispatcher {
   constructor(options: {
     ctx: DurableObjectState;
     children: Record<string, ChildNamespace>;
-    position: () => AgentToolPosition | null;
-    /** Told of each run the moment it is admitted (it counts against the dispatching run's budget). */
-    onDispatch: (run: AgentToolRunInfo) => void;
-    /** A dispatched run reported its subtree's usage (the dispatching run's budget sums it). */
-    onUsage: (run: AgentToolRunInfo, usage: AgentToolUsage) => void;
-    /** A tool call in a dispatched run's tree needs approval, or was answered (re-published by the dispatching run). */
-    onApproval: (run: AgentToolRunInfo, approval: AgentToolApproval) => void;
+    /** Its place in the tree: the binding of the child's runs to what they dispatch (`bindChildRuns`). */
+    tree: Pick<AgentToolRegistryOptions, "position" | "onDispatch" | "hooks">;
     traceContext?: AgentToolRegistryOptions["traceContext"];
     sink?: RunEventSink;
   }) {
@@ -54,7 +44,7 @@ export class ChildDispatcher {
       transport: this.transport,
       clock: systemClock,
       waitUntil: (work) => ctx.waitUntil(work),
-      position: options.position,
+      ...options.tree,
       broadcast: (frame) => {
         for (const listener of this.#listeners) {
           try {
@@ -64,8 +54,6 @@ export class ChildDispatcher {
           }
         }
       },
-      onDispatch: options.onDispatch,
-      hooks: { onUsage: options.onUsage, onApproval: options.onApproval },
       ...(options.traceContext ? { traceContext: options.traceContext } : {}),
       ...(options.sink ? { sink: options.sink } : {}),
     });
@@ -75,16 +63,6 @@ export class ChildDispatcher {
   listen(listener: (frame: AgentToolEventFrame) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
-  }
-
-  /** Cancel what run `runId`'s turn dispatched (depth first) and resolve once it all ended. */
-  async cancelDispatchedBy(runId: string, reason: string): Promise<void> {
-    await this.registry.cancelDispatchedBy({ runId }, reason);
-  }
-
-  /** Tell what run `runId`'s turn dispatched that the budget ran out: each wraps up. */
-  async wrapUpDispatchedBy(runId: string, reason: AgentToolBudgetExhaustion): Promise<void> {
-    await this.registry.wrapUpDispatchedBy({ runId }, reason);
   }
 
   /** Forget every dispatched run, deleting their children's storage (this child is being destroyed). */

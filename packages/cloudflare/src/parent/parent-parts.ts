@@ -3,12 +3,11 @@ import { EngineChatHost } from "@agent-tools/chat";
 import {
   AgentToolRegistry,
   type AgentToolRegistryOptions,
-  type AgentToolRunInfo,
   type AgentToolTurnStream,
+  bindConversationTurns,
   createLogRetention,
   type LogRetention,
   type RetainLogsPolicy,
-  type RunBudget,
   systemClock,
 } from "@agent-tools/core-runs";
 import { createDetachedRuns, type DetachedRuns, type DetachedRunsOptions } from "@agent-tools/detached";
@@ -22,10 +21,7 @@ import { KeepAwake } from "./keep-awake.js";
 import { ParentChat, type ParentChatOptions } from "./parent-chat.js";
 import type { RunReadTokens } from "./run-read-tokens.js";
 
-/** The root id of the tree of runs a chat turn dispatches. */
-export function turnRootId(turnId: string): string {
-  return `turn:${turnId}`;
-}
+export { turnRootId } from "@agent-tools/core-runs";
 
 /** A parent's parts, wired: what `AgentToolParent` builds on first use. */
 export type ParentParts = {
@@ -79,65 +75,41 @@ export function buildParentParts(options: ParentPartsOptions): ParentParts {
   const track = (work: Promise<unknown>) => awake.track(work);
   const events = new ParentEventSockets(ctx, { clock: systemClock, ...options.eventSocketOptions });
   const transport = new DurableObjectChildTransport({ parentId: ctx.id.toString(), namespaces: options.children });
-  // The conversation's turn in flight is the root of the tree of every run its tools dispatch: they live within what
-  // is left of its budget, count against it, and report what they spent to it.
-  let turn: () => { turnId: string; budget: RunBudget } | null = () => null;
-  const ofTurn = (run: AgentToolRunInfo) => {
-    const current = turn();
-    return current && run.tree?.rootId === turnRootId(current.turnId) && run.tree.ancestors.length === 0
-      ? current.budget
-      : null;
-  };
+  // The conversation's turn in flight is the root of the tree of every run its tools dispatch (core-runs' binding).
+  let chat: ParentChat | undefined;
   const { hooks, ...registryOptions } = options.registryOptions;
-  const registry = new AgentToolRegistry({
+  const tree = bindConversationTurns({
+    current: () => {
+      const engine = chat?.engine;
+      const turnId = engine?.activeTurnId ?? null;
+      const budget = engine?.activeBudget ?? null;
+      return engine && turnId !== null && budget !== null
+        ? { turnId, budget, isResumed: engine.isActiveTurnResumed }
+        : null;
+    },
+    registry: () => registry,
+    track,
+    ...(hooks ? { hooks } : {}),
+  });
+  const registry: AgentToolRegistry = new AgentToolRegistry({
     store: new DurableObjectRunStore(ctx.storage),
     transport,
     clock: systemClock,
     broadcast: (frame) => events.broadcastRunFrame(frame),
     waitUntil: track,
-    position: () => {
-      const current = turn();
-      if (current === null) return null;
-      const budget = current.budget.remaining();
-      return { rootId: turnRootId(current.turnId), path: [], ...(budget !== undefined ? { budget } : {}) };
-    },
-    onDispatch: (run) => ofTurn(run)?.recordDispatch(),
-    hooks: {
-      ...hooks,
-      onUsage: (run, usage) => {
-        ofTurn(run)?.recordChild(run.runId, usage);
-        return hooks?.onUsage?.(run, usage);
-      },
-    },
+    ...tree.registryOptions(),
     ...registryOptions,
   });
-  const chat = new ParentChat(ctx, {
+  chat = new ParentChat(ctx, {
     clock: systemClock,
     stream: options.stream,
     tools: options.tools,
     track,
     announce: (event) => events.announce(event),
-    // A Stop cancels the turn's whole tree, from its leaves up (a run dispatched to outlive it is kept).
-    onStop: (turnId, reason) => track(registry.cancelDispatchedBy({ rootId: turnRootId(turnId) }, reason)),
-    // The turn's budget ran out: every run its tools dispatched wraps up (and tells what it dispatched).
-    onBudgetExhausted: (turnId, reason) => track(registry.wrapUpDispatchedBy({ rootId: turnRootId(turnId) }, reason)),
+    onStop: tree.onStop,
+    onBudgetExhausted: tree.onBudgetExhausted,
     ...options.chatOptions,
   });
-  // A turn resumed after a restart goes on from what the runs it dispatched before spent (their rows): read once, the
-  // first time its budget is used.
-  let restoredTurn: string | null = null;
-  turn = () => {
-    const { activeTurnId, activeBudget, isActiveTurnResumed } = chat.engine;
-    if (activeTurnId === null || activeBudget === null) return null;
-    if (isActiveTurnResumed && restoredTurn !== activeTurnId) {
-      restoredTurn = activeTurnId;
-      const restored = registry
-        .usageDispatchedBy({ rootId: turnRootId(activeTurnId) })
-        .then(({ children, dispatched }) => activeBudget.restore(children, dispatched));
-      track(restored.catch(() => undefined));
-    }
-    return { turnId: activeTurnId, budget: activeBudget };
-  };
   const detached = createDetachedRuns<object>({
     registry,
     host: options.host,

@@ -73,9 +73,8 @@ export class Writer extends AgentToolChild<ApprovalEnv> {
     };
   }
 
-  async turn({ input, messages, abortSignal }: AgentToolTurnContext) {
+  async turn({ input, messages, tools, abortSignal }: AgentToolTurnContext) {
     await count(this.env, "writer-turn");
-    const tools = this.getTools();
     const { text } = input as { text: string };
     const model = oneToolModel(
       this.env,
@@ -105,9 +104,8 @@ export class Relay extends AgentToolChild<ApprovalEnv> {
     };
   }
 
-  async turn({ input, messages, abortSignal }: AgentToolTurnContext) {
+  async turn({ input, messages, tools, abortSignal }: AgentToolTurnContext) {
     await count(this.env, "relay-turn");
-    const tools = this.getTools();
     const { text, depth = 2 } = input as { text: string; depth?: number };
     const call =
       depth > 1

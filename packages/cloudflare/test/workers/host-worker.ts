@@ -253,8 +253,7 @@ export class Lookout extends AgentToolChild<Env> {
     };
   }
 
-  async turn({ messages, abortSignal }: AgentToolTurnContext) {
-    const tools = this.getTools();
+  async turn({ messages, tools, abortSignal }: AgentToolTurnContext) {
     // Both tools in one step; once their results are in the prompt, say what they answered.
     const step: ScriptedModelStep = (call) => {
       const seen = toolResultsSeen(call);
@@ -320,9 +319,8 @@ export class Gauge extends AgentToolChild<Env> {
     };
   }
 
-  async turn({ input, messages, abortSignal }: AgentToolTurnContext) {
+  async turn({ input, messages, tools, abortSignal }: AgentToolTurnContext) {
     const { text, gate: name } = input as { text: string; gate?: string };
-    const tools = this.getTools();
     const model = scriptedModel([
       toolCallsStep("measure", [["m", { label: text, gate: name ?? text }]]),
       textStep(() => `${text} done`),
@@ -358,10 +356,9 @@ export class Middle extends AgentToolChild<Env> {
     };
   }
 
-  async turn({ input, messages, abortSignal, trace: runTrace }: AgentToolTurnContext) {
+  async turn({ input, messages, tools, abortSignal, trace: runTrace }: AgentToolTurnContext) {
     const { text } = input as { text: string };
     const words = text.split(" ").slice(0, 3);
-    const tools = this.getTools();
     const calls = words.map((word, index) => [`leaf-${index + 1}`, { text: `${word} ${text}` }] as const);
     const modelMessages = await convertToModelMessages(messages, { tools });
     const result = inRunTrace(runTrace, () =>
@@ -809,7 +806,9 @@ export default {
     }
     if (url.pathname === "/test/sub-chat-abandon") return Response.json(await abandonSubChat(env, url.searchParams));
     if (url.pathname === "/test/gauge-gate") {
-      void gate(url.searchParams.get("name") ?? "").arrive();
+      // Answered once the tool has arrived too: a gate reached here first is released from the tool's request while
+      // this one still waits (workerd cancels what waits on a promise of a request that has ended).
+      await gate(url.searchParams.get("name") ?? "").arrive();
       return Response.json({ arrived: true });
     }
     if (url.pathname.startsWith("/probe/")) {

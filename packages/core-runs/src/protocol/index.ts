@@ -1,3 +1,4 @@
+export { foldApprovalStates, isAnsweredApproval, mergeApproval, withLatestApprovals } from "./approval-state.js";
 export type {
   AgentToolApproval,
   AgentToolApprovalAnswer,
@@ -100,9 +101,17 @@ export type {
 } from "./run-types.js";
 export type { HardTerminalRunStatus, LiveRunStatus, RunStatus, TerminalRunStatus } from "./status.js";
 export { isHardTerminalStatus, isLiveStatus, isRunStatus, isTerminalStatus, RUN_STATUSES } from "./status.js";
-export type { AgentToolStepReset } from "./step-reset.js";
-export { AGENT_STEP_RESET_PART, readStepResetChunk, stepResetChunk } from "./step-reset.js";
+export type { AgentToolStepReset, AgentToolVoidedRange } from "./step-reset.js";
+export {
+  AGENT_STEP_RESET_PART,
+  isVoidedByReset,
+  readStepResetChunk,
+  stepResetChunk,
+  stepResetVoiding,
+  voidedRanges,
+} from "./step-reset.js";
 export { tailItemEntries } from "./tail-items.js";
+export { AGENT_TOOL_STARTED_PART, readToolStartedChunk, toolStartedChunk } from "./tool-started.js";
 export type { AgentToolTraceContext } from "./trace.js";
 export { readAgentToolTraceContext } from "./trace.js";
 export type { AgentToolBudget, AgentToolPosition, AgentToolTree, AgentToolTreeNode } from "./tree.js";

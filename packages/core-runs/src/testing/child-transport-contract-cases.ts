@@ -106,12 +106,13 @@ export const childTransportContractCases: ReadonlyArray<ChildTransportContractCa
       assertEqual(started.runId, id, "start returns the run's inspection");
       assertTrue(started.status === "running" || started.status === "completed", "a started run is live or done");
       const items = await readTail(transport.tail(ref(id), { afterSequence: 0 }));
-      assertEqual(sequencesOf(items), range(1, 8), "contiguous sequences from 1");
+      // The turn's 8 chunks, and its output (journaled as it is recorded).
+      assertEqual(sequencesOf(items), range(1, 9), "contiguous sequences from 1");
       const terminal = terminalOf(items);
       assertEqual(terminal?.status, "completed", "the tail ends with the terminal");
       assertEqual(terminal?.summary, "ab", "summary is the assistant text");
       assertEqual(terminal?.output, { n: 1 }, "output is carried");
-      assertEqual(terminal?.lastSequence, 8, "lastSequence is the last entry");
+      assertEqual(terminal?.lastSequence, 9, "lastSequence is the last entry");
     },
   },
   {

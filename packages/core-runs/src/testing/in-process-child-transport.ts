@@ -20,6 +20,13 @@ export type InProcessChildTransportOptions = {
   sink?: RunEventSink;
   /** Storage per child instance; default a new `InMemoryRunStore` each (kept across `evict`). */
   createStore?: (ref: ChildRef) => RunStore;
+  /**
+   * Storage that outlives this transport (the same children after a restart of their parent's process): an instance
+   * whose storage is found here is made on first use, as one that this transport created.
+   */
+  persisted?: (ref: ChildRef) => RunStore | undefined;
+  /** Make an instance's runner (default: an `AgentToolChildRunner` of the registered definition over `store`). */
+  createRunner?: (ref: ChildRef, store: RunStore) => AgentToolChildRunner;
 };
 
 type ChildInstance = { runner: AgentToolChildRunner; store: RunStore; evicted: AbortController };
@@ -38,12 +45,16 @@ export class InProcessChildTransport implements ChildTransport {
   readonly #clock: Clock;
   readonly #sink: RunEventSink | undefined;
   readonly #createStore: (ref: ChildRef) => RunStore;
+  readonly #createRunner: ((ref: ChildRef, store: RunStore) => AgentToolChildRunner) | undefined;
+  readonly #persisted: ((ref: ChildRef) => RunStore | undefined) | undefined;
 
   constructor(options: InProcessChildTransportOptions) {
     for (const definition of options.children) this.#definitions.set(definition.agentType, definition);
     this.#clock = options.clock ?? systemClock;
     this.#sink = options.sink;
     this.#createStore = options.createStore ?? (() => new InMemoryRunStore());
+    this.#createRunner = options.createRunner;
+    this.#persisted = options.persisted;
   }
 
   async start(ref: ChildRef, input: unknown, options?: ChildStartOptions): Promise<AgentToolRunInspection> {
@@ -122,7 +133,8 @@ export class InProcessChildTransport implements ChildTransport {
     const id = key(ref);
     const existing = this.#instances.get(id);
     if (existing) return existing;
-    let store = this.#stores.get(id);
+    let store = this.#stores.get(id) ?? this.#persisted?.(ref);
+    if (store) this.#stores.set(id, store);
     if (!store && !create) return undefined;
     const definition = this.#definitions.get(ref.agentType);
     if (!definition) {
@@ -132,12 +144,9 @@ export class InProcessChildTransport implements ChildTransport {
       store = this.#createStore(ref);
       this.#stores.set(id, store);
     }
-    const runner = new AgentToolChildRunner({
-      definition,
-      store,
-      clock: this.#clock,
-      ...(this.#sink ? { sink: this.#sink } : {}),
-    });
+    const runner =
+      this.#createRunner?.(ref, store) ??
+      new AgentToolChildRunner({ definition, store, clock: this.#clock, ...(this.#sink ? { sink: this.#sink } : {}) });
     const instance = { runner, store, evicted: new AbortController() };
     this.#instances.set(id, instance);
     return instance;

@@ -10,10 +10,12 @@ export {
 export { assertEqual, assertRejects, assertTrue, ContractAssertionError } from "./contract-assert.js";
 export type { InMemoryRunStoreStats } from "./in-memory-run-store.js";
 export { InMemoryRunStore } from "./in-memory-run-store.js";
+export type { TreeAgent } from "./in-memory-tree.js";
+export { InMemoryTree, never, TreeWorld, WorldStop } from "./in-memory-tree.js";
 export type { InProcessChildTransportOptions } from "./in-process-child-transport.js";
 export { InProcessChildTransport } from "./in-process-child-transport.js";
 export type { ManualClockOptions } from "./manual-clock.js";
-export { flushMicrotasks, ManualClock } from "./manual-clock.js";
+export { flushMicrotasks, ManualClock, turnEventLoop } from "./manual-clock.js";
 export type { ManualWakeupHandler } from "./manual-wakeup-scheduler.js";
 export { ManualWakeupScheduler } from "./manual-wakeup-scheduler.js";
 export type { RunStoreContractCase } from "./run-store-contract-cases.js";

@@ -16,6 +16,16 @@ export async function flushMicrotasks(turns: number = DEFAULT_MICROTASK_TURNS): 
   for (let turn = 0; turn < turns; turn++) await Promise.resolve();
 }
 
+/**
+ * Resolve after one turn of the host's event loop (a macrotask), with no time passing on any `ManualClock`: what waits
+ * for the microtask queue to drain runs first — the AI SDK's streams close on a `process.nextTick`, which a chain of
+ * `flushMicrotasks` never lets run. Uses `setImmediate` where there is one, else a 0 ms timer.
+ */
+export function turnEventLoop(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+  return new Promise<void>((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
+}
+
 /** Options for `ManualClock`. */
 export type ManualClockOptions = {
   /**

@@ -1,0 +1,286 @@
+import {
+  type AgentToolApprovalAnswer,
+  type AgentToolChildDefinition,
+  AgentToolChildRunner,
+  type AgentToolRegistry,
+  AgentToolsError,
+  type AgentToolTraceContext,
+  type AgentToolTraceRequest,
+  type AgentToolTree,
+  bindChildRuns,
+  delay,
+  getDefaultRunEventHub,
+  type RunRecord,
+  systemClock,
+} from "@agent-tools/core-runs";
+import {
+  createProgressReporter,
+  type ProgressReporter,
+  type ProgressUpdate,
+  type ReportProgressOptions,
+} from "@agent-tools/progress";
+import type { ChildNamespace } from "../adapters/durable-object-child-transport.js";
+import { DurableObjectRunStore } from "../adapters/durable-object-run-store.js";
+import { toNdjson } from "../adapters/ndjson.js";
+import { descendantFeed, descendantsThrough, drained, emptyDescendantFeed } from "../ag-ui/descendant-feed.js";
+import { ChildDispatcher } from "./child-dispatcher.js";
+import { DirectChat } from "./direct-chat.js";
+import { createRunContext } from "./run-context.js";
+
+/** The run a turn's code works for, its place in its tree, and its progress reporter (one per turn). */
+type RunScope = {
+  runId: string;
+  tree: AgentToolTree | null;
+  trace: AgentToolTraceContext | null;
+  reporter: ProgressReporter;
+};
+
+const NO_CHILDREN = "runs no agent tools: declare its children() (their Durable Object namespaces) first";
+const OUTSIDE_RUN_WARNING =
+  "this.reportProgress was called outside a run of this child (not from its turn nor a tool of it): progress is ignored.";
+const NO_RUN_CONTEXT_WARNING =
+  "this.reportProgress needs the nodejs_compat (or nodejs_als) compatibility flag: without AsyncLocalStorage the " +
+  "child cannot tell which run reports, so progress is ignored.";
+
+/** What a child's parts are built from: its object, its definition (the subclass's answers), its children. */
+export type ChildPartsOptions = {
+  ctx: DurableObjectState;
+  agentType: string;
+  /** The definition the runner runs (the subclass's, its hooks down the tree added here). */
+  definition: () => AgentToolChildDefinition;
+  children: () => Record<string, ChildNamespace> | undefined;
+  traceContext: () => ((run: AgentToolTraceRequest) => AgentToolTraceContext | null | undefined) | undefined;
+  maxRecoveryAttempts: () => number;
+  shouldKeepRecovering: () => ((run: RunRecord) => boolean) | undefined;
+  /** Start a run (the object's `agentToolStart`, which keeps its alarm armed). */
+  start: (runId: string, input: unknown) => Promise<unknown>;
+};
+
+/**
+ * A child's parts, wired on first use: its run ledger and turns (`AgentToolChildRunner` over its SQLite storage), the
+ * registry of what its runs dispatch bound to their tree (core-runs' `bindChildRuns`: position, budget, approvals
+ * from below re-published idempotently, cancel, wrap-up, answers and usage down), which run the code running now
+ * works for (an `AsyncLocalStorage` per run: progress and dispatches know their run), and its direct chat. Nothing
+ * here decides anything.
+ * @internal
+ */
+export class ChildParts {
+  readonly #options: ChildPartsOptions;
+  readonly #runContext = createRunContext<RunScope>();
+  #store: DurableObjectRunStore | undefined;
+  #runner: AgentToolChildRunner | undefined;
+  #dispatch: ChildDispatcher | null | undefined;
+  #chat: DirectChat | undefined;
+  /** The reporter of code outside any run: reports nothing, warns once. */
+  #outsideRun: ProgressReporter | undefined;
+  readonly #tree: ReturnType<typeof bindChildRuns>;
+
+  constructor(options: ChildPartsOptions) {
+    this.#options = options;
+    this.#tree = bindChildRuns({
+      runner: () => this.runner,
+      agentType: options.agentType,
+      currentRun: () => this.#runContext?.getStore() ?? null,
+    });
+  }
+
+  /** The definition's hooks that go down the tree (through the registry of what its runs dispatched). */
+  treeHooks(): ReturnType<ReturnType<typeof bindChildRuns>["definitionHooks"]> {
+    return this.#tree.definitionHooks(() => this.dispatcher()?.registry ?? null);
+  }
+
+  /** The child's own ledger: one run per object, so its table needs no index. */
+  get store(): DurableObjectRunStore {
+    this.#store ??= new DurableObjectRunStore(this.#options.ctx.storage, { indexed: false });
+    return this.#store;
+  }
+
+  get runner(): AgentToolChildRunner {
+    if (this.#runner) return this.#runner;
+    const options = this.#options;
+    const runContext = this.#runContext;
+    const shouldKeepRecovering = options.shouldKeepRecovering();
+    const runner: AgentToolChildRunner = new AgentToolChildRunner({
+      definition: options.definition(),
+      store: this.store,
+      clock: systemClock,
+      waitUntil: (promise) => options.ctx.waitUntil(promise),
+      // A turn that makes its chunks without waiting would hold the object (and the start answer, and every tail)
+      // until it ends: it lets the event loop turn after its first chunk and every 256.
+      yieldToEventLoop: () => delay(systemClock, 0),
+      maxRecoveryAttempts: options.maxRecoveryAttempts(),
+      ...(shouldKeepRecovering ? { shouldKeepRecovering } : {}),
+      ...(runContext
+        ? {
+            runScope: (runId, run, tree, trace) => {
+              const reporter = createProgressReporter({
+                appendChunk: (body, milestone) => runner.appendChunk(runId, body, milestone),
+                publishEphemeral: (body, snapshot) => runner.publishEphemeral(runId, body, snapshot),
+                clock: systemClock,
+              });
+              return runContext.run({ runId, tree, trace, reporter }, run);
+            },
+          }
+        : {}),
+    });
+    this.#runner = runner;
+    return runner;
+  }
+
+  /** The registry of the runs this child dispatches itself (built on first use; none without `children()`). */
+  dispatcher(): ChildDispatcher | null {
+    if (this.#dispatch !== undefined) return this.#dispatch;
+    const children = this.#options.children();
+    const traceContext = this.#options.traceContext();
+    this.#dispatch =
+      children === undefined
+        ? null
+        : new ChildDispatcher({
+            ctx: this.#options.ctx,
+            children,
+            tree: this.#tree.registryOptions(),
+            ...(traceContext
+              ? {
+                  traceContext: (run: AgentToolTraceRequest) =>
+                    traceContext({ ...run, dispatcher: this.#runContext?.getStore()?.trace ?? null }),
+                }
+              : {}),
+          });
+    return this.#dispatch;
+  }
+
+  /** The registry of what this child's runs dispatch; throws when the child declares no `children()`. */
+  registry(): AgentToolRegistry {
+    const registry = this.dispatcher()?.registry;
+    if (!registry) throw new AgentToolsError("INVALID_ARGUMENT", `${this.#options.agentType} ${NO_CHILDREN}`);
+    return registry;
+  }
+
+  /** Answer an approval asked in the run's tree, as the parent sent it over RPC (only its known fields taken). */
+  answerApproval(runId: string, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean> {
+    const reason = typeof answer.reason === "string" ? { reason: answer.reason } : {};
+    return this.runner.answerApproval(runId, approvalId, { approved: answer.approved === true, ...reason });
+  }
+
+  /** Report progress of the run whose turn runs this code (see `AgentToolChild.reportProgress`). */
+  reportProgress<TData>(update: ProgressUpdate<TData>, options?: ReportProgressOptions): Promise<void> {
+    const scope = this.#runContext?.getStore();
+    if (scope) return scope.reporter(update, options);
+    const warning = this.#runContext ? OUTSIDE_RUN_WARNING : NO_RUN_CONTEXT_WARNING;
+    // biome-ignore lint/suspicious/noConsole: SPEC §7 asks for one development warning outside a run.
+    this.#outsideRun ??= createProgressReporter(null, { warn: () => console.warn(warning) });
+    return this.#outsideRun(update, options);
+  }
+
+  /** A turn's stream, with what `reportProgress` still holds sent before the run ends. */
+  wrapTurnStream<TStream>(runId: string, stream: TStream): TStream {
+    const scope = this.#runContext?.getStore();
+    return scope?.runId === runId ? (scope.reporter.wrapTurnStream(stream as never) as TStream) : stream;
+  }
+
+  get directChat(): DirectChat {
+    this.#chat ??= new DirectChat({
+      ctx: this.#options.ctx,
+      runner: () => this.runner,
+      start: (runId, input) => this.#options.start(runId, input),
+      sink: getDefaultRunEventHub(),
+      clock: systemClock,
+    });
+    return this.#chat;
+  }
+
+  /**
+   * What run `runId` dispatched, at every depth below it, as NDJSON (the parent's AG-UI stream reads it, only while
+   * someone follows): the replay, then with `follow` live frames until the run and everything below it are over.
+   */
+  descendants(runId: string, follow: boolean): ReadableStream<Uint8Array> {
+    const dispatcher = this.dispatcher();
+    if (!dispatcher) return toNdjson(emptyDescendantFeed());
+    return toNdjson(
+      descendantFeed({
+        registry: dispatcher.registry,
+        listen: (listener) => dispatcher.listen(listener),
+        runId,
+        follow,
+        runEnded: () => drained(this.runner.tail(runId, { afterSequence: Number.MAX_SAFE_INTEGER })),
+        open: descendantsThrough(dispatcher.transport),
+      }),
+    );
+  }
+
+  /**
+   * Resume the runs whose turn was cut off, expire the approvals nobody answered in time, and keep the alarm armed:
+   * every `wakeIntervalMs` while a turn runs, else at the next approval's expiry while runs only wait.
+   */
+  async wakeUp(options: { wakeIntervalMs: number; approvalTimeoutMs: number }): Promise<void> {
+    // Inspecting a run wakes it: a run left `running` with no turn here goes on from its log (or waits again).
+    for (const record of await this.store.listRuns({ status: ["running"] })) await this.runner.inspect(record.runId);
+    await this.runner.expireApprovals(options.approvalTimeoutMs);
+    await this.armWakeup(options);
+  }
+
+  /** Arm the alarm for the next wake this child needs (none when no run is live). */
+  async armWakeup(options: { wakeIntervalMs: number; approvalTimeoutMs: number }): Promise<void> {
+    const runner = this.runner;
+    const executing = runner.liveRunIds().some((runId) => runner.isExecuting(runId));
+    const at = executing
+      ? systemClock.now() + options.wakeIntervalMs
+      : runner.approvalDeadline(options.approvalTimeoutMs);
+    if (at === null) return;
+    const storage = this.#options.ctx.storage;
+    const pending = await storage.getAlarm();
+    if (pending === null || pending > at) await storage.setAlarm(at);
+  }
+
+  /** Destroy run `runId` and the object's storage, what its runs dispatched (their children's storage) with it. */
+  async destroy(runId: string): Promise<void> {
+    await this.runner.destroy(runId);
+    await this.dispatcher()?.clear();
+    await this.#options.ctx.storage.deleteAll();
+    // deleteAll() drops the SQLite tables too: the next use builds new parts over new tables.
+    this.#runner = undefined;
+    this.#store = undefined;
+    this.#dispatch = undefined;
+  }
+}
+
+/** What a child's definition is made of: its agent type, its turn, and the hooks its subclass has. */
+export type ChildHooks = Pick<AgentToolChildDefinition, "agentType" | "turn"> &
+  Partial<
+    Pick<AgentToolChildDefinition, "formatAgentToolInput" | "getTools" | "getAgentToolOutput" | "getAgentToolSummary">
+  >;
+
+/**
+ * A child object's definition for its runner: its turn (a direct-chat run answers its message after the conversation
+ * before it; a value `reportProgress` still holds is sent before the run ends), its hooks, and the hooks that go down
+ * its tree.
+ * @internal
+ */
+export function childDefinition(child: ChildHooks, parts: ChildParts): AgentToolChildDefinition {
+  const format = child.formatAgentToolInput?.bind(child);
+  return {
+    agentType: child.agentType,
+    turn: async (context) => {
+      const history = DirectChat.isInput(context.input) ? await parts.directChat.history(context.input) : [];
+      const stream = await child.turn.call(child, { ...context, messages: [...history, ...context.messages] });
+      return parts.wrapTurnStream(context.runId, stream);
+    },
+    formatAgentToolInput: (input, options) =>
+      DirectChat.isInput(input) ? input.message : format ? format(input, options) : defaultInput(input),
+    ...(child.getAgentToolOutput ? { getAgentToolOutput: child.getAgentToolOutput.bind(child) } : {}),
+    ...(child.getAgentToolSummary ? { getAgentToolSummary: child.getAgentToolSummary.bind(child) } : {}),
+    ...(child.getTools ? { getTools: child.getTools.bind(child) } : {}),
+    // Down the tree (cancel, wrap-up, answers, usage), through the registry of what its runs dispatched.
+    ...parts.treeHooks(),
+  };
+}
+
+/** The default input message text: a string as is, anything else as pretty JSON. */
+function defaultInput(input: unknown): string {
+  if (typeof input === "string") return input;
+  try {
+    return JSON.stringify(input, null, 2) ?? String(input);
+  } catch {
+    return String(input);
+  }
+}

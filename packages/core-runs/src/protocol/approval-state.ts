@@ -1,0 +1,54 @@
+import { type AgentToolApproval, approvalChunk, readApprovalChunk } from "./approvals.js";
+import type { AgentToolLogEntry } from "./run-types.js";
+
+/** True once an approval has its answer (`approved`, `denied` or `expired`). */
+export function isAnsweredApproval(approval: Pick<AgentToolApproval, "status">): boolean {
+  return approval.status !== "pending";
+}
+
+/**
+ * The one rule for an approval's state, wherever its chunks are read (a client's timeline, the agent tool's
+ * preliminary results, the run that asked, a replay): `known` is what was held, `next` a chunk of the same approval
+ * read after it (in sequence order, or as it arrived). An approval is answered once and never goes back to pending:
+ * - nothing held: `next`;
+ * - held answered: the held answer stands (the first answer is the one the asking run acted on; a pending copy that
+ *   comes later — a replay, a re-publish — changes nothing);
+ * - held pending: `next` (its answer, or the same request again).
+ */
+export function mergeApproval(known: AgentToolApproval | undefined, next: AgentToolApproval): AgentToolApproval {
+  if (known === undefined) return next;
+  if (isAnsweredApproval(known)) return known;
+  return next;
+}
+
+/**
+ * The approvals `states` describe (chunks of one log, in sequence order), one per `approvalId` in the order they were
+ * asked (the first chunk of each), each in its state by `mergeApproval`.
+ */
+export function foldApprovalStates(states: Iterable<AgentToolApproval>): AgentToolApproval[] {
+  const latest = new Map<string, AgentToolApproval>();
+  for (const state of states) latest.set(state.approvalId, mergeApproval(latest.get(state.approvalId), state));
+  return [...latest.values()];
+}
+
+/**
+ * Entries to replay, each approval chunk among them carrying its approval's state as of the last of them: a replay
+ * sends an approval in its latest state from its first chunk on, so a reader that draws each frame as it comes never
+ * shows an answered approval as pending. Sequences stay; only the approval chunks' bodies change (the same array when
+ * none does).
+ */
+export function withLatestApprovals<TEntry extends Pick<AgentToolLogEntry, "body">>(
+  entries: readonly TEntry[],
+): readonly TEntry[] {
+  const latest = new Map<string, AgentToolApproval>();
+  for (const entry of entries) {
+    const approval = readApprovalChunk(entry.body);
+    if (approval) latest.set(approval.approvalId, mergeApproval(latest.get(approval.approvalId), approval));
+  }
+  if (![...latest.values()].some(isAnsweredApproval)) return entries;
+  return entries.map((entry) => {
+    const approval = readApprovalChunk(entry.body);
+    const state = approval ? latest.get(approval.approvalId) : undefined;
+    return approval && state && state.status !== approval.status ? { ...entry, body: approvalChunk(state) } : entry;
+  });
+}

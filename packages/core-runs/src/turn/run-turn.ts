@@ -1,0 +1,230 @@
+import { convertToModelMessages, type UIMessageChunk } from "ai";
+import { budgetedModel } from "../budgeted-model.js";
+import type { AgentToolTurnStream } from "../child-definition.js";
+import { MAX_BURST_ENTRIES } from "../live-run-log.js";
+import { callsNeedingApproval, runDecidedCall } from "./decided-call.js";
+import { outputChunk } from "./journal-facts.js";
+import { foldJournal, type JournalEntry, type JournaledCall, type JournalFold } from "./journal-fold.js";
+import { journalTools } from "./journaled-tools.js";
+import { planResume, type ResumePlan, undecidedCalls } from "./resume-plan.js";
+import type { TurnHost } from "./turn-host.js";
+import { TurnRecord } from "./turn-record.js";
+
+/** The result a call gets when its input was still streaming as the turn was cut: the model is told. */
+export const NOT_RUN_TEXT =
+  "This tool call was not run: the answer was cut off while the model was still writing its input. Call it again if it is still needed.";
+
+/** How a turn came out. */
+export type TurnOutcome =
+  /** The host's `claim` said no: nothing was done. */
+  | { kind: "refused" }
+  /** The turn waits for answers to the approvals of `waiting` (journaled: a restart finds them). */
+  | { kind: "waiting"; fold: JournalFold; waiting: JournaledCall[]; record: TurnRecord }
+  /** The turn is over (its model answered, it failed, or it was aborted): `thrown` when its model turn threw. */
+  | { kind: "ended"; fold: JournalFold; thrown: unknown; record: TurnRecord };
+
+/** How a turn starts: whether it goes on from a journal, and that journal's entries when the host read them already. */
+export type RunTurnOptions = {
+  resumed: boolean;
+  entries?: readonly JournalEntry[];
+  /**
+   * Told once the turn's record exists, after its cut (if any) is voided and before anything else: with the plan it
+   * goes on by (a host that answers `whenDecided` asks the record).
+   */
+  onRecord?(record: TurnRecord, plan: ResumePlan): void;
+  /** Told once the host's model turn was called (its stream is about to be read). */
+  onModel?(): void;
+};
+
+/**
+ * Run one model turn on a step journal, for a conversation turn and a child run alike: go on from what the journal
+ * holds (never voiding a fact: see `planResume`) — drop the model output still streaming at a cut, tell the model of
+ * calls whose input was cut, ask the approvals nobody asked, run the decided calls with no result, close the step —
+ * then, unless the turn waits for approvals or is over, call the host's model turn and journal its chunks as they
+ * come. A new turn is the same with an empty journal. An approval's answer continues a turn by this same path.
+ */
+export async function runTurn(host: TurnHost, options: RunTurnOptions): Promise<TurnOutcome> {
+  let turn = options;
+  for (;;) {
+    const outcome = await turnOnce(host, turn);
+    if (outcome.kind !== "waiting" || host.signal.aborted) return outcome;
+    // An approval answered while the turn still streamed went into the journal: the turn goes on from it, as after a
+    // cut (the journal is the truth; an answer never waits for a second continuation).
+    await host.journal.durable();
+    const entries = await host.journal.read();
+    const fold = foldJournal(entries);
+    const isAnswered = outcome.waiting.some((call) => {
+      const now = fold.calls.get(call.toolCallId);
+      return now?.approval?.answer != null && !now.settled;
+    });
+    if (!isAnswered) return outcome;
+    turn = { ...options, resumed: true, entries };
+  }
+}
+
+async function turnOnce(host: TurnHost, options: RunTurnOptions): Promise<TurnOutcome> {
+  const entries = options.entries ?? (await host.journal.read());
+  const before = foldJournal(entries);
+  const messages = () => host.transcript(entries.map((entry) => entry.body)).then(toModelMessages(host));
+  const plan = planResume(before, await callsNeedingApproval(undecidedCalls(before), host.tools(), messages));
+  if (hasWork(plan) && host.claim && !(await host.claim())) return { kind: "refused" };
+  const voided = new Set(plan.voided);
+  await host.journal.keep(entries, plan.voided);
+  const record = new TurnRecord(
+    host,
+    entries.filter((entry) => !voided.has(entry.sequence)),
+  );
+  options.onRecord?.(record, plan);
+  let thrown: unknown;
+  try {
+    await goOn(host, record, plan);
+    if (plan.next === "model" && !host.signal.aborted) await readStream(host, record, options);
+  } catch (error) {
+    thrown = error;
+  }
+  record.stopConsuming();
+  const { fold } = record;
+  const waiting = [...fold.calls.values()].filter(
+    (call) => call.approval !== null && call.approval.answer === null && !call.settled,
+  );
+  if (waiting.length > 0 && thrown === undefined && !host.signal.aborted && fold.error === undefined) {
+    return { kind: "waiting", fold, waiting, record };
+  }
+  return { kind: "ended", fold, thrown, record };
+}
+
+function hasWork(plan: ResumePlan): boolean {
+  return (
+    plan.next === "model" ||
+    plan.voided.length > 0 ||
+    plan.notRun.length > 0 ||
+    plan.run.length > 0 ||
+    plan.ask.length > 0 ||
+    plan.closeStep
+  );
+}
+
+/**
+ * Carry out what the plan says before the model goes on: tell it of the calls cut while their input streamed, ask
+ * the approvals nobody asked, publish an asked approval the journal lacks the host's chunk for, run the decided calls
+ * (in parallel, as the AI SDK runs a step's calls), then close the kept step.
+ */
+async function goOn(host: TurnHost, record: TurnRecord, plan: ResumePlan): Promise<void> {
+  for (const call of plan.notRun) {
+    record.append({
+      type: "tool-input-error",
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      input: isObject(call.input) ? call.input : {},
+      errorText: NOT_RUN_TEXT,
+    });
+  }
+  for (const call of plan.ask) {
+    record.append({
+      type: "tool-approval-request",
+      approvalId: host.newApprovalId(call.toolCallId),
+      toolCallId: call.toolCallId,
+    });
+  }
+  // An approval asked whose host chunk did not reach the journal (a cut between the two): published now, once.
+  for (const call of record.fold.calls.values()) {
+    const approval = call.approval;
+    if (!approval || approval.answer !== null || call.settled || record.fold.approvals.has(approval.approvalId))
+      continue;
+    const follow = host.approvalAsked?.({
+      ...approval,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      input: call.input,
+    });
+    if (follow) record.append(follow);
+  }
+  if (plan.run.length > 0) {
+    const tools = host.tools();
+    const messages = await toModelMessages(host)(await host.transcript(record.chunks));
+    const results = await Promise.all(
+      plan.run.map((call) =>
+        runDecidedCall(tools, call, {
+          messages,
+          abortSignal: host.signal,
+          started: record.gate.started,
+          preliminary: (chunk) => record.append(chunk),
+        }),
+      ),
+    );
+    for (const result of results) record.append(result);
+  }
+  if (plan.closeStep) record.append({ type: "finish-step" });
+  // Ordering invariant: what recovery decided is durable before the model goes on (or the turn waits).
+  await host.journal.durable();
+}
+
+/** Call the host's model turn and journal its chunks until its stream ends, fails or the turn is aborted. */
+async function readStream(host: TurnHost, record: TurnRecord, options: RunTurnOptions): Promise<void> {
+  const { signal } = host;
+  const messages = await host.transcript(record.chunks);
+  const tools = journalTools(host.tools() ?? {}, record.gate);
+  // From here the model's calls come through the stream: a tool waits for its call to be journaled.
+  record.startConsuming();
+  const stream = await host.stream({
+    messages,
+    tools,
+    abortSignal: signal,
+    resumed: options.resumed,
+    model: (model) => budgetedModel(model, host.budget, { abortSignal: signal }),
+    budget: host.budget,
+    setOutput: (value) => record.append(outputChunk(value)),
+  });
+  options.onModel?.();
+  const reader = toReader(stream);
+  const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    let read = 0;
+    while (!signal.aborted) {
+      const { done, value } = await reader.read();
+      if (done || signal.aborted) break;
+      if (isTransient(value)) {
+        host.publish(value);
+        continue;
+      }
+      record.append(value);
+      read += 1;
+      // Let what is written so far leave the host before reading on: after the first chunk, then every burst.
+      if (host.yieldToEventLoop && (read - 1) % MAX_BURST_ENTRIES === 0) await host.yieldToEventLoop();
+    }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    reader.releaseLock?.();
+  }
+}
+
+function toModelMessages(host: TurnHost) {
+  return (messages: Parameters<typeof convertToModelMessages>[0]) => {
+    const tools = host.tools();
+    return convertToModelMessages(messages, tools ? { tools } : {});
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isTransient(chunk: UIMessageChunk): boolean {
+  return (chunk as { transient?: unknown }).transient === true;
+}
+
+function toReader(stream: AgentToolTurnStream): ReadableStreamDefaultReader<UIMessageChunk> {
+  if (stream instanceof ReadableStream) return stream.getReader();
+  const iterator = stream[Symbol.asyncIterator]();
+  return new ReadableStream<UIMessageChunk>({
+    async pull(controller) {
+      const { done, value } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel(reason) {
+      await iterator.return?.(reason);
+    },
+  }).getReader();
+}
