@@ -85,6 +85,7 @@ export function openChildTail(
       if (live) {
         const listener: TailListener = (item) => (draining ? buffered.push(item) : deliver(item));
         unsubscribe = live.log.subscribe(listener);
+        live.isTailExpected = false;
       }
       // The stored log goes out without the entries a step reset voids (a reader before them never needs them).
       const filter = new VoidedEntryFilter();

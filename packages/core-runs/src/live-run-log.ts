@@ -86,6 +86,11 @@ export class LiveRunLog {
     return this.#storeError;
   }
 
+  /** True while a tail listens to the run's items. */
+  get isFollowed(): boolean {
+    return this.#listeners.size > 0;
+  }
+
   /** Listen to the items delivered from now on; returns the function that stops listening. */
   subscribe(listener: TailListener): () => void {
     this.#listeners.add(listener);
