@@ -1,3 +1,3 @@
 import { sourceProject } from "@agent-tools/test-setup";
 
-export default sourceProject("bench");
+export default sourceProject("anchor-target");

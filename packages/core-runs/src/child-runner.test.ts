@@ -309,6 +309,48 @@ describe("AgentToolChildRunner", () => {
     expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed", summary: "ab" } });
   });
 
+  it("a tail attaching while progress waits behind an entry being written gets the entry, then that progress once", async () => {
+    const inner = new InMemoryRunStore();
+    let releaseWrite: (() => void) | null = null;
+    const appendLog = inner.appendLog.bind(inner);
+    inner.appendLog = async (runId, entries) => {
+      await new Promise<void>((resolve) => {
+        releaseWrite = resolve;
+      });
+      return appendLog(runId, entries);
+    };
+    const gatedStore = inner;
+    const child = new ScriptedChild("Scripted");
+    const { runner } = makeRunner(child.definition, gatedStore);
+    await runner.start("r1", "x");
+    const run = child.run("r1");
+    const context = await run.context;
+    // A milestone's entry is being written (held) when the progress is published: the progress waits behind it.
+    context.appendChunk({ type: "data-agent-milestone", data: { name: "found", at: 1 } } as UIMessageChunk, {
+      name: "found",
+    });
+    const reading = { fraction: 0.5, message: "reading", at: 2 };
+    context.publishEphemeral(
+      { type: "data-agent-progress", data: reading, transient: true } as UIMessageChunk,
+      reading,
+    );
+    const reader = runner.tail("r1", { afterSequence: 0 }).getReader();
+    const items: AgentToolTailItem[] = [];
+    const next = async () => {
+      const { value } = await reader.read();
+      if (value) items.push(value);
+    };
+    const first = next();
+    await flushMicrotasks();
+    expect(releaseWrite).not.toBeNull();
+    (releaseWrite as unknown as () => void)();
+    await first;
+    await next();
+    await reader.cancel();
+    expect(items.map((item) => item.type)).toEqual(["entries", "progress"]);
+    expect(items[1]).toMatchObject({ type: "progress", body: { data: reading } });
+  });
+
   it("cancels a live run as aborted, idempotently, and a stopped tail does not cancel the run", async () => {
     const child = new ScriptedChild("Scripted");
     const { runner } = makeRunner(child.definition);
