@@ -1,9 +1,4 @@
-import {
-  AgentToolRegistry,
-  createRunEventHub,
-  getDefaultRunEventHub,
-  type RunEventHub,
-} from "@agent-tools/core-runs";
+import { AgentToolRegistry, createRunEventHub, getDefaultRunEventHub, type RunEventHub } from "@agent-tools/core-runs";
 import {
   echoChild,
   flushMicrotasks,
