@@ -34,7 +34,13 @@ export {
 export { MinHeap } from "./min-heap.js";
 export type { ChatHost, SyntheticChatMessage } from "./ports/chat-host.js";
 // ports
-export type { ChildRef, ChildStartOptions, ChildTransport, TailOptions } from "./ports/child-transport.js";
+export type {
+  ChildRef,
+  ChildStartOptions,
+  ChildTransport,
+  StartTailOptions,
+  TailOptions,
+} from "./ports/child-transport.js";
 export type { Clock, TimerHandle } from "./ports/clock.js";
 export { delay, systemClock } from "./ports/clock.js";
 export type { RunEventSink } from "./ports/run-event-sink.js";
