@@ -6,7 +6,9 @@ import {
   AgentToolRegistry,
   type AgentToolTailItem,
   type ChildRef,
+  type ChildStartOptions,
   type RunStore,
+  type StartTailOptions,
   type TailOptions,
 } from "@agent-tools/core-runs";
 import { InMemoryRunStore, InProcessChildTransport, ManualClock } from "@agent-tools/core-runs/testing";
@@ -49,6 +51,12 @@ export class LateTails extends InProcessChildTransport {
 
   attach(): void {
     this.#attach();
+  }
+
+  /** The run starts at once; its tail (from the first entry) attaches with the others, on `attach()`. */
+  override async startTail(ref: ChildRef, input: unknown, options: ChildStartOptions, tail: StartTailOptions) {
+    await this.start(ref, input, options);
+    return this.tail(ref, { ...tail, afterSequence: 0 });
   }
 
   override tail(ref: ChildRef, options: TailOptions): ReadableStream<AgentToolTailItem> {
