@@ -9,6 +9,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { webSocketUpgrade } from "@agent-tools/cloudflare";
 import { convertToModelMessages, streamText, toUIMessageStream, type UIMessageChunk } from "ai";
+import { collectGarbage } from "../src/collect-garbage.js";
 import { scriptedModel, scriptedPrompt } from "../src/scripted-model.js";
 import { installSqlMeter, probeStorage, type SqlMeter } from "../src/sql-meter.js";
 import { stubChunks, stubSummary } from "../src/stub-chunks.js";
@@ -317,6 +318,8 @@ export default {
         );
       case "/bench/stats":
         return Response.json(await parent.benchStats());
+      case "/bench/gc":
+        return Response.json(collectGarbage());
       default:
         return new Response("not found", { status: 404 });
     }

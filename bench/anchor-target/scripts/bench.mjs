@@ -4,14 +4,22 @@ import { rm } from "node:fs/promises";
 // (bench/anchor-target/worker.ts), on the raw pipe (bench/anchor-target/raw-pipe/worker.ts), and, for W1–W3 and W5
 // (the figures that depend on the child), on the real child (bench/anchor-target/real-child/worker.ts).
 //
+// With the anchor harness (`--anchor DIR` or BENCH_ANCHOR=DIR: a copy of it after `npm ci`), the anchor's target runs
+// too, and W1–W3 are taken run by run across ours, the anchor and the raw pipe (scripts/lib/interleaved.mjs), so
+// their ratios come from one sitting whatever else loads the machine. Issue 33's figures are printed with their
+// goals; `--check` exits 1 when one misses its goal or was not measured.
+//
 // stdout: JSON lines, one per target ({ target, results, … }; W1–W5 keys as the anchor harness names them, so its
-// summarize.mjs reads them too). stderr: progress and a table. Knobs: see README.md ("Knobs").
+// summarize.mjs reads them too; ours carries `goals`). stderr: progress and tables. Knobs: see README.md ("Knobs").
 import { cpus, loadavg, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { buildAnchor } from "./lib/anchor.mjs";
 import { bundleWorker } from "./lib/build.mjs";
+import { evaluateGoals, goalsPass, renderGoals } from "./lib/goals.mjs";
 import { WorkerHost } from "./lib/host.mjs";
 import { connectToWorker, heapUsed, withPeakHeap } from "./lib/inspector.mjs";
+import * as interleaved from "./lib/interleaved.mjs";
 import { benchParams } from "./lib/params.mjs";
 import { regenerated } from "./lib/regenerated.mjs";
 import { describe, round } from "./lib/stats.mjs";
@@ -23,15 +31,24 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const OUT = here("../.bench-build/");
 const PERSIST = here("../.mf-persist");
 
+const args = process.argv.slice(2);
+const check = args.includes("--check");
+const anchorIndex = args.indexOf("--anchor");
+const anchorFolder = anchorIndex >= 0 ? args[anchorIndex + 1] : process.env["BENCH_ANCHOR"];
 const P = benchParams();
 const verbose = process.env["BENCH_VERBOSE"] === "1";
 const only = new Set((process.env["BENCH_ONLY"] ?? "").split(",").filter(Boolean));
 // A section named after another (w1StreamText, historyClients) runs with it.
-const wanted = (name) => only.size === 0 || only.has(name) || only.has(name.replace(/(StreamText|Clients)$/, ""));
+const wanted = (name) =>
+  only.size === 0 || only.has(name) || only.has(name.replace(/(StreamText|Clients|NoDeflate)$/, ""));
 const log = (...args) => console.error(...args);
 
-const results = { ours: {}, raw: {}, realChild: {} };
-const errors = { ours: {}, raw: {}, realChild: {} };
+const results = { ours: {}, raw: {}, realChild: {}, anchor: {} };
+const errors = { ours: {}, raw: {}, realChild: {}, anchor: {} };
+const anchorBuild = buildAnchor(anchorFolder);
+/** The Workers this sitting runs: ours, the raw pipe, …, and the anchor's when it could be built. */
+const targets = { ...TARGETS, ...("target" in anchorBuild ? { anchor: anchorBuild.target } : {}) };
+if ("missing" in anchorBuild) log(`anchor: not run: ${anchorBuild.missing}`);
 
 async function section(target, name, run) {
   if (!wanted(name)) return;
@@ -40,9 +57,21 @@ async function section(target, name, run) {
     results[target][name] = await run();
   } catch (error) {
     errors[target][name] = error instanceof Error ? error.message : String(error);
-    log(`${TARGETS[target].name} ${name}: FAILED ${errors[target][name]}`);
+    log(`${targets[target].name} ${name}: FAILED ${errors[target][name]}`);
   }
-  log(`${TARGETS[target].name} ${name}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(`${targets[target].name} ${name}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * Files the other targets' series of an interleaved section under their names (`where`: series → [target, name]);
+ * returns ours, which `section` files.
+ * @param {Record<string, any>} series @param {Record<string, [keyof typeof results, string]>} where
+ */
+function file(series, where) {
+  for (const [key, [target, name]] of Object.entries(where)) {
+    if (series[key]) results[target][name] = series[key];
+  }
+  return series["ours"];
 }
 
 const startedAll = performance.now();
@@ -52,45 +81,57 @@ for (const target of Object.values(TARGETS)) {
   target.scriptPath = await bundleWorker(target.entry, `${OUT}${target.name}/worker.js`);
 }
 const start = (key, persist, inspectorPort) =>
-  WorkerHost.start({ ...TARGETS[key], scriptPath: TARGETS[key].scriptPath, persist, verbose, inspectorPort });
+  WorkerHost.start({ ...targets[key], scriptPath: targets[key].scriptPath, persist, verbose, inspectorPort });
 
 // ── warm workloads: the targets up at once, repetitions of W2 and W4 interleaved ──────────────────────────
 const ours = await start("ours");
 const raw = await start("raw");
 const realChild = await start("realChild");
-const bootMs = { ours: round(ours.bootMs), raw: round(raw.bootMs), realChild: round(realChild.bootMs) };
+const anchor = targets.anchor ? await start("anchor") : null;
+const bootMs = {
+  ours: round(ours.bootMs),
+  raw: round(raw.bootMs),
+  realChild: round(realChild.bootMs),
+  anchor: anchor ? round(anchor.bootMs) : null,
+};
+const hosts = { ours, raw, realChild, anchor };
 try {
   await section("ours", "baseline", () => workloads.baseline(ours));
   await section("raw", "baseline", () => workloads.baseline(raw));
-  await section("ours", "w1", () => workloads.w1(ours, P));
-  await section("realChild", "w1", () => workloads.w1(realChild, P));
-  // The real child's floor: streamText + toUIMessageStream over the same script, run in the raw pipe's object.
-  await section("raw", "w1StreamText", () => workloads.w1(raw, P, "w1-streamText", "streamText"));
+  if (anchor) await section("anchor", "baseline", () => workloads.baseline(anchor));
+  // W1–W3 run by run across the targets (the raw pipe's floors: a new object's round trip, streamText alone).
+  await section("ours", "w1", async () =>
+    file(await interleaved.w1(hosts, P), {
+      anchor: ["anchor", "w1"],
+      realChild: ["realChild", "w1"],
+      rawNewObject: ["raw", "w1NewObject"],
+      rawStreamText: ["raw", "w1StreamText"],
+    }),
+  );
   // W2 with the client offering permessage-deflate (as the harness's does), then without: what the servers can
-  // send, not zlib's cost (our servers decline it, so both should match).
+  // send, not zlib's cost (our servers decline it, so both should match; the anchor's accepts it).
   for (const [name, deflate] of /** @type {const} */ ([
     ["w2", true],
     ["w2NoDeflate", false],
   ])) {
     if (!wanted("w2")) break;
-    /** @type {{ ours: any[], raw: any[], realChild: any[], rawStreamText: any[] }} */
-    const reps = { ours: [], raw: [], realChild: [], rawStreamText: [] };
-    await section("ours", name, async () => {
-      for (let rep = 0; rep < P.reps; rep += 1) {
-        reps.ours.push(await workloads.w2Once(ours, P, `${name}-${rep}`, { deflate }));
-        reps.raw.push(await workloads.w2Once(raw, P, `${name}-${rep}`, { deflate }));
-        reps.realChild.push(await workloads.w2Once(realChild, P, `${name}-${rep}`, { deflate }));
-        reps.rawStreamText.push(await workloads.w2Once(raw, P, `${name}-st-${rep}`, { deflate, mode: "streamText" }));
-      }
-      results.raw[name] = workloads.w2Summary(P, reps.raw);
-      results.raw[`${name}StreamText`] = workloads.w2Summary(P, reps.rawStreamText);
-      results.realChild[name] = workloads.w2Summary(P, reps.realChild);
-      return workloads.w2Summary(P, reps.ours);
-    });
+    await section("ours", name, async () =>
+      file(await interleaved.w2(hosts, P, name, deflate), {
+        anchor: ["anchor", name],
+        raw: ["raw", name],
+        rawStreamText: ["raw", `${name}StreamText`],
+        realChild: ["realChild", name],
+      }),
+    );
   }
-  await section("ours", "w3", () => workloads.w3(ours, P));
-  await section("realChild", "w3", () => workloads.w3(realChild, P));
-  await section("raw", "w3StreamText", () => workloads.w3(raw, P, "streamText"));
+  await section("ours", "w3", async () =>
+    file(await interleaved.w3(hosts, P), {
+      anchor: ["anchor", "w3"],
+      realChild: ["realChild", "w3"],
+      rawChildren: ["raw", "w3Children"],
+      rawStreamText: ["raw", "w3StreamText"],
+    }),
+  );
   await section("ours", "chat", () => workloads.chatTurns(ours, raw, P));
   if (wanted("w4")) {
     await section("ours", "w4", async () => {
@@ -131,17 +172,31 @@ try {
   await ours.dispose();
   await raw.dispose();
   await realChild.dispose();
+  await anchor?.dispose();
 }
 
 // ── fan-out: one turn of up to 1 000 awaited children, fresh processes (their heap is measured) ──────────────────
 if (wanted("fanout")) {
   const port = 9400 + Math.floor(Math.random() * 500);
+  // V8's `gc()` in these two isolates, so each heap figure starts from what is live (`/bench/gc`).
+  process.env["MINIFLARE_WORKERD_V8_FLAGS"] = "--expose-gc";
   const fanOurs = await start("ours", undefined, port);
   const fanRaw = await start("raw", undefined, port + 1);
+  delete process.env["MINIFLARE_WORKERD_V8_FLAGS"];
   const sessions = { ours: await connectToWorker(port), raw: await connectToWorker(port + 1) };
   try {
-    const probe = (cdp) => ({ used: () => heapUsed(cdp), peakDuring: (work) => withPeakHeap(cdp, work) });
-    const heap = { ours: probe(sessions.ours), raw: probe(sessions.raw) };
+    // The live heap: a full collection (`/bench/gc`) before each reading, every 50 ms during the call.
+    const probe = (cdp, host) => {
+      const collect = () => host.call("gc");
+      return {
+        live: async () => {
+          await collect();
+          return heapUsed(cdp);
+        },
+        peakLiveDuring: (work) => withPeakHeap(cdp, work, { everyMs: 50, before: collect }),
+      };
+    };
+    const heap = { ours: probe(sessions.ours, fanOurs), raw: probe(sessions.raw, fanRaw) };
     await section("ours", "fanout", () => workloads.fanOut(fanOurs, fanRaw, P, heap));
   } finally {
     sessions.ours.close();
@@ -232,24 +287,30 @@ const machine = {
   loadAverage1m: { start: round(loadAtStart[0] ?? 0), end: round(loadavg()[0] ?? 0) },
 };
 const at = new Date().toISOString();
-for (const key of ["ours", "raw", "realChild"]) {
+const goals = evaluateGoals(results, (name) => only.size === 0 || only.has(name));
+for (const key of /** @type {const} */ (["ours", "raw", "realChild", "anchor"])) {
+  if (key === "anchor" && !anchor) continue;
   const line = {
     bench: "agents-as-tools",
     suite: "pnpm-bench",
-    target: TARGETS[key].name,
+    target: targets[key]?.name ?? key,
     at,
     params: P,
     machine,
     miniflareBootMs: bootMs[key],
     results: results[key],
     errors: errors[key],
+    ...(key === "ours" ? { goals } : {}),
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 log("");
 log(renderTable(results, P));
+log("");
+log(renderGoals(goals));
 log(
   `\n(${((performance.now() - startedAll) / 1000).toFixed(0)} s; ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}, ${at}; load ${machine.loadAverage1m.start} → ${machine.loadAverage1m.end})`,
 );
 const failed = Object.values(errors).filter((failures) => Object.keys(failures).length > 0).length;
-process.exit(failed > 0 ? 1 : 0);
+if (check && !goalsPass(goals)) log("\n--check: a goal of issue 33 is missed or was not measured (table above)");
+process.exit(failed > 0 || (check && !goalsPass(goals)) ? 1 : 0);

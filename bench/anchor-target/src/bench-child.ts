@@ -80,6 +80,11 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
     return this.runner.start(runId, input);
   }
 
+  async agentToolStartTail(runId: string, input: unknown): Promise<ReadableStream<Uint8Array>> {
+    this.#call("startTail");
+    return toNdjson(await this.runner.startTail(runId, input));
+  }
+
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {
     this.#call("inspect");
     return this.runner.inspect(runId);

@@ -1,4 +1,5 @@
 import type { BenchEnv, BenchParent } from "./bench-parent.js";
+import { collectGarbage } from "./collect-garbage.js";
 
 /** The parent's WebSocket path (target.json `wsPath`): `/agents/bench-parent/{parent}`. */
 const WS_PATH = /^\/agents\/bench-parent\/([^/]+)$/;
@@ -12,7 +13,7 @@ function intParam(url: URL, name: string, fallback: number): number {
 /**
  * The Worker entry: the anchor harness's HTTP contract (`/bench/ping|run|fanout|storage`), `/bench/stats`,
  * `/bench/turn-cost` (the child-only micro-measure), `pnpm bench`'s chat turns (`chat-turns`, `chat-fanout`,
- * `seed-conversation`), `pnpm bench`'s seeding for the memory figures, `/bench/retention-size` (the database after
+ * `seed-conversation`), `pnpm bench`'s seeding for the memory figures, `/bench/gc` (a full collection before a heap figure), `/bench/retention-size` (the database after
  * many runs, with and without log retention), and the parent's WebSocket.
  */
 export const benchHandler = {
@@ -60,6 +61,8 @@ async function dispatch(url: URL, parent: DurableObjectStub<BenchParent>): Promi
       return parent.benchStats();
     case "startup":
       return parent.benchStartup();
+    case "gc":
+      return collectGarbage();
     case "turn-cost":
       return parent.benchTurnCost(
         text("runId", `turn-cost-${crypto.randomUUID()}`),

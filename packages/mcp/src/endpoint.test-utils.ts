@@ -6,9 +6,10 @@ import {
   AgentToolRegistry,
   type AgentToolTailItem,
   type RunStore,
+  type StartTailOptions,
   type TailOptions,
 } from "@agent-tools/core-runs";
-import type { ChildRef } from "@agent-tools/core-runs/internal";
+import type { ChildRef, ChildStartOptions } from "@agent-tools/core-runs/internal";
 import { InMemoryRunStore, InProcessChildTransport, ManualClock } from "@agent-tools/core-runs/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -49,6 +50,12 @@ export class LateTails extends InProcessChildTransport {
 
   attach(): void {
     this.#attach();
+  }
+
+  /** The run starts at once; its tail (from the first entry) attaches with the others, on `attach()`. */
+  override async startTail(ref: ChildRef, input: unknown, options: ChildStartOptions, tail: StartTailOptions) {
+    await this.start(ref, input, options);
+    return this.tail(ref, { ...tail, afterSequence: 0 });
   }
 
   override tail(ref: ChildRef, options: TailOptions): ReadableStream<AgentToolTailItem> {

@@ -347,12 +347,14 @@ describe("createOpenTelemetryExporter: real runs", () => {
         return traceparent === undefined ? undefined : parseTraceparent(traceparent);
       },
     });
-    // The host's transport puts the run's trace context on the start call (here: a map).
+    // The host's transport puts the run's trace context on the start call (here: a map); the registry starts a run
+    // with `startTail` where the transport offers it.
     class TracingTransport extends InProcessChildTransport {
-      override start(ref: ChildRef, input: unknown) {
+      override startTail(...args: Parameters<InProcessChildTransport["startTail"]>) {
+        const [ref] = args;
         const spanContext = parentExporter.runSpanContext(ref.runId);
         if (spanContext) carried.set(ref.runId, formatTraceparent(spanContext));
-        return super.start(ref, input);
+        return super.startTail(...args);
       }
     }
     const clock = new ManualClock(T0);

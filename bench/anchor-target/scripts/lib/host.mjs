@@ -13,19 +13,24 @@ export class WorkerHost {
   /** workerd processes already taken by a host of this process. */
   static #claimed = new Set();
 
-  /** @param {Miniflare} miniflare @param {URL} url @param {number} bootMs @param {{ wsPath: string }} options */
+  /**
+   * @param {Miniflare} miniflare @param {URL} url @param {number} bootMs
+   * @param {{ wsPath: string, sendsReplayDone?: boolean }} options
+   */
   constructor(miniflare, url, bootMs, options) {
     this.miniflare = miniflare;
     this.origin = url.href.replace(/\/$/, "");
     this.bootMs = bootMs;
     this.wsPath = options.wsPath;
+    /** Whether the target's parent ends a connect's replay with a `bench-replay-done` frame (the anchor's does not). */
+    this.sendsReplayDone = options.sendsReplayDone ?? true;
     /** @type {number | null} */
     this.pid = null;
   }
 
   /**
    * @param {{ scriptPath: string, durableObjects: Record<string, { className: string, useSQLite: boolean }>,
-   *   wsPath: string, persist?: string, verbose?: boolean, inspectorPort?: number }} options
+   *   wsPath: string, sendsReplayDone?: boolean, persist?: string, verbose?: boolean, inspectorPort?: number }} options
    */
   static async start(options) {
     const miniflare = new Miniflare({

@@ -44,27 +44,43 @@ export async function connectToWorker(port) {
   return Cdp.connect(user.webSocketDebuggerUrl);
 }
 
-/** The isolate's V8 heap in use now, bytes (workerd's inspector does not answer `HeapProfiler.collectGarbage`). */
+/**
+ * The isolate's V8 heap in use now, bytes (garbage included: workerd's inspector does not answer
+ * `HeapProfiler.collectGarbage`; a target's `/bench/gc` collects it when workerd runs with `--expose-gc`).
+ */
 export async function heapUsed(cdp) {
   const { usedSize } = await cdp.call("Runtime.getHeapUsage");
   return usedSize;
 }
 
-/** Resolves `work`'s result with the isolate's highest heap use seen while it ran (sampled every `everyMs`). */
-export async function withPeakHeap(cdp, work, everyMs = 10) {
-  let peak = await heapUsed(cdp);
+/**
+ * Resolves `work`'s result with the isolate's highest heap use seen while it ran, sampled every `everyMs`; each
+ * sample after `before()` when given (e.g. a full collection: then the peak is of what was live, not of garbage).
+ * @template T
+ * @param {Cdp} cdp @param {() => Promise<T>} work
+ * @param {{ everyMs?: number, before?: () => Promise<unknown> }} [options]
+ * @returns {Promise<{ result: T, peak: number }>}
+ */
+export async function withPeakHeap(cdp, work, { everyMs = 10, before } = {}) {
+  const sample = async () => {
+    await before?.();
+    return heapUsed(cdp);
+  };
+  let peak = await sample();
   let done = false;
   const sampling = (async () => {
     while (!done) {
-      peak = Math.max(peak, await heapUsed(cdp));
+      peak = Math.max(peak, await sample());
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
   })();
+  let result;
   try {
-    return { result: await work(), peak };
+    result = await work();
   } finally {
     done = true;
     await sampling;
-    peak = Math.max(peak, await heapUsed(cdp));
   }
+  // The isolate answers between its tasks only: the last sample, once the work is done, may be the highest.
+  return { result: /** @type {T} */ (result), peak: Math.max(peak, await sample()) };
 }

@@ -2,7 +2,7 @@
 // the rest are this repository's own: reconnect with cursors, a reconcile tick, memory with retained runs.
 import { performance } from "node:perf_hooks";
 import { residentKiB, sleep } from "./host.mjs";
-import { describe, quantile, round } from "./stats.mjs";
+import { describe, interquartileMean, quantile, round } from "./stats.mjs";
 
 const TERMINAL = new Set(["finished", "error", "aborted", "interrupted"]);
 const pick = (items, key) => items.map((item) => item[key]).filter((value) => typeof value === "number");
@@ -58,7 +58,7 @@ export async function w2Once(host, P, parent, options = {}) {
   await host.call("ping", { parent });
   const client = host.connect(parent, "", { deflate });
   await client.opened;
-  await client.waitFor(() => client.replayDone !== null, 2_000);
+  if (host.sendsReplayDone) await client.waitFor(() => client.replayDone !== null, 2_000);
   await sleep(50);
   const runId = `${parent}-run`;
   // `around` (scripts/profile.mjs) brackets the timed part only: a profiler started before it, stopped after.
@@ -107,42 +107,6 @@ export function w2Summary(P, reps) {
     innerMs: describe(pick(reps, "innerMs")),
     cpuMs: describe(pick(reps, "cpuMs")),
     bytesPerChunkFrame: reps[0]?.bytesPerChunkFrame ?? null,
-  };
-}
-
-/**
- * W3: N concurrent awaited runs (Promise.all inside the parent), on a fresh parent each repetition.
- * @param {string} [mode] the raw pipe's `streamText` (the real child's floor)
- */
-export async function w3(host, P, mode = undefined) {
-  const inner = [];
-  const outer = [];
-  const statuses = [];
-  const errors = [];
-  for (let rep = 0; rep < P.reps; rep += 1) {
-    const parent = `w3-${mode ?? "stub"}-${rep}`;
-    await host.call("ping", { parent });
-    const { body, ms } = await host.call("fanout", {
-      parent,
-      prefix: parent,
-      runs: P.w3Runs,
-      count: P.w3Chunks,
-      ...(mode ? { mode } : {}),
-    });
-    inner.push(body.ms);
-    outer.push(ms);
-    statuses.push(body.statuses);
-    errors.push(...(body.errors ?? []));
-  }
-  return {
-    runs: P.w3Runs,
-    chunksPerRun: P.w3Chunks,
-    reps: P.reps,
-    statuses: statuses[0],
-    allCompleted: statuses.every((status) => status.completed === P.w3Runs),
-    errors: errors.slice(0, 3),
-    innerWallMs: describe(inner),
-    outerWallMs: describe(outer),
   };
 }
 
@@ -483,104 +447,82 @@ export async function chatTurns(host, raw, P) {
   const plain = [];
   const bench = [];
   const fixed = [];
+  const newObject = [];
   for (let rep = 0; rep < P.reps; rep += 1) {
     const parent = `chat-${rep}`;
     await host.call("chat-turns", { parent, tool: "plain", turns: 1, count: P.w1Chunks }); // warm: wires the parts
     for (let turn = 0; turn < P.chatTurns; turn += 1) {
       plain.push(...(await host.call("chat-turns", { parent, tool: "plain", turns: 1, count: P.w1Chunks })).body.ms);
       bench.push(...(await host.call("chat-turns", { parent, tool: "bench", turns: 1, count: P.w1Chunks })).body.ms);
+      // The platform's part, in the same round: one RPC to a new object that writes a row.
+      const { body } = await raw.call("fanout", {
+        parent: "new-object",
+        prefix: `n${rep}-${turn}`,
+        runs: 1,
+        count: P.w1Chunks,
+        mode: "children",
+      });
+      newObject.push(body.ms);
       fixed.push(...(await host.call("chat-turns", { parent, tool: "fixed", turns: 1, count: P.w1Chunks })).body.ms);
     }
   }
-  const newObject = [];
-  for (let rep = 0; rep < P.chatTurns; rep += 1) {
-    const { body } = await raw.call("fanout", {
-      parent: "new-object",
-      prefix: `n${rep}`,
-      runs: 1,
-      count: P.w1Chunks,
-      mode: "children",
-    });
-    newObject.push(body.ms);
-  }
   const median = (values) => quantile(values, 0.5) ?? Number.NaN;
   const overhead = median(bench) - median(plain);
+  // In-DO times are whole ms: the interquartile means resolve the difference finer than the medians.
+  const mean = (values) => interquartileMean(values) ?? Number.NaN;
+  const overheadMean = mean(bench) - mean(plain);
   return {
     chunksPerRun: P.w1Chunks,
     turnsPerKind: plain.length,
-    note: "in-DO ms (Date.now(), whole ms) of sendChatMessage; overhead of one awaited child = median(bench) − median(plain)",
+    note: "in-DO ms (Date.now(), whole ms) of sendChatMessage; overhead of one awaited child = median(bench) − median(plain); the new object's round trip taken in the same rounds",
     plainToolTurnMs: describe(plain),
     agentToolTurnMs: describe(bench),
     fixedTurnMs: describe(fixed),
     awaitedChildOverheadMs: round(overhead),
     newDurableObjectRoundTripMs: describe(newObject),
     overheadBeyondNewObjectMs: round(overhead - median(newObject)),
+    interquartileMeans: {
+      plainToolTurnMs: round(mean(plain)),
+      agentToolTurnMs: round(mean(bench)),
+      newDurableObjectRoundTripMs: round(mean(newObject)),
+      awaitedChildOverheadMs: round(overheadMean),
+      overheadBeyondNewObjectMs: round(overheadMean - mean(newObject)),
+    },
   };
 }
 
 /**
  * Item 3 of issue 27, fan-out: one chat turn whose model calls the stub child `calls` times at once (every run
- * awaited), for each size in `P.fanoutSizes`, on a fresh parent each; beside it the registry alone (`runAgentTool` ×
- * N in `Promise.all`) and the raw pipe's floor (N new `RawChild` objects, one RPC each, all at once, frames sent, a
- * row kept), in the same sitting. Memory: the isolate's V8 heap, its peak during the turn and after it (the children
- * live in the same isolate under Miniflare: the raw pipe's peak is the floor of that), and workerd's RSS.
+ * awaited), for each size in `P.fanoutSizes`, on a fresh parent each, and the raw pipe's floor right after it (N new
+ * `RawChild` objects, one RPC each, all at once, frames sent, a row kept): `P.fanoutReps` rounds over the sizes. In
+ * the first round also the same turn with an ordinary tool and the registry alone (`runAgentTool` × N in
+ * `Promise.all`). Then, per size, one more turn and floor for memory: the isolate's live V8 heap (a full collection
+ * before each reading, every 50 ms, which slows the call: no time is taken from it), its peak growth during the call
+ * and what stays after it (parent and children share the isolate under Miniflare: the raw pipe's is the floor).
+ * Per size, each time figure is the median over the rounds (each round's own in `rounds`).
  */
 export async function fanOut(host, raw, P, heap) {
+  /** @type {Record<number, any[]>} */
+  const bySize = Object.fromEntries(P.fanoutSizes.map((calls) => [calls, []]));
+  for (let rep = 0; rep < P.fanoutReps; rep += 1) {
+    for (const calls of P.fanoutSizes) bySize[calls]?.push(await fanOutOnce(host, raw, P, calls, rep));
+  }
   const sizes = [];
   for (const calls of P.fanoutSizes) {
-    const parent = `fan-${calls}`;
-    await host.call("ping", { parent });
-    const heapBefore = await heap.ours.used();
-    const rssBefore = residentKiB(host.workerdPid());
-    const { result: turnCall, peak } = await heap.ours.peakDuring(() =>
-      host.call("chat-fanout", { parent, calls, count: P.fanoutChunks }),
-    );
-    const turn = turnCall.body;
-    const heapAfter = await heap.ours.used();
-    const rssAfter = residentKiB(host.workerdPid());
-    // The same turn calling an ordinary tool: what the turn costs without children (the model's stream, the engine).
-    const { body: plain } = await host.call("chat-fanout", {
-      parent: `plain-${calls}`,
-      calls,
-      count: P.fanoutChunks,
-      tool: "plain",
-    });
-    const { body: registry } = await host.call("fanout", {
-      parent: `reg-${calls}`,
-      prefix: `r${calls}`,
-      runs: calls,
-      count: P.fanoutChunks,
-    });
-    await raw.call("ping", { parent: `fan-${calls}` });
-    const rawHeapBefore = await heap.raw.used();
-    const { result: floorCall, peak: rawPeak } = await heap.raw.peakDuring(() =>
-      raw.call("fanout", {
-        parent: `fan-${calls}`,
-        prefix: `f${calls}`,
-        runs: calls,
-        count: P.fanoutChunks,
-        mode: "children",
-      }),
-    );
-    const floor = floorCall.body;
+    const reps = bySize[calls] ?? [];
+    const median = (key) => round(quantile(pick(reps, key), 0.5));
     sizes.push({
       calls,
-      turnMs: turn.ms,
-      plainTurnMs: plain.ms,
-      // The children's part of the turn: the turn minus the same turn with an ordinary tool.
-      childrenPartMs: turn.ms - plain.ms,
-      childrenPartVersusRaw: round((turn.ms - plain.ms) / Math.max(1, floor.ms)),
-      allTerminal: turn.runs === calls && turn.outputs === calls,
-      statuses: turn.statuses,
-      registryMs: registry.ms,
-      registryStatuses: registry.statuses,
-      rawChildrenMs: floor.ms,
-      turnVersusRaw: round(turn.ms / Math.max(1, floor.ms)),
-      registryVersusRaw: round(registry.ms / Math.max(1, floor.ms)),
-      heapPeakGrowthMiB: round((peak - heapBefore) / 2 ** 20, 1),
-      heapAfterGrowthMiB: round((heapAfter - heapBefore) / 2 ** 20, 1),
-      rawHeapPeakGrowthMiB: round((rawPeak - rawHeapBefore) / 2 ** 20, 1),
-      rssGrowthMiB: rssBefore !== null && rssAfter !== null ? round((rssAfter - rssBefore) / 1024, 1) : null,
+      ...Object.fromEntries(
+        Object.keys(reps[0] ?? {})
+          .filter((key) => typeof reps[0]?.[key] === "number" && key !== "calls")
+          .map((key) => [key, median(key)]),
+      ),
+      allTerminal: reps.every((rep) => rep.allTerminal),
+      statuses: reps[0]?.statuses,
+      registryStatuses: reps[0]?.registryStatuses,
+      rounds: reps,
+      ...(await fanOutHeap(host, raw, P, heap, calls)),
     });
   }
   const first = sizes[0];
@@ -588,11 +530,90 @@ export async function fanOut(host, raw, P, heap) {
   const perRun = (size, key) => size[key] / size.calls;
   return {
     chunksPerRun: P.fanoutChunks,
-    note: "in-DO ms; heap = the isolate's V8 heap in use (sampled every 10 ms during the call: peak; and after it) — parent and children share the isolate under Miniflare, so the raw pipe's peak (its children's) is the floor",
+    reps: P.fanoutReps,
+    note: "in-DO ms; heap = the isolate's live V8 heap (collected before each reading; its own turn and floor, untimed) — parent and children share the isolate under Miniflare, so the raw pipe's (its children's) is the floor",
     sizes,
     // Linear: the time per run at the largest size over that at the smallest (1 = linear).
     turnLinearity: first && last ? round(perRun(last, "turnMs") / perRun(first, "turnMs")) : null,
     registryLinearity: first && last ? round(perRun(last, "registryMs") / perRun(first, "registryMs")) : null,
+  };
+}
+
+/**
+ * One timed round of one fan-out size: the turn and the raw pipe's floor; in the first round also the plain turn and
+ * the registry alone.
+ */
+async function fanOutOnce(host, raw, P, calls, rep) {
+  const parent = `fan-${calls}-${rep}`;
+  await host.call("ping", { parent });
+  await raw.call("ping", { parent });
+  const { body: turn } = await host.call("chat-fanout", { parent, calls, count: P.fanoutChunks });
+  const { body: floor } = await raw.call("fanout", {
+    parent,
+    prefix: `f${calls}-${rep}`,
+    runs: calls,
+    count: P.fanoutChunks,
+    mode: "children",
+  });
+  const figures = {
+    calls,
+    turnMs: turn.ms,
+    rawChildrenMs: floor.ms,
+    turnVersusRaw: round(turn.ms / Math.max(1, floor.ms)),
+    allTerminal: turn.runs === calls && turn.outputs === calls,
+    statuses: turn.statuses,
+  };
+  if (rep > 0) return figures;
+  // The same turn calling an ordinary tool: what the turn costs without children (the model's stream, the engine).
+  const { body: plain } = await host.call("chat-fanout", {
+    parent: `plain-${calls}`,
+    calls,
+    count: P.fanoutChunks,
+    tool: "plain",
+  });
+  const { body: registry } = await host.call("fanout", {
+    parent: `reg-${calls}`,
+    prefix: `r${calls}`,
+    runs: calls,
+    count: P.fanoutChunks,
+  });
+  return {
+    ...figures,
+    plainTurnMs: plain.ms,
+    // The children's part of the turn: the turn minus the same turn with an ordinary tool.
+    childrenPartMs: turn.ms - plain.ms,
+    childrenPartVersusRaw: round((turn.ms - plain.ms) / Math.max(1, floor.ms)),
+    registryMs: registry.ms,
+    registryStatuses: registry.statuses,
+    registryVersusRaw: round(registry.ms / Math.max(1, floor.ms)),
+  };
+}
+
+/** The live heap during one more turn of `calls` children and during the raw pipe's floor: peak growth, and after. */
+async function fanOutHeap(host, raw, P, heap, calls) {
+  const mib = (bytes) => round(bytes / 2 ** 20, 1);
+  const parent = `fan-heap-${calls}`;
+  await host.call("ping", { parent });
+  const before = await heap.ours.live();
+  const rssBefore = residentKiB(host.workerdPid());
+  const { peak } = await heap.ours.peakLiveDuring(() =>
+    host.call("chat-fanout", { parent, calls, count: P.fanoutChunks }),
+  );
+  const after = await heap.ours.live();
+  const rssAfter = residentKiB(host.workerdPid());
+  await raw.call("ping", { parent });
+  const rawBefore = await heap.raw.live();
+  const { peak: rawPeak } = await heap.raw.peakLiveDuring(() =>
+    raw.call("fanout", { parent, prefix: `h${calls}`, runs: calls, count: P.fanoutChunks, mode: "children" }),
+  );
+  const rawAfter = await heap.raw.live();
+  return {
+    heapPeakGrowthMiB: mib(peak - before),
+    heapAfterGrowthMiB: mib(after - before),
+    rawHeapPeakGrowthMiB: mib(rawPeak - rawBefore),
+    rawHeapAfterGrowthMiB: mib(rawAfter - rawBefore),
+    heapVersusRaw: round((peak - before) / Math.max(1, rawPeak - rawBefore)),
+    rssGrowthMiB: rssBefore !== null && rssAfter !== null ? round((rssAfter - rssBefore) / 1024, 1) : null,
   };
 }
 

@@ -1,4 +1,4 @@
-import { AgentToolsError, type ChildTransport, type TailOptions } from "@agent-tools/core-runs";
+import { AgentToolsError, type ChildTransport, type StartTailOptions, type TailOptions } from "@agent-tools/core-runs";
 import type { ChildRef, ChildStartOptions } from "@agent-tools/core-runs/internal";
 import type {
   AgentToolApprovalAnswer,
@@ -14,6 +14,8 @@ export interface AgentToolChildRpc {
   agentToolStart(runId: string, input: unknown, options?: ChildStartOptions): Promise<AgentToolRunInspection>;
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null>;
   agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>>;
+  /** `agentToolStart`, then `agentToolTail` from the run's first entry, in one call (the parent's one round trip). */
+  agentToolStartTail(runId: string, input: unknown, options?: ChildStartOptions): Promise<ReadableStream<Uint8Array>>;
   agentToolCancel(runId: string, reason?: string): Promise<void>;
   /** The budget of the run's tree ran out above it (optional: a child without it runs on within its own budget). */
   agentToolWrapUp?(runId: string, reason: AgentToolBudgetExhaustion): Promise<void>;
@@ -122,42 +124,19 @@ export class DurableObjectChildTransport implements ChildTransport {
   }
 
   tail(ref: ChildRef, options: TailOptions): ReadableStream<AgentToolTailItem> {
-    let inner: ReadableStreamDefaultReader<Uint8Array> | null = null;
-    const { signal } = options;
-    const lines = new NdjsonLines<AgentToolTailItem>();
-    const opened = (async () => {
-      const bytes = await this.stub(ref).agentToolTail(ref.runId, options.afterSequence);
-      options.onOpen?.();
-      inner = bytes.getReader();
-      return inner;
-    })();
-    const onAbort = () => void opened.then((reader) => reader.cancel()).catch(() => undefined);
-    return new ReadableStream<AgentToolTailItem>({
-      start() {
-        if (signal?.aborted) onAbort();
-        else signal?.addEventListener("abort", onAbort, { once: true });
-      },
-      async pull(controller) {
-        const reader = await opened;
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) {
-            for (const item of lines.end()) controller.enqueue(item);
-            signal?.removeEventListener("abort", onAbort);
-            controller.close();
-            return;
-          }
-          const items = lines.push(value);
-          for (const item of items) controller.enqueue(item);
-          if (items.length > 0) return;
-        }
-      },
-      async cancel(reason) {
-        signal?.removeEventListener("abort", onAbort);
-        const reader = inner ?? (await opened.catch(() => null));
-        await reader?.cancel(reason).catch(() => undefined);
-      },
-    });
+    const bytes = this.stub(ref)
+      .agentToolTail(ref.runId, options.afterSequence)
+      .then((stream) => {
+        options.onOpen?.();
+        return stream;
+      });
+    return decodeTail(bytes, options.signal);
+  }
+
+  /** One RPC: the child starts the run and answers with its tail (resolves once the child recorded the run). */
+  async startTail(ref: ChildRef, input: unknown, options: ChildStartOptions, tail: StartTailOptions) {
+    const bytes = await this.stub(ref).agentToolStartTail(ref.runId, input, options);
+    return decodeTail(Promise.resolve(bytes), tail.signal);
   }
 
   cancel(ref: ChildRef, reason?: string): Promise<void> {
@@ -178,4 +157,47 @@ export class DurableObjectChildTransport implements ChildTransport {
   destroy(ref: ChildRef): Promise<void> {
     return this.stub(ref).agentToolDestroy(ref.runId);
   }
+}
+
+/**
+ * A child's tail, from the NDJSON bytes its RPC answers with: cancelling it (or aborting `signal`) cancels the RPC
+ * stream, never the run.
+ */
+function decodeTail(
+  bytes: Promise<ReadableStream<Uint8Array>>,
+  signal: AbortSignal | undefined,
+): ReadableStream<AgentToolTailItem> {
+  let inner: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  const lines = new NdjsonLines<AgentToolTailItem>();
+  const opened = bytes.then((stream) => {
+    inner = stream.getReader();
+    return inner;
+  });
+  const onAbort = () => void opened.then((reader) => reader.cancel()).catch(() => undefined);
+  return new ReadableStream<AgentToolTailItem>({
+    start() {
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
+    },
+    async pull(controller) {
+      const reader = await opened;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          for (const item of lines.end()) controller.enqueue(item);
+          signal?.removeEventListener("abort", onAbort);
+          controller.close();
+          return;
+        }
+        const items = lines.push(value);
+        for (const item of items) controller.enqueue(item);
+        if (items.length > 0) return;
+      }
+    },
+    async cancel(reason) {
+      signal?.removeEventListener("abort", onAbort);
+      const reader = inner ?? (await opened.catch(() => null));
+      await reader?.cancel(reason).catch(() => undefined);
+    },
+  });
 }

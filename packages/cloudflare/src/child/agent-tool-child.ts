@@ -111,6 +111,17 @@ export abstract class AgentToolChild<TEnv = unknown>
     return inspection;
   }
 
+  /** `agentToolStart`, then `agentToolTail` from the run's first entry: the parent's one round trip to start a run. */
+  async agentToolStartTail(
+    runId: string,
+    input: unknown,
+    options?: ChildStartOptions,
+  ): Promise<ReadableStream<Uint8Array>> {
+    const tail = await this.runner.startTail(runId, input, options);
+    if (this.runner.isLive(runId)) await this.#parts.armWakeup(this.#wakes());
+    return toNdjson(tail);
+  }
+
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {
     return this.runner.inspect(runId);
   }

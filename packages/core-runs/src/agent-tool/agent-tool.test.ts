@@ -262,7 +262,7 @@ describe("agentTool: execute", () => {
     // Once more after it finished: the stored result.
     expect(await execute(slow, { topic: "cats" }, "call-1")).toBe("Findings");
     expect(scripted.turns).toEqual(["agent-tool:call-1"]);
-    expect(transport.calls.filter((call) => call.method === "start")).toHaveLength(1);
+    expect(transport.calls.filter((call) => call.method === "start" || call.method === "startTail")).toHaveLength(1);
     expect(kinds(frames).filter((kind) => kind === "started")).toHaveLength(1);
     expect(kinds(frames).filter((kind) => kind === "finished")).toHaveLength(1);
   });

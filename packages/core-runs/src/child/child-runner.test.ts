@@ -18,7 +18,7 @@ import {
   tailItemEntries,
 } from "../protocol/index.js";
 import { InMemoryRunStore } from "../testing/in-memory-run-store.js";
-import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
+import { flushMicrotasks, ManualClock, turnEventLoop } from "../testing/manual-clock.js";
 import { echoChild, ScriptedChild, textChunks } from "../testing/scripted-child.js";
 import {
   type ScriptedModelPart,
@@ -230,13 +230,41 @@ describe("AgentToolChildRunner", () => {
         yields.push({ stored, tailed: first?.value?.type === "entries" ? first.value.entries.length : 0 });
       },
     });
-    await runner.start("r1", "x");
-    const items = await collect(runner.tail("r1", { afterSequence: 0 }));
+    // Started with its tail (someone waits for the stream): the turn yields.
+    const items = await collect(await runner.startTail("r1", "x"));
     expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
+    expect(tailItemEntries(items).map((entry) => entry.sequence)).toEqual(
+      Array.from({ length: tailItemEntries(items).length }, (_, index) => index + 1),
+    );
     // The first entry is written at once and out before the turn reads on; then every 256 entries (written when
     // that many wait), never more than one macrotask per 256.
     expect(yields[0]).toEqual({ stored: 1, tailed: 1 });
     expect(yields.map((at) => at.stored)).toEqual([1, 257, 513]);
+  });
+
+  it("lets the event loop turn only while someone waits for the stream: a run nobody tails runs to its end in one go", async () => {
+    const store = new InMemoryRunStore();
+    const words = Array.from({ length: 600 }, (_, index) => `w${index} `);
+    let yields = 0;
+    const runner = new AgentToolChildRunner({
+      definition: echoChild("Echo", { chunks: () => textChunks(words) }),
+      store,
+      clock: new ManualClock(1_000),
+      yieldToEventLoop: async () => {
+        yields += 1;
+      },
+    });
+    await runner.start("r1", "x");
+    // Nobody tails it: the turn never waits for a macrotask, so it has ended once one has run.
+    await turnEventLoop();
+    expect(await store.getRun("r1")).toMatchObject({ status: "completed" });
+    const items = await collect(runner.tail("r1", { afterSequence: 0 }));
+    expect(tailItemEntries(items).length).toBeGreaterThan(600);
+    expect(yields).toBe(0);
+    // The same turn started with its tail yields (after its first entry, then every 256).
+    const followed = await collect(await runner.startTail("r2", "x"));
+    expect(followed.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
+    expect(yields).toBe(3);
   });
 
   it("loses and doubles nothing between draining the stored log and attaching to live output", async () => {
@@ -274,6 +302,48 @@ describe("AgentToolChildRunner", () => {
     const items = await tail;
     expect(sequences(items)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed", summary: "ab" } });
+  });
+
+  it("a tail attaching while progress waits behind an entry being written gets the entry, then that progress once", async () => {
+    const inner = new InMemoryRunStore();
+    let releaseWrite: (() => void) | null = null;
+    const appendLog = inner.appendLog.bind(inner);
+    inner.appendLog = async (runId, entries) => {
+      await new Promise<void>((resolve) => {
+        releaseWrite = resolve;
+      });
+      return appendLog(runId, entries);
+    };
+    const gatedStore = inner;
+    const child = new ScriptedChild("Scripted");
+    const { runner } = makeRunner(child.definition, gatedStore);
+    await runner.start("r1", "x");
+    const run = child.run("r1");
+    const context = await run.context;
+    // A milestone's entry is being written (held) when the progress is published: the progress waits behind it.
+    context.appendChunk({ type: "data-agent-milestone", data: { name: "found", at: 1 } } as UIMessageChunk, {
+      name: "found",
+    });
+    const reading = { fraction: 0.5, message: "reading", at: 2 };
+    context.publishEphemeral(
+      { type: "data-agent-progress", data: reading, transient: true } as UIMessageChunk,
+      reading,
+    );
+    const reader = runner.tail("r1", { afterSequence: 0 }).getReader();
+    const items: AgentToolTailItem[] = [];
+    const next = async () => {
+      const { value } = await reader.read();
+      if (value) items.push(value);
+    };
+    const first = next();
+    await flushMicrotasks();
+    expect(releaseWrite).not.toBeNull();
+    (releaseWrite as unknown as () => void)();
+    await first;
+    await next();
+    await reader.cancel();
+    expect(items.map((item) => item.type)).toEqual(["entries", "progress"]);
+    expect(items[1]).toMatchObject({ type: "progress", body: { data: reading } });
   });
 
   it("cancels a live run as aborted, idempotently, and a stopped tail does not cancel the run", async () => {

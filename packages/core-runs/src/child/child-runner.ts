@@ -40,6 +40,7 @@ export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./c
 export { DEFAULT_DESCENDANTS_TIMEOUT_MS } from "./child-runner-options.js";
 
 const FALLBACK_CANCEL_REASON = "Cancelled";
+const NOT_WAITED = Promise.resolve();
 
 /**
  * Runs a child's side of agent-tool runs: the run ledger — idempotent start, inspect with its `null` contract, tail
@@ -59,6 +60,8 @@ export class AgentToolChildRunner {
   readonly #starting = new Map<string, Promise<AgentToolRunInspection>>();
   readonly #recording = new Set<string>();
   readonly #waking = new Map<string, Promise<RunRecord | null>>();
+  /** Runs `startTail` is starting: their tail comes right after the start. */
+  readonly #tailsExpected = new Set<string>();
   readonly #recovery: TurnRecoveryOptions;
   readonly #approvals: RunApprovalsHost;
 
@@ -119,6 +122,27 @@ export class AgentToolChildRunner {
     }
     this.#begin(record, { lastSequence: 0, milestones: [] }, { resumed: false, entries: [] });
     return runInspection(record);
+  }
+
+  /**
+   * Start a run and tail it, in one call (a parent's one round trip to its child): `start`, then `tail` from the
+   * run's first entry. The run's turn knows from its start that someone waits for its stream (it lets the host's
+   * event loop turn, see `yieldToEventLoop`), so its first chunk leaves before the turn ends. A known runId starts no
+   * second turn: its tail replays the log and follows it.
+   */
+  async startTail(
+    runId: string,
+    input: unknown,
+    options: ChildStartOptions = {},
+    tail: Omit<ChildTailOptions, "afterSequence" | "onOpen"> = {},
+  ): Promise<ReadableStream<AgentToolTailItem>> {
+    this.#tailsExpected.add(runId);
+    try {
+      await this.start(runId, input, options);
+    } finally {
+      this.#tailsExpected.delete(runId);
+    }
+    return this.tail(runId, tail);
   }
 
   /** The run's snapshot, or `null` when this child has no record of it ("not yet", not failure). */
@@ -302,6 +326,7 @@ export class AgentToolChildRunner {
   /** Make the run live here and execute its turn in the background. */
   #begin(record: RunRecord, start: LiveRunStart, turn: ChildTurnStart, claim?: () => Promise<boolean>): void {
     const live = new LiveRun({ record, start, store: this.#store, clock: this.#clock, definition: this.#definition });
+    live.isTailExpected = this.#tailsExpected.has(record.runId);
     this.#live.set(record.runId, live);
     // A resumed run: what the runs it dispatched before spent is read back from their rows.
     if (turn.resumed) this.#options.waitUntil?.(live.restoreDispatchedUsage(this.#definition));
@@ -311,6 +336,8 @@ export class AgentToolChildRunner {
   /** Execute a turn of `record`'s run as `live`, in the run's scope. */
   #execute(record: RunRecord, live: LiveRun, turn: ChildTurnStart, claim?: () => Promise<boolean>): void {
     const { runId } = record;
+    // Only while someone waits for the run's stream: a turn nobody follows runs to its end in one go.
+    const { yieldToEventLoop } = this.#options;
     const host = {
       definition: this.#definition,
       store: this.#store,
@@ -327,7 +354,7 @@ export class AgentToolChildRunner {
       },
       pause: (paused: RunRecord, waiting: Parameters<typeof pauseRun>[2], fold: Parameters<typeof pauseRun>[3]) =>
         pauseRun(this.#approvals, paused, waiting, fold),
-      ...(this.#options.yieldToEventLoop ? { yieldToEventLoop: this.#options.yieldToEventLoop } : {}),
+      ...(yieldToEventLoop ? { yieldToEventLoop: () => (live.isWaitedFor ? yieldToEventLoop() : NOT_WAITED) } : {}),
       ...(claim ? { claim } : {}),
     };
     const scope = this.#options.runScope ?? ((_runId, run) => run());

@@ -85,6 +85,7 @@ export function openChildTail(
       if (live) {
         const listener: TailListener = (item) => (draining ? buffered.push(item) : deliver(item));
         unsubscribe = live.log.subscribe(listener);
+        live.isTailExpected = false;
       }
       // The stored log goes out without the entries a step reset voids (a reader before them never needs them).
       const filter = new VoidedEntryFilter();
@@ -109,9 +110,10 @@ export function openChildTail(
         return;
       }
       draining = false;
-      // A tail that attaches mid-run starts from the latest progress (ephemeral frames sent before it are gone).
+      // A tail that attaches mid-run starts from the latest progress (ephemeral frames sent before it are gone) —
+      // unless that progress still waits behind entries being written: it then comes in its place, after them.
       const progress = live?.progress;
-      if (live && progress && !closed) {
+      if (live && progress && !closed && !live.log.hasEphemeralWaiting) {
         const body = { type: AGENT_PROGRESS_PART, data: progress, transient: true } as unknown as UIMessageChunk;
         deliver({ type: "progress", body, at: progress.at, catchUp: true });
       }

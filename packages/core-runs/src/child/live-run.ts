@@ -44,10 +44,20 @@ export class LiveRun {
   descendantsEnded?: Promise<void>;
   /** Set while the run is paused: its turn waits for these approvals (its own). */
   paused?: { approvals: AgentToolApproval[] } | undefined;
+  /**
+   * Set when the run was started by `startTail` and its tail is not listening yet: someone waits for its stream, so
+   * its turn lets the host's event loop turn (as it does while a tail listens).
+   */
+  isTailExpected = false;
   /** Every approval the run's log holds (its own and re-published ones), by the protocol's rule. */
   readonly approvals = new Map<string, AgentToolApproval>();
   readonly #clock: Clock;
   readonly #store: RunStore;
+
+  /** True while someone waits for the run's stream: a tail listens, or the one `startTail` opens is on its way. */
+  get isWaitedFor(): boolean {
+    return this.isTailExpected || this.log.isFollowed;
+  }
 
   constructor(options: {
     record: RunRecord;

@@ -46,6 +46,8 @@ export class LiveRunLog {
    */
   readonly #pending: AgentToolTailItem[] = [];
   #pendingEntries = 0;
+  /** Ephemeral items in `#pending` (waiting for the entries before them). */
+  #waitingEphemeral = 0;
   #flushing: Promise<void> | null = null;
   #isFlushing = false;
   /** Armed while a burst is under way: it fires at the burst's end. */
@@ -84,6 +86,11 @@ export class LiveRunLog {
   /** The store's error, once a write failed (`undefined` until then). */
   get storeError(): unknown {
     return this.#storeError;
+  }
+
+  /** True while a tail listens to the run's items. */
+  get isFollowed(): boolean {
+    return this.#listeners.size > 0;
   }
 
   /** Listen to the items delivered from now on; returns the function that stops listening. */
@@ -144,9 +151,18 @@ export class LiveRunLog {
   publish(item: EphemeralTailItem): void {
     if (this.#isFlushing || this.#pending.length > 0) {
       this.#pending.push(item);
+      this.#waitingEphemeral += 1;
       return;
     }
     this.#deliver(item);
+  }
+
+  /**
+   * True while an ephemeral item waits behind entries not yet written: a tail subscribed now gets it in its place,
+   * so it needs no catch-up copy of it (which would overtake those entries).
+   */
+  get hasEphemeralWaiting(): boolean {
+    return this.#waitingEphemeral > 0;
   }
 
   /** Write what is waiting now, without waiting for the burst's end (a fact of the turn's journal). */
@@ -190,6 +206,7 @@ export class LiveRunLog {
   }
 
   #deliver(item: AgentToolTailItem): void {
+    if (item.type !== "entries" && item.type !== "terminal" && this.#waitingEphemeral > 0) this.#waitingEphemeral -= 1;
     for (const listener of this.#listeners) listener(item);
   }
 
@@ -273,6 +290,7 @@ export class LiveRunLog {
       this.#storeError = error;
       this.#pending.length = 0;
       this.#pendingEntries = 0;
+      this.#waitingEphemeral = 0;
       this.#held = null;
       this.#joined.clear();
       this.#endBurst();

@@ -31,6 +31,9 @@ export type TailOptions = {
   onOpen?: () => void;
 };
 
+/** What a `startTail`'s tail takes: it starts from the run's first entry, and its answer is the start's. */
+export type StartTailOptions = Omit<TailOptions, "afterSequence" | "onOpen">;
+
 /**
  * How a parent reaches its children, addressed by `(agentType, runId)` within the parent that owns the transport.
  * In-process for tests (`InProcessChildTransport`), Durable Object RPC in the demo.
@@ -40,6 +43,7 @@ export type TailOptions = {
  *   The options (the run's tree and trace context) reach the child with the first `start`.
  *   It resolves once the child has recorded the run (acknowledged); it does not wait for the turn to end.
  * - `inspect` returns `null` when the child has no record of the run ("not yet", not failure).
+ * - `startTail`, where offered, is `start` then `tail` from 0, as one call.
  * - `tail` yields the stored entries after `afterSequence`, then live ones, in sequence order with no gap and no
  *   double across the stored/live edge, interleaved with ephemeral progress; then one `terminal` item, and
  *   closes. Cancelling the stream or aborting `signal` stops the tail, never the run.
@@ -51,6 +55,17 @@ export interface ChildTransport {
   start(ref: ChildRef, input: unknown, options?: ChildStartOptions): Promise<AgentToolRunInspection>;
   inspect(ref: ChildRef): Promise<AgentToolRunInspection | null>;
   tail(ref: ChildRef, options: TailOptions): ReadableStream<AgentToolTailItem>;
+  /**
+   * Optional: `start`, then `tail` from the run's first entry, in one call (one round trip to the child). Resolves
+   * with the tail once the child has recorded the run (as `start` resolves: the run is acknowledged); rejects when the
+   * run could not be started. The tail is `tail`'s. A registry uses it for every run it starts when it is there.
+   */
+  startTail?(
+    ref: ChildRef,
+    input: unknown,
+    options: ChildStartOptions,
+    tail: StartTailOptions,
+  ): Promise<ReadableStream<AgentToolTailItem>>;
   cancel(ref: ChildRef, reason?: string): Promise<void>;
   destroy(ref: ChildRef): Promise<void>;
   /**

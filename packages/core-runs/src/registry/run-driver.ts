@@ -206,12 +206,15 @@ export class RunDriver {
           cause: "cancelled-before-start",
         });
       }
+      let opened: ReadableStream<AgentToolTailItem> | null = null;
       try {
         const { tree, trace } = this.#record;
-        await runtime.transport.start(this.ref, this.#record.input, {
-          ...(tree !== undefined ? { tree } : {}),
-          ...(trace !== undefined ? { trace } : {}),
-        });
+        const options = { ...(tree !== undefined ? { tree } : {}), ...(trace !== undefined ? { trace } : {}) };
+        const { transport } = runtime;
+        // One round trip where the transport offers it: the start and the tail in one call.
+        if (transport.startTail) {
+          opened = await transport.startTail(this.ref, this.#record.input, options, { signal: this.#stopTail.signal });
+        } else await transport.start(this.ref, this.#record.input, options);
       } catch (error) {
         return this.#finish({
           status: "error",
@@ -220,9 +223,14 @@ export class RunDriver {
         });
       }
       this.#isStartAnswered = true;
-      if (this.#ending !== "none") return this.#leave();
+      const leave = () => {
+        void opened?.cancel().catch(() => undefined);
+        return this.#leave();
+      };
+      if (this.#ending !== "none") return leave();
       // A cancel that came while `start` was on its way: acknowledge now, which cancels the child.
-      if (this.#cancelRequested !== null && !(await this.#ack.settle())) return this.#leave();
+      if (this.#cancelRequested !== null && !(await this.#ack.settle())) return leave();
+      if (opened) return this.#follow(opened);
     } else {
       runtime.emit({
         type: "agent_tool:run:reattach",
@@ -238,11 +246,13 @@ export class RunDriver {
   }
 
   /** Tail until the child's terminal; tail again (after a pause, within the policy's budget) when it ends early. */
-  async #follow(): Promise<RunRecord | null | typeof LEFT> {
+  async #follow(opened?: ReadableStream<AgentToolTailItem>): Promise<RunRecord | null | typeof LEFT> {
     const { runtime, retry: policy } = this.#options;
     const retry: TailRetryState = { failedAttempts: 0, quietSince: runtime.clock.now() };
+    let first = opened;
     for (;;) {
-      const end = await this.#tailOnce();
+      const end = await this.#tailOnce(first);
+      first = undefined;
       if (end === LEFT) return this.#leave();
       if (end.kind === "terminal") return this.#finish(childOutcome(end.inspection));
       if (end.isAlive) {
@@ -265,15 +275,22 @@ export class RunDriver {
     }
   }
 
-  /** One tail from the last sequence forwarded: its terminal, or how it ended without one. */
-  async #tailOnce(): Promise<TailEnd | typeof LEFT> {
+  /**
+   * One tail from the last sequence forwarded (or the one `startTail` opened, which the child has answered): its
+   * terminal, or how it ended without one.
+   */
+  async #tailOnce(opened?: ReadableStream<AgentToolTailItem>): Promise<TailEnd | typeof LEFT> {
     let isAlive = false;
+    const onOpen = () => void this.#ack.settle().catch(() => undefined);
     try {
-      const stream = this.#options.runtime.transport.tail(this.ref, {
-        afterSequence: this.#lastSequence,
-        signal: this.#stopTail.signal,
-        ...(this.#ack.isSettled ? {} : { onOpen: () => void this.#ack.settle().catch(() => undefined) }),
-      });
+      if (opened && !this.#ack.isSettled) onOpen();
+      const stream =
+        opened ??
+        this.#options.runtime.transport.tail(this.ref, {
+          afterSequence: this.#lastSequence,
+          signal: this.#stopTail.signal,
+          ...(this.#ack.isSettled ? {} : { onOpen }),
+        });
       for await (const item of stream as unknown as AsyncIterable<AgentToolTailItem>) {
         if (!this.#ack.isSettled && !(await this.#ack.settle())) return LEFT;
         if (this.#ending !== "none") return LEFT;

@@ -72,7 +72,7 @@ describe("AgentToolRegistry: awaited runs", () => {
     const later = await registry.runAgentTool("Scripted", { input: "c", runId: "r1" });
     expect(later).toEqual(a);
     expect(scripted.turns).toEqual(["r1"]);
-    expect(transport.calls.filter((call) => call.method === "start")).toHaveLength(1);
+    expect(transport.calls.filter((call) => call.method === "start" || call.method === "startTail")).toHaveLength(1);
   });
 
   it("re-attaches a live run on re-dispatch and returns its real result", async () => {
@@ -183,8 +183,36 @@ describe("AgentToolRegistry: awaited runs", () => {
     });
   });
 
-  it("writes the start acknowledgement once the tail is open, not before asking for it", async () => {
+  it("starts and tails a run in one call to the child (startTail), and acknowledges the start once it answered", async () => {
     const { registry, scripted, store, transport } = setup();
+    const order: string[] = [];
+    const updateRun = store.updateRun.bind(store);
+    store.updateRun = (runId, patch, condition) => {
+      if (patch.startAcknowledged) order.push("acknowledge");
+      return updateRun(runId, patch, condition);
+    };
+    const startTail = transport.startTail.bind(transport);
+    transport.startTail = async (ref, input, options, tail) => {
+      order.push("startTail");
+      const stream = await startTail(ref, input, options, tail);
+      order.push("answered");
+      return stream;
+    };
+    const result = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    const run = scripted.run("r1");
+    await run.context;
+    await settle();
+    expect(order).toEqual(["startTail", "answered", "acknowledge"]);
+    expect(transport.calls.map((call) => call.method)).toEqual(["startTail"]);
+    expect(await store.getRun("r1")).toMatchObject({ status: "running", startAcknowledged: true });
+    run.complete();
+    expect(await result).toMatchObject({ ok: true });
+    expect(transport.calls.map((call) => call.method)).toEqual(["startTail"]);
+  });
+
+  it("writes the start acknowledgement once the tail is open, not before asking for it (a transport without startTail)", async () => {
+    const { registry, scripted, store, transport } = setup();
+    Object.assign(transport, { startTail: undefined });
     const order: string[] = [];
     const updateRun = store.updateRun.bind(store);
     store.updateRun = (runId, patch, condition) => {
@@ -248,10 +276,10 @@ describe("AgentToolRegistry: awaited runs", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const start = transport.start.bind(transport);
-    transport.start = async (ref, input) => {
+    const startTail = transport.startTail.bind(transport);
+    transport.startTail = async (ref, input, options, tail) => {
       await gate;
-      return start(ref, input);
+      return startTail(ref, input, options, tail);
     };
     const input = { text: "y".repeat(600) };
     const running = registry.runAgentTool("Echo", { input, runId: "r1" });

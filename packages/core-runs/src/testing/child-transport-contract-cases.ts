@@ -238,4 +238,52 @@ export const childTransportContractCases: ReadonlyArray<ChildTransportContractCa
       assertEqual(sequencesOf(second), range(1, 10), "second tail");
     },
   },
+  {
+    name: "startTail (where offered) starts the run and tails it from its first entry, in one call",
+    async run(transport, runId) {
+      if (!transport.startTail) return;
+      const id = runId();
+      const items = await readTail(await transport.startTail(ref(id), { texts: ["a", "b"], output: { n: 1 } }, {}, {}));
+      assertEqual(sequencesOf(items), range(1, 9), "contiguous sequences from 1");
+      const terminal = terminalOf(items);
+      assertEqual(terminal?.status, "completed", "the tail ends with the terminal");
+      assertEqual(terminal?.summary, "ab", "summary is the assistant text");
+      assertEqual(terminal?.output, { n: 1 }, "output is carried");
+    },
+  },
+  {
+    name: "startTail is idempotent: a second one runs no second turn and replays the first's entries",
+    async run(transport, runId) {
+      if (!transport.startTail) return;
+      const id = runId();
+      const first = await readTail(await transport.startTail(ref(id), { texts: ["x"] }, {}, {}));
+      const again = await readTail(await transport.startTail(ref(id), { texts: ["y", "z"] }, {}, {}));
+      const deltas = (items: AgentToolTailItem[]) =>
+        tailItemEntries(items).flatMap((entry) => (entry.body.type === "text-delta" ? [entry.body.delta] : []));
+      assertEqual(deltas(first), ["x"], "the first turn");
+      assertEqual(deltas(again), ["x"], "only the first start's turn ran");
+      assertEqual(terminalOf(again)?.status, "completed", "the second tail ends with the terminal");
+    },
+  },
+  {
+    name: "stopping a startTail's tail never cancels the run",
+    async run(transport, runId) {
+      if (!transport.startTail) return;
+      const id = runId();
+      const controller = new AbortController();
+      const stream = await transport.startTail(
+        ref(id),
+        { hold: true, texts: ["a"] },
+        {},
+        { signal: controller.signal },
+      );
+      const reader = stream.getReader();
+      await reader.read();
+      controller.abort();
+      await reader.cancel().catch(() => undefined);
+      assertEqual((await transport.inspect(ref(id)))?.status, "running", "the run goes on");
+      await transport.cancel(ref(id), "done");
+      assertEqual((await transport.inspect(ref(id)))?.status, "aborted", "until cancelled");
+    },
+  },
 ];

@@ -1,7 +1,13 @@
 import type { AgentToolChildDefinition } from "../child/child-definition.js";
 import { AgentToolChildRunner } from "../child/child-runner.js";
 import { AgentToolsError } from "../errors.js";
-import type { ChildRef, ChildStartOptions, ChildTransport, TailOptions } from "../ports/child-transport.js";
+import type {
+  ChildRef,
+  ChildStartOptions,
+  ChildTransport,
+  StartTailOptions,
+  TailOptions,
+} from "../ports/child-transport.js";
 import { type Clock, systemClock } from "../ports/clock.js";
 import type { RunEventSink } from "../ports/run-event-sink.js";
 import type { RunStore } from "../ports/run-store.js";
@@ -60,6 +66,13 @@ export class InProcessChildTransport implements ChildTransport {
   async start(ref: ChildRef, input: unknown, options?: ChildStartOptions): Promise<AgentToolRunInspection> {
     this.calls.push({ method: "start", ref });
     return this.#instance(ref, true).runner.start(ref.runId, input, options);
+  }
+
+  async startTail(ref: ChildRef, input: unknown, options: ChildStartOptions, tail: StartTailOptions) {
+    this.calls.push({ method: "startTail", ref });
+    const instance = this.#instance(ref, true);
+    const signal = tail.signal ? AbortSignal.any([tail.signal, instance.evicted.signal]) : instance.evicted.signal;
+    return instance.runner.startTail(ref.runId, input, options, { signal });
   }
 
   async answerApproval(ref: ChildRef, approvalId: string, answer: AgentToolApprovalAnswer): Promise<boolean> {

@@ -1,0 +1,3 @@
+import { sourceProject } from "@agent-tools/test-setup";
+
+export default sourceProject("anchor-target");
