@@ -18,7 +18,7 @@ export { getDefaultRunEventHub } from "./events/index.js";
 export { compactRunLog, createLogRetention, decodeLogEntries, encodeLogEntries } from "./log/index.js";
 // ports
 export type { ChatHost } from "./ports/chat-host.js";
-export type { ChildTransport, StartTailOptions, TailOptions } from "./ports/child-transport.js";
+export type { ChildStartOptions, ChildTransport, StartTailOptions, TailOptions } from "./ports/child-transport.js";
 export type { Clock, TimerHandle } from "./ports/clock.js";
 export { delay, systemClock } from "./ports/clock.js";
 export type { RunStore } from "./ports/run-store.js";

@@ -46,7 +46,7 @@ export { DEFAULT_LOG_RETENTION_BATCH, DEFAULT_LOG_RETENTION_SETTLE_MS, omitVoide
 export { MinHeap } from "./min-heap.js";
 export type { SyntheticChatMessage } from "./ports/chat-host.js";
 // ports
-export type { ChildRef, ChildStartOptions } from "./ports/child-transport.js";
+export type { ChildRef } from "./ports/child-transport.js";
 export type { RunEventSink } from "./ports/run-event-sink.js";
 export type { RunPosition, RunStoreFilter, RunUpdateCondition } from "./ports/run-store.js";
 export type { WakeupScheduler } from "./ports/wakeup-scheduler.js";

@@ -5,11 +5,12 @@ import {
   type AgentToolEventFrame,
   AgentToolRegistry,
   type AgentToolTailItem,
+  type ChildStartOptions,
   type RunStore,
   type StartTailOptions,
   type TailOptions,
 } from "@agent-tools/core-runs";
-import type { ChildRef, ChildStartOptions } from "@agent-tools/core-runs/internal";
+import type { ChildRef } from "@agent-tools/core-runs/internal";
 import { InMemoryRunStore, InProcessChildTransport, ManualClock } from "@agent-tools/core-runs/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

@@ -1,5 +1,11 @@
-import { AgentToolsError, type ChildTransport, type StartTailOptions, type TailOptions } from "@agent-tools/core-runs";
-import type { ChildRef, ChildStartOptions } from "@agent-tools/core-runs/internal";
+import {
+  AgentToolsError,
+  type ChildStartOptions,
+  type ChildTransport,
+  type StartTailOptions,
+  type TailOptions,
+} from "@agent-tools/core-runs";
+import type { ChildRef } from "@agent-tools/core-runs/internal";
 import type {
   AgentToolApprovalAnswer,
   AgentToolBudgetExhaustion,

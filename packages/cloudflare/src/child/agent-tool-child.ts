@@ -1,3 +1,4 @@
+import type { ChildStartOptions } from "@agent-tools/core-runs";
 import {
   type AgentToolChildDefinition,
   type AgentToolChildRunner,
@@ -7,7 +8,7 @@ import {
   type AgentToolRunInspection,
   agentTool,
 } from "@agent-tools/core-runs";
-import type { AgentToolChildReference, AgentToolOutput, ChildStartOptions } from "@agent-tools/core-runs/internal";
+import type { AgentToolChildReference, AgentToolOutput } from "@agent-tools/core-runs/internal";
 import type { AgentToolApprovalAnswer, AgentToolBudgetExhaustion } from "@agent-tools/core-runs/protocol";
 import type { ProgressUpdate, ReportProgressOptions } from "@agent-tools/progress/internal";
 import type { Tool, UIMessage } from "ai";
