@@ -287,6 +287,47 @@ describe("a compacted run replays to the same run in the client", CPU_HEAVY, () 
     );
   }, 30_000);
 
+  // The property's counterexample once (fast-check seed -787664938): the last step, run to its end (`approved`, then
+  // `expired`, of approval a) and reset, runs again. A client whose replay was cut holding the voided `approved` (9)
+  // resumes after it: the page from 10 holds the voided `expired` and the reset that voids both, and the rerun's
+  // `approved` must not be sent as that voided `expired`.
+  it("resumes a replay cut inside a voided step with the approval's answer from the step run again", async () => {
+    const spec: RunSpec = {
+      steps: [
+        { parts: [], interleaveSeed: 0 },
+        {
+          parts: [
+            { kind: "approval", approvalId: "a", status: "expired" },
+            { kind: "approval", approvalId: "a", status: "approved" },
+            { kind: "text", deltas: ["", ""], metadata: [], startMetadata: false },
+          ],
+          interleaveSeed: 758721029,
+        },
+      ],
+      cutAfter: 8,
+      ending: "completed",
+      stoppedAfter: null,
+    };
+    const entries = runLog(spec);
+    const record = finishedRecord(spec, entries);
+    const live = reduce([
+      startedFrame(record),
+      ...entries.map((entry) => entryFrame(record, entry)),
+      terminalFrame(record) as AgentToolEventFrame,
+    ]).runsById[RUN];
+    expect(live?.approvals.map(({ status, at }) => ({ status, at }))).toEqual([{ status: "approved", at: 1014 }]);
+    const parent = await parentWith(record, entries);
+    expect(await parent.compact()).toBe(true);
+    const replay = await parent.replay();
+    // Cut after the frame of sequence 9: the voided step's `approved`.
+    const cutAt = replay.findIndex((frame) => frame.sequence === 9) + 1;
+    expect(cutAt).toBeGreaterThan(0);
+    const cut = reduce(replay.slice(0, cutAt));
+    expect(selectAgentToolCursors(cut)[RUN]?.sequence).toBe(9);
+    const completed = reduce(await parent.replay(selectAgentToolCursors(cut)), cut);
+    expect(completed.runsById[RUN]).toEqual(live);
+  });
+
   it("sends a text's many deltas as one, and counts their sequences as held", async () => {
     const deltas = Array.from({ length: 98 }, (_, index) => index.toString(36).padStart(8, "0"));
     const spec: RunSpec = {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defaultServerConditions } from "vite";
 import { defineProject, mergeConfig, type UserWorkspaceConfig } from "vitest/config";
 
@@ -19,13 +20,20 @@ export const TEST_CONDITIONS = [
   ...defaultServerConditions.filter((condition) => condition !== "module"),
 ];
 
+/**
+ * Run before each test file: fast-check's seed from `FC_SEED` (`propertySeed` in property-seed.ts; not re-exported
+ * here, as Node loads this file itself, for the configs).
+ */
+const FAST_CHECK_SETUP = fileURLToPath(new URL("./fast-check-setup.ts", import.meta.url));
+
 /** For projects whose tests boot workerd (about a second per boot, and some restart it mid-test). */
 export const WORKERD_TIMEOUTS = { testTimeout: 60_000, hookTimeout: 60_000 } as const;
 
 /**
  * A workspace project's vitest configuration: tests named `*.test.ts(x)` under `src/` and `test/`, in Node, and
  * every `@agent-tools/*` import (the project's own name included) resolved to the package's sources, so a test runs
- * the code as it is now, with no build. `overrides` is merged on top (vitest's `mergeConfig`: arrays concatenate).
+ * the code as it is now, with no build, and every fast-check property with the run's one seed (`propertySeed`:
+ * `FC_SEED`, a fixed default). `overrides` is merged on top (vitest's `mergeConfig`: arrays concatenate).
  *
  * @example
  * // packages/chat/vitest.config.ts
@@ -43,6 +51,7 @@ export function sourceProject(name: string, overrides: UserWorkspaceConfig = {})
           name,
           include: ["src/**/*.test.{ts,tsx}", "test/**/*.test.{ts,tsx}"],
           environment: "node",
+          setupFiles: [FAST_CHECK_SETUP],
         },
       } satisfies UserWorkspaceConfig,
       overrides,
