@@ -1,5 +1,6 @@
 import { AgentToolsError } from "@agent-tools/core-runs";
 import { inputByteLength } from "@agent-tools/core-runs/internal";
+import { definedProps } from "@agent-tools/core-runs/protocol";
 
 /**
  * The conversation's size and queue limits. Each is checked before anything is written, so a request over a limit
@@ -50,7 +51,7 @@ export class ChatLimitError extends AgentToolsError {
 
 /** The limits, with the defaults where `overrides` says nothing; a bad value is a clear error. */
 export function resolveChatLimits(overrides: Partial<ChatLimits> = {}): ChatLimits {
-  const limits = { ...DEFAULT_CHAT_LIMITS, ...definedOnly(overrides) };
+  const limits = { ...DEFAULT_CHAT_LIMITS, ...definedProps(overrides) };
   for (const [name, value] of Object.entries(limits)) {
     if (!(Number.isSafeInteger(value) && value > 0)) {
       throw new AgentToolsError("INVALID_ARGUMENT", `Chat limit ${name} must be a positive integer, got ${value}`);
@@ -87,8 +88,4 @@ function formatBytes(bytes: number): string {
   if (bytes >= 1_000_000) return `${(bytes / 1_000_000).toFixed(1)} MB`;
   if (bytes >= 1_000) return `${(bytes / 1_000).toFixed(1)} kB`;
   return `${bytes} bytes`;
-}
-
-function definedOnly(overrides: Partial<ChatLimits>): Partial<ChatLimits> {
-  return Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
 }

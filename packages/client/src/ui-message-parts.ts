@@ -1,6 +1,8 @@
 // The parts of an assistant message as plain, immutable data, and the AI SDK's rules for updating its tool parts:
 // the helpers of `applyUIMessageChunk` (internal to this package).
 
+import { definedProps } from "@agent-tools/core-runs/protocol";
+
 type PartField =
   | "id"
   | "state"
@@ -20,9 +22,7 @@ export type Part = { readonly type: string } & { readonly [K in PartField]?: unk
 
 /** The object without its `undefined` fields: the SDK writes `field: undefined` where we leave the field out. */
 export function defined(fields: Record<string, unknown>): Part {
-  const result: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) result[key] = value;
-  return result as Part;
+  return definedProps(fields) as Part;
 }
 
 export function replaceAt(parts: readonly Part[], index: number, part: Part): Part[] {

@@ -8,6 +8,7 @@ import {
   type AgentToolMilestone,
   type AgentToolProgressSnapshot,
   type AgentToolUsage,
+  definedProps,
   mergeApproval,
   nextProgressSnapshot,
   readApprovalChunk,
@@ -115,8 +116,7 @@ export class LiveRun {
       this.milestones.push({ ...milestone, sequence: entry.sequence, at: entry.at });
       // A milestone moves the latest snapshot on, keeping what it does not bring itself (the rule clients apply).
       const { name, ...fields } = milestone;
-      const given = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-      const report: AgentToolProgressSnapshot = { ...given, milestone: name, at: entry.at };
+      const report: AgentToolProgressSnapshot = { ...definedProps(fields), milestone: name, at: entry.at };
       const next = nextProgressSnapshot(this.progress, report, "milestone");
       if (next) this.recordProgress(next);
     }
