@@ -2,6 +2,7 @@ import { convertToModelMessages, type UIMessageChunk } from "ai";
 import { budgetedModel } from "../budget/budgeted-model.js";
 import type { AgentToolTurnStream } from "../child/child-definition.js";
 import { MAX_BURST_ENTRIES } from "../log/live-run-log.js";
+import { isObject } from "../protocol/index.js";
 import { callsNeedingApproval, runDecidedCall } from "./decided-call.js";
 import { outputChunk } from "./journal-facts.js";
 import { foldJournal, type JournalEntry, type JournaledCall, type JournalFold } from "./journal-fold.js";
@@ -204,10 +205,6 @@ function toModelMessages(host: TurnHost) {
     const tools = host.tools();
     return convertToModelMessages(messages, tools ? { tools } : {});
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isTransient(chunk: UIMessageChunk): boolean {
