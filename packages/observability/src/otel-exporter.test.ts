@@ -1,5 +1,5 @@
 import { AgentToolRegistry, getDefaultRunEventHub } from "@agent-tools/core-runs";
-import { type ChildRef, createRunEventHub, type RunEventHub } from "@agent-tools/core-runs/internal";
+import { createRunEventHub, type RunEventHub } from "@agent-tools/core-runs/internal";
 import {
   echoChild,
   flushMicrotasks,
@@ -10,116 +10,94 @@ import {
   ScriptedChild,
   textChunks,
 } from "@agent-tools/core-runs/testing";
-import {
-  type Attributes,
-  type AttributeValue,
-  type Context,
-  type Link,
-  ROOT_CONTEXT,
-  type Span,
-  type SpanAttributes,
-  type SpanContext,
-  type SpanOptions,
-  type SpanStatus,
-  SpanStatusCode,
-  type TimeInput,
-  type Tracer,
-  trace,
-} from "@opentelemetry/api";
-import { afterEach, describe, expect, it } from "vitest";
+import { DiagLogLevel, diag, ROOT_CONTEXT, type SpanContext, SpanStatusCode, trace } from "@opentelemetry/api";
+import { hrTimeToMilliseconds } from "@opentelemetry/core";
+import { BasicTracerProvider, type Span as SdkSpan } from "@opentelemetry/sdk-trace-base";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "./channel.js";
 import { createOpenTelemetryExporter, type OpenTelemetryExporter } from "./otel-exporter.js";
 import { formatTraceparent, parseTraceparent } from "./traceparent.js";
 
-const T0 = 1_000;
+/** A run's recorded start (epoch ms: the SDK reads a smaller number as time since the process started). */
+const T0 = 1_767_225_600_000;
 
-/** An in-memory span: records what the exporter does to it. */
-class FakeSpan implements Span {
-  readonly attributes: Attributes = {};
-  readonly events: Array<{ name: string; attributes: unknown; time: TimeInput | undefined }> = [];
-  readonly links: Link[];
-  status: SpanStatus | undefined;
-  endTime: TimeInput | undefined;
-  endCount = 0;
-  readonly #context: SpanContext;
-
-  constructor(
-    public name: string,
-    options: SpanOptions,
-    readonly parent: FakeSpan | undefined,
-    ids: { traceId: string; spanId: string },
-  ) {
-    Object.assign(this.attributes, options.attributes);
-    this.links = [...(options.links ?? [])];
-    this.startTime = options.startTime;
-    this.#context = { ...ids, traceFlags: 1 };
+/** A span the OpenTelemetry SDK recorded, as these tests read it: times in epoch ms, its parent by span id. */
+class RecordedSpan {
+  constructor(readonly span: SdkSpan) {}
+  get name() {
+    return this.span.name;
   }
-
-  readonly startTime: TimeInput | undefined;
-
+  get attributes() {
+    return this.span.attributes;
+  }
+  get links() {
+    return this.span.links;
+  }
+  get status() {
+    return this.span.status;
+  }
+  get ended() {
+    return this.span.ended;
+  }
+  get startTime() {
+    return hrTimeToMilliseconds(this.span.startTime);
+  }
+  /** `undefined` while the span is open. */
+  get endTime() {
+    return this.span.ended ? hrTimeToMilliseconds(this.span.endTime) : undefined;
+  }
+  get parentSpanId() {
+    return this.span.parentSpanContext?.spanId;
+  }
+  get events() {
+    return this.span.events.map(({ name, attributes, time }) => ({
+      name,
+      attributes,
+      time: hrTimeToMilliseconds(time),
+    }));
+  }
   spanContext(): SpanContext {
-    return this.#context;
-  }
-  setAttribute(key: string, value: AttributeValue): this {
-    this.attributes[key] = value;
-    return this;
-  }
-  setAttributes(attributes: SpanAttributes): this {
-    Object.assign(this.attributes, attributes);
-    return this;
-  }
-  addEvent(name: string, attributesOrStartTime?: SpanAttributes | TimeInput, startTime?: TimeInput): this {
-    this.events.push({ name, attributes: attributesOrStartTime, time: startTime });
-    return this;
-  }
-  addLink(link: Link): this {
-    this.links.push(link);
-    return this;
-  }
-  addLinks(links: Link[]): this {
-    this.links.push(...links);
-    return this;
-  }
-  setStatus(status: SpanStatus): this {
-    this.status = status;
-    return this;
-  }
-  updateName(name: string): this {
-    this.name = name;
-    return this;
-  }
-  end(endTime?: TimeInput): void {
-    this.endCount += 1;
-    this.endTime = endTime;
-  }
-  isRecording(): boolean {
-    return this.endCount === 0;
-  }
-  recordException(): void {}
-}
-
-/** Just `startSpan`: the parent comes from the context through the real `trace.getSpan`. */
-class FakeTracer implements Pick<Tracer, "startSpan"> {
-  readonly spans: FakeSpan[] = [];
-  #nextId = 1;
-
-  startSpan(name: string, options: SpanOptions = {}, context?: Context): FakeSpan {
-    // A parent given by its span context alone (the exporter's own contexts) is the span of ours with that id.
-    const found = context && !options.root ? trace.getSpan(context) : undefined;
-    const parent =
-      this.spans.find((span) => span.spanContext().spanId === found?.spanContext().spanId) ??
-      (found as FakeSpan | undefined);
-    const id = this.#nextId++;
-    const traceId = parent?.spanContext().traceId ?? id.toString(16).padStart(32, "a");
-    const span = new FakeSpan(name, options, parent, { traceId, spanId: id.toString(16).padStart(16, "0") });
-    this.spans.push(span);
-    return span;
-  }
-
-  named(prefix: string): FakeSpan[] {
-    return this.spans.filter((span) => span.name.startsWith(prefix));
+    return this.span.spanContext();
   }
 }
+
+/**
+ * The SDK's own tracer, recording every span it starts (open or ended) and every warning it logs: the SDK warns of
+ * any operation on an ended span, a second `end` included, and `afterEach` expects none.
+ */
+function recordingTracer() {
+  const spans: RecordedSpan[] = [];
+  const provider = new BasicTracerProvider({
+    spanProcessors: [
+      {
+        onStart: (span) => void spans.push(new RecordedSpan(span)),
+        onEnd: () => undefined,
+        forceFlush: async () => undefined,
+        shutdown: async () => undefined,
+      },
+    ],
+  });
+  const tracer = provider.getTracer("otel-exporter.test");
+  return {
+    tracer,
+    spans,
+    named: (prefix: string) => spans.filter((span) => span.name.startsWith(prefix)),
+  };
+}
+
+const warnings: string[] = [];
+beforeEach(() => {
+  warnings.length = 0;
+  const record = (message: string) => void warnings.push(message);
+  diag.setLogger(
+    { error: record, warn: record, info: () => {}, debug: () => {}, verbose: () => {} },
+    DiagLogLevel.WARN,
+  );
+});
+afterEach(() => {
+  diag.disable();
+  expect(warnings).toEqual([]);
+});
 
 const exporters: OpenTelemetryExporter[] = [];
 afterEach(() => {
@@ -143,10 +121,10 @@ function setup(options: { maxConcurrentAgentTools?: number } = {}) {
 
 describe("createOpenTelemetryExporter: real runs", () => {
   it("a run is one span nested under the parent's span; the child turn is a span linked to it", async () => {
-    const tracer = new FakeTracer();
-    const toolCall = tracer.startSpan("ai.toolCall Researcher");
+    const tracer = recordingTracer();
+    const toolCall = tracer.tracer.startSpan("ai.toolCall Researcher");
     const exporter = exporterFor({
-      tracer,
+      tracer: tracer.tracer,
       parentContext: (event) =>
         event.type === "agent_tool:run:dispatch" ? trace.setSpan(ROOT_CONTEXT, toolCall) : undefined,
     });
@@ -183,8 +161,8 @@ describe("createOpenTelemetryExporter: real runs", () => {
     // The GenAI pair: the tool call's `execute_tool` span under the parent's span, the child's `invoke_agent` in it.
     const [toolSpan, ...otherTools] = tracer.named("execute_tool");
     expect(otherTools).toEqual([]);
-    expect(toolSpan?.parent).toBe(toolCall);
-    expect(runSpan.parent).toBe(toolSpan);
+    expect(toolSpan?.parentSpanId).toBe(toolCall.spanContext().spanId);
+    expect(runSpan.parentSpanId).toBe(toolSpan?.spanContext().spanId);
     expect(toolSpan?.attributes).toMatchObject({
       "gen_ai.operation.name": "execute_tool",
       "gen_ai.tool.name": "Researcher",
@@ -193,7 +171,7 @@ describe("createOpenTelemetryExporter: real runs", () => {
     });
     expect(toolSpan?.status).toEqual({ code: SpanStatusCode.OK });
     expect(runSpan.spanContext().traceId).toBe(toolCall.spanContext().traceId);
-    expect([runSpan.startTime, runSpan.endTime, runSpan.endCount]).toEqual([T0, T0 + 120, 1]);
+    expect([runSpan.startTime, runSpan.endTime, runSpan.ended]).toEqual([T0, T0 + 120, true]);
     expect(runSpan.attributes).toStrictEqual({
       "gen_ai.operation.name": "invoke_agent",
       "gen_ai.agent.id": "agent-tool:call-1",
@@ -226,7 +204,7 @@ describe("createOpenTelemetryExporter: real runs", () => {
 
     expect(turnSpan.name).toBe("agent_tool.child.turn Researcher");
     expect(turnSpan.links).toEqual([{ context: runSpan.spanContext() }]);
-    expect([turnSpan.startTime, turnSpan.endTime, turnSpan.endCount]).toEqual([T0, T0 + 120, 1]);
+    expect([turnSpan.startTime, turnSpan.endTime, turnSpan.ended]).toEqual([T0, T0 + 120, true]);
     expect(turnSpan.attributes).toStrictEqual({
       "agent_tool.run_id": "agent-tool:call-1",
       "agent_tool.agent_type": "Researcher",
@@ -240,8 +218,8 @@ describe("createOpenTelemetryExporter: real runs", () => {
   });
 
   it("a cancelled run ends ERROR with its typed status", async () => {
-    const tracer = new FakeTracer();
-    exporterFor({ tracer });
+    const tracer = recordingTracer();
+    exporterFor({ tracer: tracer.tracer });
     const { clock, researcher, registry } = setup();
     const result = registry.runAgentTool("Researcher", { input: "x", runId: "r1" });
     await researcher.run("r1").context;
@@ -259,8 +237,8 @@ describe("createOpenTelemetryExporter: real runs", () => {
   });
 
   it("a dispatch refused by the cap: its span carries the rejection and ends ERROR; a refused input is a span of no length", async () => {
-    const tracer = new FakeTracer();
-    exporterFor({ tracer });
+    const tracer = recordingTracer();
+    exporterFor({ tracer: tracer.tracer });
     const { researcher, registry } = setup({ maxConcurrentAgentTools: 1 });
     const first = registry.runAgentTool("Researcher", { input: "x", runId: "r1" });
     await researcher.run("r1").context;
@@ -290,13 +268,13 @@ describe("createOpenTelemetryExporter: real runs", () => {
       "agent_tool.rejection": "invalid-input",
     });
     expect(refused?.status).toEqual({ code: SpanStatusCode.ERROR, message: "rejected: invalid-input" });
-    expect([refused?.startTime, refused?.endTime, refused?.endCount]).toEqual([T0, T0, 1]);
-    expect(tracer.spans.every((span) => span.endCount === 1)).toBe(true);
+    expect([refused?.startTime, refused?.endTime, refused?.ended]).toEqual([T0, T0, true]);
+    expect(tracer.spans.every((span) => span.ended)).toBe(true);
   });
 
   it("a run cleared while live: its span ends ERROR, aborted (core emits its finish before the clear)", async () => {
-    const tracer = new FakeTracer();
-    const exporter = exporterFor({ tracer });
+    const tracer = recordingTracer();
+    const exporter = exporterFor({ tracer: tracer.tracer });
     const { researcher, registry } = setup();
     const result = registry.runAgentTool("Researcher", { input: "x", runId: "r1" });
     await researcher.run("r1").context;
@@ -306,13 +284,13 @@ describe("createOpenTelemetryExporter: real runs", () => {
     const [runSpan] = tracer.named("invoke_agent");
     expect(runSpan?.attributes).toMatchObject({ "agent_tool.status": "aborted" });
     expect(runSpan?.status?.code).toBe(SpanStatusCode.ERROR);
-    expect(runSpan?.endCount).toBe(1);
+    expect(runSpan?.ended).toBe(true);
     expect(exporter.openSpans).toBe(0);
   });
 
   it("hook errors are span events", async () => {
-    const tracer = new FakeTracer();
-    exporterFor({ tracer });
+    const tracer = recordingTracer();
+    exporterFor({ tracer: tracer.tracer });
     const clock = new ManualClock(T0);
     const { registry } = inMemoryRegistry([echoChild("Echo")], clock, {
       sink: getDefaultRunEventHub(),
@@ -335,12 +313,12 @@ describe("createOpenTelemetryExporter: real runs", () => {
     // Two hubs stand for two isolates: the parent's Durable Object and the child's.
     const parentHub = createRunEventHub();
     const childHub = createRunEventHub();
-    const tracer = new FakeTracer();
-    const parentExporter = exporterFor({ tracer, source: parentHub });
+    const tracer = recordingTracer();
+    const parentExporter = exporterFor({ tracer: tracer.tracer, source: parentHub });
     // What the child's host received with the start call, by runId.
     const carried = new Map<string, string>();
     exporterFor({
-      tracer,
+      tracer: tracer.tracer,
       source: childHub,
       linkContext: (event) => {
         const traceparent = carried.get(event.runId);
@@ -391,8 +369,8 @@ describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () =>
 
   function withHub(options: { maxOpenSpans?: number; now?: () => number } = {}) {
     const hub: RunEventHub = createRunEventHub();
-    const tracer = new FakeTracer();
-    const exporter = exporterFor({ tracer, source: hub, ...options });
+    const tracer = recordingTracer();
+    const exporter = exporterFor({ tracer: tracer.tracer, source: hub, ...options });
     return { hub, tracer, exporter };
   }
 
@@ -488,9 +466,9 @@ describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () =>
     expect(exporter.openSpans).toBe(2);
     const [first, second, third] = tracer.named("invoke_agent");
     expect(first?.attributes["agent_tool.unfinished"]).toBe(true);
-    expect([first?.endTime, first?.endCount]).toEqual([T0 + 2, 1]);
-    expect(second?.endCount).toBe(0);
-    expect(third?.endCount).toBe(0);
+    expect([first?.endTime, first?.ended]).toEqual([T0 + 2, true]);
+    expect(second?.ended).toBe(false);
+    expect(third?.ended).toBe(false);
     expect(exporter.runSpanContext("r1")).toBeUndefined();
     expect(exporter.runSpanContext("r3")).toEqual(third?.spanContext());
   });
@@ -501,8 +479,8 @@ describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () =>
     hub.emit({ ...dispatch("r2", T0 + 1), detached: false });
     const [firstTool, secondTool] = tracer.named("execute_tool");
     expect(firstTool?.attributes["agent_tool.unfinished"]).toBe(true);
-    expect([firstTool?.endTime, firstTool?.endCount]).toEqual([T0 + 1, 1]);
-    expect(secondTool?.endCount).toBe(0);
+    expect([firstTool?.endTime, firstTool?.ended]).toEqual([T0 + 1, true]);
+    expect(secondTool?.ended).toBe(false);
   });
 
   it("dispose ends every open span as unfinished, stops listening, and is idempotent", () => {
@@ -517,7 +495,7 @@ describe("createOpenTelemetryExporter: events from elsewhere, and bounds", () =>
     // (A detached run's `execute_tool` ended at its dispatch: the call returned at once.)
     for (const span of [...tracer.named("invoke_agent"), ...tracer.named("agent_tool.child.turn")]) {
       expect(span.attributes["agent_tool.unfinished"]).toBe(true);
-      expect([span.endTime, span.endCount]).toEqual([T0 + 99, 1]);
+      expect([span.endTime, span.ended]).toEqual([T0 + 99, true]);
     }
     const opened = tracer.spans.length;
     hub.emit(dispatch("r2", T0 + 100));

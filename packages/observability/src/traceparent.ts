@@ -1,6 +1,7 @@
 import type { SpanContext } from "@opentelemetry/api";
 
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+// One space either side is allowed, as OpenTelemetry's W3C propagator allows it (traceparent.test.ts holds us to it).
+const TRACEPARENT = /^\s?([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?\s?$/;
 const INVALID_TRACE_ID = "0".repeat(32);
 const INVALID_SPAN_ID = "0".repeat(16);
 
@@ -19,7 +20,7 @@ export function formatTraceparent(spanContext: Pick<SpanContext, "traceId" | "sp
  * all-zero id, version `ff`, extra fields on version `00`, upper-case hex). Never throws.
  */
 export function parseTraceparent(traceparent: string): SpanContext | undefined {
-  const match = TRACEPARENT.exec(traceparent.trim());
+  const match = TRACEPARENT.exec(traceparent);
   if (!match) return undefined;
   const [, version, traceId, spanId, flags, rest] = match;
   if (version === undefined || traceId === undefined || spanId === undefined || flags === undefined) return undefined;
