@@ -9,8 +9,6 @@ export type RenderRun = {
   status: "unknown" | "running" | "completed" | "error" | "aborted" | "interrupted";
   /** What the run accepted so far, by the protocol's rule (`acceptAgentToolFrame`). */
   cursor: AgentToolFrameCursor;
-  /** Highest durable sequence applied. */
-  sequence: number;
   /** Text not yet printed (no full line yet). */
   pending: string;
   lastProgress: string | null;

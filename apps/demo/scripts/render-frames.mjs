@@ -16,7 +16,7 @@
 // same rule the client's reducer applies.
 
 import { acceptAgentToolFrame, NO_FRAMES_ACCEPTED, TERMINAL_STATUS_OF_KIND } from "@agent-tools/client";
-import { isObject } from "@agent-tools/core-runs/protocol";
+import { encodeAgentToolCursors, isObject } from "@agent-tools/core-runs/protocol";
 
 /** Statuses after which a run is no longer live (`interrupted` is soft, but nothing more is awaited). */
 export const TERMINAL_STATUSES = Object.freeze(Object.values(TERMINAL_STATUS_OF_KIND));
@@ -140,7 +140,6 @@ function ensureRun(state, runId, agentType) {
       tag: `[${prefix}${count}]`,
       status: "unknown",
       cursor: NO_FRAMES_ACCEPTED,
-      sequence: 0,
       pending: "",
       lastProgress: null,
       tools: new Map(),
@@ -368,7 +367,6 @@ export function renderFrame(state, input, options = {}) {
     if (nonEmptyString(frame.parentToolCallId)) run.parentToolCallId = frame.parentToolCallId;
     if (event.kind === "chunk") {
       if (!accept(run, frame)) return [];
-      if (isPositiveInteger(frame.sequence)) run.sequence = Math.max(run.sequence, frame.sequence);
       if (run.status === "unknown") run.status = "running";
       return silent ? [] : renderChildChunk(run, event.body);
     }
@@ -494,7 +492,17 @@ export function flushAll(state) {
   return [...state.runs.values()].flatMap((run) => drainText(run, true));
 }
 
-/** The `agentToolCursors` query value for the runs in `state`: `[[runId, sequence, revision], …]` as JSON. */
+/**
+ * The `agentToolCursors` query value for the runs in `state`: per run, the highest sequence held with none missing
+ * below it (a chunk held past a gap is asked for again) and the revision.
+ */
 export function encodeCursors(state) {
-  return JSON.stringify([...state.runs.values()].map((run) => [run.runId, run.sequence, run.cursor.revision]));
+  return encodeAgentToolCursors(
+    Object.fromEntries(
+      [...state.runs.values()].map((run) => [
+        run.runId,
+        { sequence: run.cursor.contiguous, revision: run.cursor.revision },
+      ]),
+    ),
+  );
 }

@@ -224,7 +224,8 @@ describe("renderFrame", () => {
     const milestone = chunk({ type: "data-agent-milestone", data: { milestone: "m" } }, 7);
     expect(renderFrame(state, milestone)).toHaveLength(1);
     expect(renderFrame(state, milestone)).toEqual([]);
-    expect(state.runs.get(RUN)?.sequence).toBe(7);
+    // Held past a gap (1–6 never came): the cursor a reconnect sends stays below it.
+    expect(state.runs.get(RUN)?.cursor).toMatchObject({ contiguous: 0, ahead: [7] });
   });
 
   it("prints exactly the frames the protocol's rule accepts (acceptAgentToolFrame), those with something to print", () => {
@@ -276,6 +277,16 @@ describe("renderFrame", () => {
     expect(JSON.parse(encodeCursors(state))).toEqual([[RUN, 1, 3]]);
     // The same chunk arriving live again is a duplicate.
     expect(renderFrame(state, chunk({ type: "text-delta", id: "t", delta: "old text\n" }, 1))).toEqual([]);
+  });
+
+  it("resumes from the gap-free sequence: a chunk held past a gap is asked for again", () => {
+    const state = startedState();
+    renderFrame(state, chunk({ type: "text-delta", id: "t", delta: "one " }, 1));
+    renderFrame(state, chunk({ type: "text-delta", id: "t", delta: "three " }, 3));
+    // Sequence 2 never came: the cursor stays at 1 so that a reconnect replays 2 (and 3 again, a duplicate then).
+    expect(JSON.parse(encodeCursors(state))).toEqual([[RUN, 1, 1]]);
+    renderFrame(state, chunk({ type: "text-delta", id: "t", delta: "two " }, 2));
+    expect(JSON.parse(encodeCursors(state))).toEqual([[RUN, 3, 1]]);
   });
 
   it("renders replay frames when asked", () => {
