@@ -20,30 +20,73 @@ async function world() {
 }
 
 describe("PositionWriter: bounded writes of the parent's position in a followed run", () => {
-  it("writes the first entry at once, then at most once per interval, in one batch", async () => {
+  it("writes the first batch one interval after it started, then at most once per interval", async () => {
     const { clock, store, writer } = await world();
     store.resetStats();
-    writer.add(entry(1));
-    await flushMicrotasks();
-    expect(await store.readLog("r1")).toHaveLength(1);
-    for (let sequence = 2; sequence <= 40; sequence += 1) writer.add(entry(sequence));
-    await flushMicrotasks();
-    expect(await store.readLog("r1")).toHaveLength(1);
-    expect(writer.unwritten.map((item) => item.sequence)).toEqual(Array.from({ length: 39 }, (_, i) => i + 2));
-    await clock.advanceBy(500);
+    for (let sequence = 1; sequence <= 40; sequence += 1) writer.add(entry(sequence));
+    await clock.advanceBy(499);
+    // A run that ends within its first interval writes its log once, with its terminal (flushLog).
+    expect(await store.readLog("r1")).toEqual([]);
+    expect(writer.unwritten.map((item) => item.sequence)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    await clock.advanceBy(1);
     expect((await store.readLog("r1")).map((item) => item.sequence)).toEqual(
       Array.from({ length: 40 }, (_, i) => i + 1),
     );
     expect((await store.getRun("r1"))?.lastSequence).toBe(40);
     expect(writer.unwritten).toEqual([]);
-    // Two writes in all (each an append and a row update), not forty.
+    writer.add(entry(41));
+    await flushMicrotasks();
+    expect((await store.getRun("r1"))?.lastSequence).toBe(40);
+    await clock.advanceBy(500);
+    expect((await store.getRun("r1"))?.lastSequence).toBe(41);
+    // Two writes (each an append and a row update), not forty-one.
     expect(store.stats.writes).toBe(4);
   });
 
-  it("durable(sequence) writes now, inside the interval, and tells once the entry is stored", async () => {
+  it("flushLog writes the log now and leaves the position to the terminal write; a waiting durable() gets both", async () => {
     const { store, writer } = await world();
+    const before = await store.getRun("r1");
     writer.add(entry(1));
-    await flushMicrotasks();
+    writer.add(entry(2));
+    writer.progress({ fraction: 0.5, at: 7 });
+    store.resetStats();
+    await writer.flushLog();
+    expect((await store.readLog("r1")).map((item) => item.sequence)).toEqual([1, 2]);
+    expect(store.stats.writes).toBe(1);
+    expect(await store.getRun("r1")).toEqual(before);
+    expect(writer.unwritten).toEqual([]);
+
+    writer.add(entry(3));
+    const isStored = writer.durable(3);
+    await writer.flushLog();
+    expect(await isStored).toBe(true);
+    expect(await store.getRun("r1")).toMatchObject({ lastSequence: 3, progress: { fraction: 0.5, at: 7 } });
+  });
+
+  it("writes the start acknowledgement (beforePosition) before the first write of the position, not of the log alone", async () => {
+    const clock = new ManualClock(0);
+    const store = new InMemoryRunStore();
+    await store.insertRun(makeRunRecord({ runId: "r1", status: "running" }));
+    const order: string[] = [];
+    const updateRun = store.updateRun.bind(store);
+    store.updateRun = (runId, patch, condition) => {
+      order.push(`position ${patch.lastSequence}`);
+      return updateRun(runId, patch, condition);
+    };
+    const beforePosition = async () => void order.push("acknowledge");
+    const writer = new PositionWriter({ store, clock, runId: "r1", intervalMs: 500, beforePosition });
+    writer.add(entry(1));
+    await writer.flushLog();
+    expect(order).toEqual([]);
+    writer.add(entry(2));
+    await clock.advanceBy(500);
+    expect(order).toEqual(["acknowledge", "position 2"]);
+  });
+
+  it("durable(sequence) writes now, inside the interval, and tells once the entry is stored", async () => {
+    const { clock, store, writer } = await world();
+    writer.add(entry(1));
+    await clock.advanceBy(500);
     writer.add(entry(2));
     writer.add(entry(3));
     await flushMicrotasks();
@@ -85,7 +128,7 @@ describe("PositionWriter: bounded writes of the parent's position in a followed 
       return appendLog(runId, entries);
     };
     writer.add(entry(1));
-    await flushMicrotasks();
+    await clock.advanceBy(500);
     expect(writer.unwritten).toHaveLength(1);
     writer.add(entry(2));
     await clock.advanceBy(500);
@@ -95,7 +138,7 @@ describe("PositionWriter: bounded writes of the parent's position in a followed 
   it("writes nothing more once closed (the run was cleared)", async () => {
     const { clock, store, writer } = await world();
     writer.add(entry(1));
-    await flushMicrotasks();
+    await clock.advanceBy(500);
     writer.add(entry(2));
     await writer.close();
     writer.add(entry(3));

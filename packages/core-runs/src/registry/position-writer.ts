@@ -8,10 +8,13 @@ export const DEFAULT_FOLLOW_WRITE_INTERVAL_MS = 500;
 /**
  * Persists what a parent forwarded of a run as it follows it — its copy of the log, the highest sequence, the latest
  * progress — so that after a restart it re-attaches from there (clients are not sent again what they hold) and replay
- * reads it without waking the child. Writes are bounded: at most one in flight, and at most one per `intervalMs`;
- * entries forwarded meanwhile go into the next write (so a crash re-sends at most one interval of chunks, which
- * clients dedupe by sequence). `flush()` writes everything now (before a terminal is recorded); `durable(sequence)`
- * writes without waiting for the interval and tells when an entry is stored (what a hook fired once needs).
+ * reads it without waking the child. Writes are bounded: at most one in flight, and at most one per `intervalMs`,
+ * the first one interval after the writer was made (a run that ends within it writes its log once, with its
+ * terminal); entries forwarded meanwhile go into the next write (so a crash re-sends at most one interval of chunks,
+ * which clients dedupe by sequence). `flushLog()` writes the log now, for the terminal write that carries the
+ * position; `flush()` writes the position as well; `durable(sequence)` writes without waiting for the interval and
+ * tells when an entry is stored (what a hook fired once needs). `beforePosition` runs before each write of the
+ * position to the run's row (the start acknowledgement rides on the first one).
  * @internal
  */
 export class PositionWriter {
@@ -26,7 +29,8 @@ export class PositionWriter {
   #progressDirty = false;
   #writing: Promise<void> | null = null;
   #timer: TimerHandle | null = null;
-  #lastWriteAt = Number.NEGATIVE_INFINITY;
+  #lastWriteAt: number;
+  readonly #beforePosition: (() => Promise<unknown>) | undefined;
   #isClosed = false;
   /** The highest sequence stored. */
   #durableSequence = Number.NEGATIVE_INFINITY;
@@ -35,11 +39,19 @@ export class PositionWriter {
   /** A `durable()` call waits: the next write goes out without waiting for the interval. */
   #isUrgent = false;
 
-  constructor(options: { store: RunStore; clock: Clock; runId: string; intervalMs: number }) {
+  constructor(options: {
+    store: RunStore;
+    clock: Clock;
+    runId: string;
+    intervalMs: number;
+    beforePosition?: () => Promise<unknown>;
+  }) {
     this.#store = options.store;
     this.#clock = options.clock;
     this.#runId = options.runId;
     this.#intervalMs = options.intervalMs;
+    this.#beforePosition = options.beforePosition;
+    this.#lastWriteAt = options.clock.now();
   }
 
   /** Entries forwarded but not yet durable: what replay adds to the stored copy. */
@@ -66,14 +78,29 @@ export class PositionWriter {
    * fails, leaving the entries unwritten.
    */
   async flush(): Promise<void> {
+    await this.#flush(true);
+  }
+
+  /**
+   * Write the log copy of everything forwarded so far, now, and not the position: the follow is ending and the
+   * terminal write that comes next carries the position (`lastSequence`, progress). When a `durable()` call waits,
+   * the position is written too (the hook it holds fires once the entry is stored with its position). Rejects when
+   * the store fails, leaving the entries unwritten.
+   */
+  async flushLog(): Promise<void> {
+    await this.#flush(this.#waiters.length > 0);
+  }
+
+  async #flush(withPosition: boolean): Promise<void> {
     this.#cancelTimer();
     if (this.#writing !== null) await this.#writing;
     if (!this.#hasWork()) return;
     const batch = this.#unwritten.slice();
     const progress = this.#progressDirty ? this.#progress : undefined;
-    await this.#persist(batch, progress);
+    if (withPosition) await this.#persist(batch, progress);
+    else if (batch.length > 0) await this.#store.appendLog(this.#runId, batch);
     this.#unwritten = this.#unwritten.slice(batch.length);
-    if (progress === this.#progress) this.#progressDirty = false;
+    if (withPosition && progress === this.#progress) this.#progressDirty = false;
   }
 
   /**
@@ -151,6 +178,7 @@ export class PositionWriter {
     if (batch.length > 0) await this.#store.appendLog(this.#runId, batch);
     const last = batch.at(-1);
     if (!last && !progress) return;
+    await this.#beforePosition?.();
     await this.#store.updateRun(this.#runId, {
       ...(last ? { lastSequence: last.sequence } : {}),
       ...(progress ? { progress } : {}),

@@ -35,6 +35,8 @@ export type LiveRunView = {
   readonly entries: readonly import("../protocol/index.js").AgentToolLogEntry[];
   readonly progress: AgentToolProgressSnapshot | undefined;
   readonly usage: AgentToolUsage | undefined;
+  /** The child answered `start` and the acknowledgement is not written yet (it rides on the next write of the row). */
+  readonly startAnswered: boolean;
 };
 
 export type RunDriverOptions = {
@@ -59,7 +61,9 @@ const STOPPED_OUTCOME: AgentToolRunOutcome = {
 
 /**
  * Drives one run in this process: sends the idempotent `start` (for a run whose child never acknowledged it), writes
- * the acknowledgement once the tail is open, follows the child's tail — forwarding entries and progress to clients,
+ * the acknowledgement with the first write of the run's row after the child answered (the first position write, the
+ * terminal, a tail that ended early, or a cancel that must reach the child), follows the child's tail — forwarding
+ * entries and progress to clients,
  * persisting the position it reached, tailing again after a clock-driven pause when the tail ends early (within the
  * retry policy's budget) — and records the run's terminal through the machine. One driver per run per registry.
  * @internal
@@ -106,6 +110,8 @@ export class RunDriver {
       clock: options.runtime.clock,
       runId: record.runId,
       intervalMs: options.followWriteIntervalMs,
+      // The acknowledgement rides on the first write of the position (or on the terminal, whichever comes first).
+      beforePosition: () => (this.#isStartAnswered ? this.#ack.settle() : Promise.resolve(true)),
     });
     this.done = new Promise<RunRecord | null>((resolve, reject) => {
       this.#resolve = resolve;
@@ -122,7 +128,12 @@ export class RunDriver {
 
   /** What this driver holds beyond the stored copy. */
   get view(): LiveRunView {
-    return { entries: this.#writer.unwritten, progress: this.#progress, usage: this.#usage };
+    return {
+      entries: this.#writer.unwritten,
+      progress: this.#progress,
+      usage: this.#usage,
+      startAnswered: this.#isStartAnswered && !this.#ack.isSettled,
+    };
   }
 
   /** Listen to what this driver forwards; returns the function that stops listening. */
@@ -281,19 +292,16 @@ export class RunDriver {
    */
   async #tailOnce(opened?: ReadableStream<AgentToolTailItem>): Promise<TailEnd | typeof LEFT> {
     let isAlive = false;
-    const onOpen = () => void this.#ack.settle().catch(() => undefined);
     try {
-      if (opened && !this.#ack.isSettled) onOpen();
       const stream =
         opened ??
         this.#options.runtime.transport.tail(this.ref, {
           afterSequence: this.#lastSequence,
           signal: this.#stopTail.signal,
-          ...(this.#ack.isSettled ? {} : { onOpen }),
         });
       for await (const item of stream as unknown as AsyncIterable<AgentToolTailItem>) {
-        if (!this.#ack.isSettled && !(await this.#ack.settle())) return LEFT;
-        if (this.#ending !== "none") return LEFT;
+        // An acknowledgement the row refused (the run changed meanwhile: cancelled, cleared): stop following.
+        if (this.#ack.state === "refused" || this.#ending !== "none") return LEFT;
         if (item.type === "terminal") return { kind: "terminal", inspection: item.inspection };
         if (this.#forward(item)) isAlive = true;
       }
@@ -416,14 +424,20 @@ export class RunDriver {
       { expectedRevision: this.#record.revision },
     );
     if (!acknowledged) return false;
+    this.#started();
+    if (this.#cancelRequested !== null) await this.#cancelChild(this.#cancelRequested);
+    return true;
+  }
+
+  /** Tell observers the child acknowledged the start (once it is written). */
+  #started(): void {
+    const { runtime } = this.#options;
     runtime.emit({
       type: "agent_tool:run:start",
       runId: this.runId,
       agentType: this.ref.agentType,
       at: runtime.clock.now(),
     });
-    if (this.#cancelRequested !== null) await this.#cancelChild(this.#cancelRequested);
-    return true;
   }
 
   async #cancelChild(reason: string): Promise<void> {
@@ -438,13 +452,22 @@ export class RunDriver {
     }
   }
 
-  /** Persist what was followed, then record the outcome. */
+  /**
+   * Persist the log copy of what was followed, then record the outcome: the terminal write carries the position, and
+   * the start acknowledgement when the child answered and it is not written yet (one write of the row, not two).
+   */
   async #finish(outcome: AgentToolRunOutcome): Promise<RunRecord | null> {
-    await this.#writer.flush();
-    return this.#options.transitions.finalize(this.runId, outcome, {
+    await this.#writer.flushLog();
+    const ridesOnTerminal = this.#isStartAnswered && this.#ack.state === "waiting";
+    const record = await this.#options.transitions.finalize(this.runId, outcome, {
       lastSequence: this.#lastSequence,
       progress: this.#progress,
+      ...(ridesOnTerminal
+        ? { startAcknowledged: { revision: this.#record.revision, announce: () => this.#started() } }
+        : {}),
     });
+    if (ridesOnTerminal && record?.startAcknowledged) this.#ack.written();
+    return record;
   }
 
   /** The loop ends without recording: a stop records its own outcome; a refused acknowledgement reads the row. */

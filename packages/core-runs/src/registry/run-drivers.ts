@@ -1,6 +1,7 @@
 import { isLiveStatus } from "../protocol/index.js";
 import { type LiveRunView, RunDriver, type RunDriverOptions } from "./run-driver.js";
-import type { RunRecord } from "./run-record.js";
+import { startAcknowledgedPatch } from "./run-machine.js";
+import { applyRunPatch, type RunRecord } from "./run-record.js";
 
 /**
  * The runs this registry drives in this process: one `RunDriver` per run (single-flight), forgotten when it ends.
@@ -21,6 +22,15 @@ export class RunDrivers {
   /** What the driver of a run holds beyond the stored copy, if it is driven here. */
   viewOf(runId: string): LiveRunView | undefined {
     return this.#drivers.get(runId)?.view;
+  }
+
+  /**
+   * A stored row as this process knows the run: a start the child answered, whose acknowledgement rides on the run's
+   * next write, shows as written (`running`, its revision, no input).
+   */
+  present(record: RunRecord): RunRecord {
+    if (record.startAcknowledged || this.viewOf(record.runId)?.startAnswered !== true) return record;
+    return applyRunPatch(record, startAcknowledgedPatch(record, this.#options.runtime.clock.now()));
   }
 
   /** The run's driver: the one driving it already, or a new one started now. */

@@ -166,8 +166,9 @@ export class AgentToolRegistry {
 
   /** The run's public info, or `null` when this parent has no such run. */
   async getAgentToolRun(runId: string): Promise<AgentToolRunInfo | null> {
-    const record = await this.#runtime.store.getRun(runId);
-    if (!record) return null;
+    const stored = await this.#runtime.store.getRun(runId);
+    if (!stored) return null;
+    const record = this.#drivers.present(stored);
     const view = this.#drivers.viewOf(runId);
     return toRunInfo({
       ...record,
@@ -178,8 +179,14 @@ export class AgentToolRegistry {
 
   /** Every retained run, oldest first. */
   async listAgentToolRuns(options: { status?: readonly RunStatus[] } = {}): Promise<AgentToolRunInfo[]> {
-    const records = await this.#runtime.store.listRuns(options.status ? { status: options.status } : {});
-    return records.map((record) => toRunInfo(record));
+    const wanted = options.status?.length ? options.status : undefined;
+    // A run whose answered start is not written yet is stored `starting` and shown `running`.
+    const asked =
+      wanted?.includes("running") && !wanted.includes("starting") ? [...wanted, "starting" as const] : wanted;
+    const records = (await this.#runtime.store.listRuns(asked ? { status: asked } : {})).map((record) =>
+      this.#drivers.present(record),
+    );
+    return records.filter((record) => !wanted || wanted.includes(record.status)).map((record) => toRunInfo(record));
   }
 
   /**
