@@ -8,13 +8,15 @@ export const DEFAULT_FOLLOW_WRITE_INTERVAL_MS = 500;
 /**
  * Persists what a parent forwarded of a run as it follows it — its copy of the log, the highest sequence, the latest
  * progress — so that after a restart it re-attaches from there (clients are not sent again what they hold) and replay
- * reads it without waking the child. Writes are bounded: at most one in flight, and at most one per `intervalMs`,
- * the first one interval after the writer was made (a run that ends within it writes its log once, with its
- * terminal); entries forwarded meanwhile go into the next write (so a crash re-sends at most one interval of chunks,
- * which clients dedupe by sequence). `flushLog()` writes the log now, for the terminal write that carries the
- * position; `flush()` writes the position as well; `durable(sequence)` writes without waiting for the interval and
- * tells when an entry is stored (what a hook fired once needs). `beforePosition` runs before each write of the
- * position to the run's row (the start acknowledgement rides on the first one).
+ * reads it without waking the child. Writes are bounded: at most one in flight, and at most one per `intervalMs`;
+ * entries forwarded meanwhile go into the next write (so a crash re-sends at most one interval of chunks, which
+ * clients dedupe by sequence). The first write goes out at once and copies the log alone: the row's position waits
+ * for the next write (a driver that re-attaches reads the log past the row's `lastSequence`), so a run that ends
+ * within its first interval writes its row only for its terminal. `flushLog()` writes the log now, for the terminal
+ * write that carries the position; `flush()` writes the position as well; `durable(sequence)` writes without waiting
+ * for the interval and tells when an entry is stored with its position (what a hook fired once needs).
+ * `beforePosition` runs before each write of the position to the run's row (the start acknowledgement rides on the
+ * first one).
  * @internal
  */
 export class PositionWriter {
@@ -29,7 +31,9 @@ export class PositionWriter {
   #progressDirty = false;
   #writing: Promise<void> | null = null;
   #timer: TimerHandle | null = null;
-  #lastWriteAt: number;
+  #lastWriteAt = Number.NEGATIVE_INFINITY;
+  /** No write went out yet: the first copies the log alone (see the class comment). */
+  #isFirstWrite = true;
   readonly #beforePosition: (() => Promise<unknown>) | undefined;
   #isClosed = false;
   /** The highest sequence stored. */
@@ -51,7 +55,6 @@ export class PositionWriter {
     this.#runId = options.runId;
     this.#intervalMs = options.intervalMs;
     this.#beforePosition = options.beforePosition;
-    this.#lastWriteAt = options.clock.now();
   }
 
   /** Entries forwarded but not yet durable: what replay adds to the stored copy. */
@@ -157,9 +160,13 @@ export class PositionWriter {
     this.#progressDirty = false;
     this.#isUrgent = false;
     this.#lastWriteAt = this.#clock.now();
+    // The first write copies the log alone, unless it must store a position (a progress, a `durable()` waiting).
+    const logOnly = this.#isFirstWrite && progress === undefined && this.#waiters.length === 0;
+    this.#isFirstWrite = false;
     const writing = (async () => {
       try {
-        await this.#persist(batch, progress);
+        if (logOnly) await this.#store.appendLog(this.#runId, batch);
+        else await this.#persist(batch, progress);
         this.#unwritten = this.#unwritten.slice(this.#inFlight);
       } catch {
         // Not durable: kept, and tried again with the next write (the final flush at the latest).

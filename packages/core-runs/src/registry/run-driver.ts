@@ -79,6 +79,8 @@ export class RunDriver {
   readonly #stopTail = new AbortController();
   readonly #activity = new Set<ActivityListener>();
   readonly #isReattach: boolean;
+  /** The row was just inserted here: the parent holds no copy of its log, so there is no position to catch up on. */
+  readonly #isCreated: boolean;
   #ack: StartAcknowledgement;
   #isStartAnswered: boolean;
   #cancelRequested: string | null = null;
@@ -92,8 +94,9 @@ export class RunDriver {
   #reject: (error: unknown) => void = () => {};
   #isSettled = false;
 
-  constructor(record: RunRecord, options: RunDriverOptions) {
+  constructor(record: RunRecord, options: RunDriverOptions, created = false) {
     this.runId = record.runId;
+    this.#isCreated = created;
     this.ref = { agentType: record.agentType, runId: record.runId };
     this.#record = record;
     this.#options = options;
@@ -209,6 +212,19 @@ export class RunDriver {
     const { runtime, slots } = this.#options;
     const { runId, agentType } = this.ref;
     if (isLiveStatus(this.#record.status)) await slots.hold(runId);
+    if (!this.#isCreated) {
+      await this.#catchUpPosition();
+      // A run this process did not create: followed again (its start, if never acknowledged, sent again).
+      runtime.emit({
+        type: "agent_tool:run:reattach",
+        runId,
+        agentType,
+        afterSequence: this.#lastSequence,
+        startedAt: this.#record.startedAt,
+        ...(this.#record.trace !== undefined ? { trace: this.#record.trace } : {}),
+        at: runtime.clock.now(),
+      });
+    }
     if (!this.#isReattach) {
       if (signal?.aborted) {
         return this.#finish({
@@ -234,6 +250,9 @@ export class RunDriver {
         });
       }
       this.#isStartAnswered = true;
+      // The child acknowledged the start: told now (the row records it with its next write), once per run (a start
+      // sent again after a restart was told before it).
+      if (this.#isCreated) this.#started();
       const leave = () => {
         void opened?.cancel().catch(() => undefined);
         return this.#leave();
@@ -242,18 +261,19 @@ export class RunDriver {
       // A cancel that came while `start` was on its way: acknowledge now, which cancels the child.
       if (this.#cancelRequested !== null && !(await this.#ack.settle())) return leave();
       if (opened) return this.#follow(opened);
-    } else {
-      runtime.emit({
-        type: "agent_tool:run:reattach",
-        runId,
-        agentType,
-        afterSequence: this.#lastSequence,
-        startedAt: this.#record.startedAt,
-        ...(this.#record.trace !== undefined ? { trace: this.#record.trace } : {}),
-        at: runtime.clock.now(),
-      });
     }
     return this.#follow();
+  }
+
+  /**
+   * Start from the last entry of the parent's copy of the log, which may be past the row's `lastSequence`: the first
+   * position write copies the log alone (the row's position waits for the next one). Clients are not sent again what
+   * the parent stored.
+   */
+  async #catchUpPosition(): Promise<void> {
+    const stored = await this.#options.runtime.store.readLog(this.runId, { afterSequence: this.#lastSequence });
+    const last = stored.at(-1);
+    if (last !== undefined) this.#lastSequence = last.sequence;
   }
 
   /** Tail until the child's terminal; tail again (after a pause, within the policy's budget) when it ends early. */
@@ -424,12 +444,11 @@ export class RunDriver {
       { expectedRevision: this.#record.revision },
     );
     if (!acknowledged) return false;
-    this.#started();
     if (this.#cancelRequested !== null) await this.#cancelChild(this.#cancelRequested);
     return true;
   }
 
-  /** Tell observers the child acknowledged the start (once it is written). */
+  /** Tell observers the child acknowledged the start. */
   #started(): void {
     const { runtime } = this.#options;
     runtime.emit({
@@ -462,9 +481,7 @@ export class RunDriver {
     const record = await this.#options.transitions.finalize(this.runId, outcome, {
       lastSequence: this.#lastSequence,
       progress: this.#progress,
-      ...(ridesOnTerminal
-        ? { startAcknowledged: { revision: this.#record.revision, announce: () => this.#started() } }
-        : {}),
+      ...(ridesOnTerminal ? { startAcknowledged: { revision: this.#record.revision } } : {}),
     });
     if (ridesOnTerminal && record?.startAcknowledged) this.#ack.written();
     return record;

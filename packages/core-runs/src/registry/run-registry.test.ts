@@ -229,12 +229,18 @@ describe("AgentToolRegistry: awaited runs", () => {
     expect(transport.calls.map((call) => call.method)).toEqual(["startTail"]);
   });
 
-  it("writes a short run's row three times: its insert, its log copy and its terminal", async () => {
+  it("writes a short run's row twice, its insert and its terminal, and its log copy between", async () => {
     const { registry, echo, store } = setup();
-    store.resetStats();
+    const writes: string[] = [];
+    for (const method of ["insertRun", "updateRun", "appendLog"] as const) {
+      const original = store[method].bind(store) as (...args: unknown[]) => Promise<never>;
+      Object.assign(store, { [method]: (...args: unknown[]) => (writes.push(method), original(...args)) });
+    }
     expect(await registry.runAgentTool("Echo", { input: "a", runId: "r1" })).toMatchObject({ ok: true });
     expect(echo.turns).toEqual(["r1"]);
-    expect(store.stats.writes).toBe(3);
+    expect(writes[0]).toBe("insertRun");
+    expect(writes.at(-1)).toBe("updateRun");
+    expect(writes.slice(1, -1).every((method) => method === "appendLog")).toBe(true);
     expect(await store.getRun("r1")).toMatchObject({ status: "completed", revision: 3, startAcknowledged: true });
   });
 
@@ -252,10 +258,13 @@ describe("AgentToolRegistry: awaited runs", () => {
     await run.context;
     run.emit({ type: "start" });
     await settle();
+    // The first write copies the log alone.
     expect(order).toEqual([]);
+    expect(await store.readLog("r1")).toHaveLength(1);
+    run.emit({ type: "start-step" });
     await clock.advanceBy(500);
-    expect(order).toEqual(["acknowledge", "position 1"]);
-    expect(await store.getRun("r1")).toMatchObject({ status: "running", startAcknowledged: true, lastSequence: 1 });
+    expect(order).toEqual(["acknowledge", "position 2"]);
+    expect(await store.getRun("r1")).toMatchObject({ status: "running", startAcknowledged: true, lastSequence: 2 });
     expect((await store.getRun("r1"))?.input).toBeUndefined();
     run.complete();
     expect(await result).toMatchObject({ ok: true });
@@ -268,8 +277,10 @@ describe("AgentToolRegistry: awaited runs", () => {
     await run.context;
     run.emit({ type: "start" }, { type: "text-start", id: "t" });
     await settle();
-    // The kill point: the child runs the turn; the parent's row says only that it asked.
+    // The kill point: the child runs the turn; the parent's row says only that it asked, its copy of the log holds
+    // what it forwarded.
     expect(await store.getRun("r1")).toMatchObject({ status: "starting", startAcknowledged: false, input: "a" });
+    expect((await store.readLog("r1")).map((entry) => entry.sequence)).toEqual([1]);
 
     const frames: AgentToolEventFrame[] = [];
     const restarted = new AgentToolRegistry({ store, transport, clock, broadcast: (frame) => frames.push(frame) });
@@ -280,7 +291,8 @@ describe("AgentToolRegistry: awaited runs", () => {
     expect(await collected).toMatchObject({ ok: true, summary: "once" });
     expect(scripted.turns).toEqual(["r1"]);
     expect(transport.calls.map((call) => call.method)).toEqual(["startTail", "startTail"]);
-    expect(frames.flatMap((frame) => (frame.sequence !== undefined ? [frame.sequence] : []))).toEqual([1, 2, 3, 4, 5]);
+    // Clients are not sent again what the parent had stored.
+    expect(frames.flatMap((frame) => (frame.sequence !== undefined ? [frame.sequence] : []))).toEqual([2, 3, 4, 5]);
     const stored = await store.getRun("r1");
     expect(stored).toMatchObject({ status: "completed", startAcknowledged: true, lastSequence: 5 });
     expect(stored?.input).toBeUndefined();

@@ -80,8 +80,8 @@ export class AgentToolRegistry {
       runtime,
       slots: this.#slots,
       transitions: this.#transitions,
-      drive: (record, signal) => {
-        const driver = this.#drivers.drive(record, signal);
+      drive: (record, signal, created) => {
+        const driver = this.#drivers.drive(record, signal, created);
         options.waitUntil?.(driver.done);
       },
       maxInputBytes: options.maxAgentToolInputBytes ?? DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES,
@@ -179,14 +179,7 @@ export class AgentToolRegistry {
 
   /** Every retained run, oldest first. */
   async listAgentToolRuns(options: { status?: readonly RunStatus[] } = {}): Promise<AgentToolRunInfo[]> {
-    const wanted = options.status?.length ? options.status : undefined;
-    // A run whose answered start is not written yet is stored `starting` and shown `running`.
-    const asked =
-      wanted?.includes("running") && !wanted.includes("starting") ? [...wanted, "starting" as const] : wanted;
-    const records = (await this.#runtime.store.listRuns(asked ? { status: asked } : {})).map((record) =>
-      this.#drivers.present(record),
-    );
-    return records.filter((record) => !wanted || wanted.includes(record.status)).map((record) => toRunInfo(record));
+    return (await this.#drivers.list(options.status)).map((record) => toRunInfo(record));
   }
 
   /**

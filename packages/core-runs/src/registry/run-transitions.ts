@@ -70,7 +70,6 @@ export class RunTransitions {
       const patch = { ...acknowledged, ...decision.patch, attention };
       const updated = await store.updateRun(runId, patch, { expectedRevision: stored.revision });
       if (!updated) continue;
-      if (acknowledged) acknowledgement?.announce();
       if (decision.kind === "quiet") return updated;
       this.#slots.release(runId);
       await this.announce(updated as TerminalRunRecord, decision.previousStatus);
