@@ -234,7 +234,12 @@ describe("AgentToolRegistry: awaited runs", () => {
     const writes: string[] = [];
     for (const method of ["insertRun", "updateRun", "appendLog"] as const) {
       const original = store[method].bind(store) as (...args: unknown[]) => Promise<never>;
-      Object.assign(store, { [method]: (...args: unknown[]) => (writes.push(method), original(...args)) });
+      Object.assign(store, {
+        [method]: (...args: unknown[]) => {
+          writes.push(method);
+          return original(...args);
+        },
+      });
     }
     expect(await registry.runAgentTool("Echo", { input: "a", runId: "r1" })).toMatchObject({ ok: true });
     expect(echo.turns).toEqual(["r1"]);
