@@ -266,6 +266,7 @@ export class BenchParent extends AgentToolParent<BenchEnv> {
         growthRowsWrittenPerRun: growthRuns > 0 ? growthMeter.rowsWritten / growthRuns : null,
         tableRows: parentProbe.tableRows,
         writers: parentMeter.writers,
+        trace: parentMeter.trace,
       },
       child: {
         rowsWritten: childProbe.meter.rowsWritten,

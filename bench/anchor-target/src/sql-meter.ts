@@ -11,6 +11,8 @@ export type SqlMeterReading = {
   writers: Record<string, number>;
   /** Rows read per statement (the same keys), largest first. */
   readers: Record<string, number>;
+  /** Every statement in order: its first 60 characters, rows written and read. */
+  trace: Array<[statement: string, written: number, read: number]>;
 };
 
 export type SqlMeter = {
@@ -59,6 +61,11 @@ export function installSqlMeter(storage: DurableObjectStorage): SqlMeter {
         add(written, query, cursor.rowsWritten);
         add(read, query, cursor.rowsRead);
       }
+      const trace = seen.map(({ query, cursor }): [string, number, number] => [
+        query.replace(/\s+/g, " ").trim().slice(0, 60),
+        cursor.rowsWritten,
+        cursor.rowsRead,
+      ]);
       const largestFirst = (map: Map<string, number>) => Object.fromEntries([...map].sort((a, b) => b[1] - a[1]));
       return {
         rowsWritten,
@@ -66,6 +73,7 @@ export function installSqlMeter(storage: DurableObjectStorage): SqlMeter {
         statements: seen.length,
         writers: largestFirst(written),
         readers: largestFirst(read),
+        trace,
       };
     },
   };

@@ -6,6 +6,7 @@ import { makeLogEntry, makeRunRecord } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import {
   CONTRACT_WORKER_DURABLE_OBJECTS,
+  type CountedCall,
   type LogWriteCount,
   type SchedulerState,
 } from "./fixtures/contract-worker-api.js";
@@ -97,6 +98,71 @@ describe("DurableObjectRunStore storage", () => {
     expect(after.slice(1)).toEqual(before.slice(1));
     expect(await callStore(object, "readLog", "run-1")).toEqual(entries(1, 100));
     expect(await callStore<RunRecord[]>(object, "listRuns", { log: "compacted" })).toHaveLength(1);
+  });
+
+  it("reads a live run's row and its log's last row from what it wrote: a run costs its writes and one read", async () => {
+    const object = freshObject("kept");
+    const live = makeRunRecord({ runId: "run-k", status: "starting", input: { big: "x".repeat(50) } });
+    const run = async (calls: Array<{ method: string; args: unknown[] }>) =>
+      (await worker().fetchJson<CountedCall[]>(`/store/calls-counted?object=${object}`, { body: { calls } })).map(
+        ({ method, statements }) => `${method}: ${statements.join(" ")}`,
+      );
+    // The registry's calls for one run: admission reads (nothing yet), inserts, reads; the position writer appends
+    // twice; the terminal reads and writes conditionally.
+    expect(
+      await run([
+        { method: "getRun", args: ["run-k"] },
+        { method: "insertRun", args: [live] },
+        { method: "getRun", args: ["run-k"] },
+        { method: "appendLog", args: ["run-k", entries(1, 3)] },
+        { method: "appendLog", args: ["run-k", entries(4, 100)] },
+        { method: "getRun", args: ["run-k"] },
+        { method: "updateRun", args: ["run-k", { status: "completed", revision: 2 }, { expectedRevision: 1 }] },
+        // Terminal: forgotten, read from SQL again.
+        { method: "getRun", args: ["run-k"] },
+      ]),
+    ).toEqual([
+      "getRun: SELECT",
+      "insertRun: INSERT",
+      "getRun: ",
+      "appendLog: SELECT INSERT",
+      "appendLog: UPDATE INSERT",
+      "getRun: ",
+      "updateRun: UPDATE",
+      "getRun: SELECT",
+    ]);
+    expect(await callStore(object, "readLog", "run-k")).toEqual(entries(1, 100));
+    expect(await callStore(object, "getRun", "run-k")).toMatchObject({ status: "completed", revision: 2 });
+    // What it kept is what it wrote: a refused condition, a deleted run and a compacted log read as they are stored.
+    const other = makeRunRecord({ runId: "run-o", status: "running" });
+    const results = await worker().fetchJson<CountedCall[]>(`/store/calls-counted?object=${object}`, {
+      body: {
+        calls: [
+          { method: "insertRun", args: [other] },
+          { method: "updateRun", args: ["run-o", { revision: 5 }, { expectedRevision: 3 }] },
+          { method: "getRun", args: ["run-o"] },
+          { method: "appendLog", args: ["run-o", entries(1, 2)] },
+          { method: "compactLog", args: ["run-o", entries(1, 1)] },
+          { method: "appendLog", args: ["run-o", entries(3, 4)] },
+          { method: "readLog", args: ["run-o"] },
+          { method: "deleteRuns", args: [["run-o"]] },
+          { method: "getRun", args: ["run-o"] },
+          { method: "updateRun", args: ["run-o", { revision: 2 }] },
+        ],
+      },
+    });
+    expect(results.map(({ result }) => result)).toEqual([
+      true,
+      null,
+      other,
+      null,
+      true,
+      null,
+      [...entries(1, 1), ...entries(3, 4)],
+      null,
+      null,
+      null,
+    ]);
   });
 
   it("keeps runs and logs across a restart on the same persistence folder", async () => {

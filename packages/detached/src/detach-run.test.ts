@@ -120,7 +120,7 @@ describe("signal", () => {
     });
     controller.abort();
     await world.settle();
-    expect((await world.store.getRun("sig"))?.status).toBe("running");
+    expect((await world.parent.registry.getAgentToolRun("sig"))?.status).toBe("running");
     expect(world.eventsOf("agent_tool:detached:signal_ignored")).toHaveLength(1);
   });
 });

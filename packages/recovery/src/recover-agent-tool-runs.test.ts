@@ -281,6 +281,11 @@ describe("recoverAgentToolRuns: a live child", () => {
     await world.clock.advanceBy(0); // the child writes the burst when its event loop turns (here: the clock moves)
     await settle();
     crash(world.store);
+    // The old parent persisted its position as far as its bounded writes got before it stopped: the first one goes
+    // at once (sequence 1: its copy of the log alone, no write of the row, whose start acknowledgement rides on the
+    // next), later ones wait for the interval.
+    expect((await world.store.readLog("carry")).map((entry) => entry.sequence)).toEqual([1]);
+    expect(await world.store.getRun("carry")).toMatchObject({ status: "starting", startAcknowledged: false });
     run.emit({ type: "text-delta", id: "t", delta: "late" });
     await settle();
 
@@ -292,9 +297,8 @@ describe("recoverAgentToolRuns: a live child", () => {
 
     const after = framesOf(world, "carry");
     expect(sequencesOf(before)).toEqual([1, 2, 3]);
-    // The old parent persisted its position as far as its bounded writes got before it stopped: the first one goes
-    // at once (sequence 1), later ones wait for the interval. The restarted parent carries on from there.
-    expect(await world.store.readLog("carry", { limit: 1 })).toMatchObject([{ sequence: 1 }]);
+    // The restarted parent started the child again (idempotently) and carried on from its copy of the log.
+    expect(await world.store.getRun("carry")).toMatchObject({ status: "completed", startAcknowledged: true });
     expect(sequencesOf(after)).toEqual([2, 3, 4, 5, 6, 7]);
     // A client deduping by (runId, sequence) sees every sequence once, with the same body on both sides.
     const bySequence = new Map<number, unknown>();

@@ -38,6 +38,9 @@ const MAX_LOG_ROW_CHARS = 600_000;
  */
 const TARGET_LOG_ROW_BYTES = 900;
 
+/** How many runs' last log rows a store keeps at most (each a row of under a kilobyte). */
+const MAX_KEPT_LOG_TAILS = 256;
+
 type RunRow = {
   run_id: string;
   status: string;
@@ -76,6 +79,11 @@ type LogBatchRow = {
  * Every method does its SQL synchronously inside one call, so it is atomic: a Durable Object runs one event at a
  * time and `ctx.storage.sql` never yields, so nothing interleaves between a read and the write that depends on
  * it. Methods that write more than one statement run in `transactionSync`, so a failure leaves no half write.
+ *
+ * A store is its tables' only writer (one store per object and tables, as the hosts make them): it keeps the rows of
+ * the live runs it wrote, and the last log row of the runs it appended to, and reads them again without SQL (a run's
+ * `getRun`, `updateRun`'s read before its write, `appendLog`'s look at the last row). What it keeps is what it wrote,
+ * so it is never stale; a terminal row, a deleted run, a compacted log and a failed statement are forgotten.
  * Must pass `runStoreContractCases` from "@agent-tools/core-runs/testing" (checked inside workerd).
  *
  * @example
@@ -86,6 +94,10 @@ type LogBatchRow = {
 export class DurableObjectRunStore implements RunStore {
   readonly #storage: DurableObjectRunStoreStorage;
   readonly #tables: RunStoreTables;
+  /** The rows of the live runs this store wrote, as stored. */
+  readonly #liveRows = new Map<string, RunRow>();
+  /** The last log row of runs this store appended to (`null`: the run has none), as `#freshEntries` reads it. */
+  readonly #logTails = new Map<string, LogTailRow | null>();
 
   /**
    * `tables` names the two tables (default `RUN_STORE_TABLES`): one object can hold two stores, as a child that runs
@@ -133,6 +145,8 @@ export class DurableObjectRunStore implements RunStore {
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
+    const kept = this.#liveRows.get(runId);
+    if (kept !== undefined) return fromRunRow(kept);
     const row = this.#storage.sql
       .exec<RunRow>(`SELECT * FROM ${this.#tables.runs} WHERE run_id = ?`, runId)
       .toArray()[0];
@@ -153,14 +167,18 @@ export class DurableObjectRunStore implements RunStore {
         row.attention,
       )
       .toArray();
-    return inserted.length === 1;
+    if (inserted.length !== 1) return false;
+    this.#keep(row);
+    return true;
   }
 
   async updateRun(runId: string, patch: RunRecordPatch, condition: RunUpdateCondition = {}): Promise<RunRecord | null> {
     // Read, merge and write with no await in between: atomic (see the class comment), so two conditional
     // updates with the same expectedRevision cannot both apply.
     const sql = this.#storage.sql;
-    const stored = sql.exec<RunRow>(`SELECT * FROM ${this.#tables.runs} WHERE run_id = ?`, runId).toArray()[0];
+    const stored =
+      this.#liveRows.get(runId) ??
+      sql.exec<RunRow>(`SELECT * FROM ${this.#tables.runs} WHERE run_id = ?`, runId).toArray()[0];
     if (stored === undefined) return null;
     if (condition.expectedRevision !== undefined && stored.revision !== condition.expectedRevision) return null;
     const merged = applyRunPatch(fromRunRow(stored), patch);
@@ -178,7 +196,18 @@ export class DurableObjectRunStore implements RunStore {
       ...changed.map(([, value]) => value),
       runId,
     );
+    this.#keep(row);
     return fromRunRow(row);
+  }
+
+  /** Keep a row just written while its run is live; forget it (and its log's last row) once it is not. */
+  #keep(row: RunRow): void {
+    if ((LIVE_STATUSES as readonly string[]).includes(row.status)) {
+      this.#liveRows.set(row.run_id, row);
+      return;
+    }
+    this.#liveRows.delete(row.run_id);
+    this.#logTails.delete(row.run_id);
   }
 
   async listRuns(filter: RunStoreFilter = {}): Promise<RunRecord[]> {
@@ -213,24 +242,38 @@ export class DurableObjectRunStore implements RunStore {
 
   async deleteRuns(runIds: readonly string[]): Promise<void> {
     const sql = this.#storage.sql;
-    this.#storage.transactionSync(() => {
-      for (const runId of new Set(runIds)) {
-        sql.exec(`DELETE FROM ${this.#tables.runs} WHERE run_id = ?`, runId);
-        sql.exec(`DELETE FROM ${this.#tables.log} WHERE run_id = ?`, runId);
-      }
-    });
+    const unique = new Set(runIds);
+    try {
+      this.#storage.transactionSync(() => {
+        for (const runId of unique) {
+          sql.exec(`DELETE FROM ${this.#tables.runs} WHERE run_id = ?`, runId);
+          sql.exec(`DELETE FROM ${this.#tables.log} WHERE run_id = ?`, runId);
+        }
+      });
+    } finally {
+      for (const runId of unique) this.#forget(runId);
+    }
+  }
+
+  /** Read the run's row and its log's last row from SQL next time. */
+  #forget(runId: string): void {
+    this.#liveRows.delete(runId);
+    this.#logTails.delete(runId);
   }
 
   async appendLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const sql = this.#storage.sql;
-    const { fresh, tail } = this.#freshEntries(runId, entries);
+    const { fresh, tail, isAppendedPastEnd } = this.#freshEntries(runId, entries);
     if (fresh.length === 0) return;
     // A small last row that the new entries follow on from is written again with them (one row keeps filling up to
     // the target size instead of a row per append); a row that would not change is left alone.
     const extended = tail?.entries != null ? [...parseEntries(tail.entries), ...fresh] : null;
     const batches = splitIntoRows(extended ?? fresh);
     const rewritten = extended !== null && tail !== undefined && batches[0]?.lastSequence !== tail.last_sequence;
+    // Forgotten while the statements run: a failed transaction leaves the last row unknown.
+    const last = batches.at(-1);
+    this.#logTails.delete(runId);
     this.#storage.transactionSync(() => {
       for (const [index, batch] of batches.entries()) {
         if (index === 0 && extended !== null && tail !== undefined) {
@@ -253,6 +296,21 @@ export class DurableObjectRunStore implements RunStore {
         );
       }
     });
+    // Appended past the end (the runner's case): the last batch is the log's last row now.
+    if (last !== undefined && isAppendedPastEnd) {
+      const small = utf8Bytes(last.json) < TARGET_LOG_ROW_BYTES;
+      this.#rememberTail(runId, {
+        first_sequence: last.firstSequence,
+        last_sequence: last.lastSequence,
+        entries: small ? last.json : null,
+      });
+    }
+  }
+
+  /** Keep a run's last log row (bounded: a store following many runs at once reads the rest from SQL). */
+  #rememberTail(runId: string, tail: LogTailRow | null): void {
+    if (this.#logTails.size >= MAX_KEPT_LOG_TAILS && !this.#logTails.has(runId)) return;
+    this.#logTails.set(runId, tail);
   }
 
   async compactLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<boolean> {
@@ -261,6 +319,7 @@ export class DurableObjectRunStore implements RunStore {
     for (const entry of entries) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
     const sorted = [...unique.values()].sort(bySequence);
     const batches = splitIntoRows(sorted);
+    this.#logTails.delete(runId);
     return this.#storage.transactionSync(() => {
       const exists = sql.exec(`SELECT 1 FROM ${this.#tables.runs} WHERE run_id = ?`, runId).toArray().length > 0;
       if (!exists) return false;
@@ -334,27 +393,32 @@ export class DurableObjectRunStore implements RunStore {
   #freshEntries(
     runId: string,
     entries: readonly AgentToolLogEntry[],
-  ): { fresh: AgentToolLogEntry[]; tail?: LogTailRow } {
+  ): { fresh: AgentToolLogEntry[]; tail?: LogTailRow; isAppendedPastEnd: boolean } {
     let lowest = Number.POSITIVE_INFINITY;
     let highest = Number.NEGATIVE_INFINITY;
     for (const entry of entries) {
       lowest = Math.min(lowest, entry.sequence);
       highest = Math.max(highest, entry.sequence);
     }
-    // Fast path: appending past the end of the stored log (the runner's case) reads one row, not the whole log.
-    const tail = this.#storage.sql
-      .exec<LogTailRow>(
-        `SELECT first_sequence, last_sequence,
-           CASE WHEN first_sequence > 0 AND length(CAST(entries AS BLOB)) < ? THEN entries END AS entries
-         FROM ${this.#tables.log} WHERE run_id = ? ORDER BY first_sequence DESC LIMIT 1`,
-        TARGET_LOG_ROW_BYTES,
-        runId,
-      )
-      .toArray()[0];
+    // Fast path: appending past the end of the stored log (the runner's case) reads one row, not the whole log (or
+    // none, when this store wrote that row).
+    const kept = this.#logTails.get(runId);
+    const tail =
+      kept !== undefined
+        ? (kept ?? undefined)
+        : this.#storage.sql
+            .exec<LogTailRow>(
+              `SELECT first_sequence, last_sequence,
+                 CASE WHEN first_sequence > 0 AND length(CAST(entries AS BLOB)) < ? THEN entries END AS entries
+               FROM ${this.#tables.log} WHERE run_id = ? ORDER BY first_sequence DESC LIMIT 1`,
+              TARGET_LOG_ROW_BYTES,
+              runId,
+            )
+            .toArray()[0];
     if (tail === undefined || tail.last_sequence < lowest) {
       const unique = new Map<number, AgentToolLogEntry>();
       for (const entry of entries) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
-      return { fresh: [...unique.values()].sort(bySequence), ...(tail ? { tail } : {}) };
+      return { fresh: [...unique.values()].sort(bySequence), ...(tail ? { tail } : {}), isAppendedPastEnd: true };
     }
     const seen = new Set<number>();
     // A compacted log stands for every sequence up to its last: its first row (key 0) spans them all.
@@ -376,7 +440,7 @@ export class DurableObjectRunStore implements RunStore {
       seen.add(entry.sequence);
       fresh.push(entry);
     }
-    return { fresh: fresh.sort(bySequence) };
+    return { fresh: fresh.sort(bySequence), isAppendedPastEnd: false };
   }
 }
 

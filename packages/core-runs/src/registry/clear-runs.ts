@@ -31,7 +31,8 @@ export async function clearRuns(context: {
   options: ClearAgentToolRunsOptions;
 }): Promise<{ runIds: string[] }> {
   const { runtime, slots, transitions, drivers, options } = context;
-  const records = await runtime.store.listRuns(options.status ? { status: options.status } : {});
+  // The runs as this process knows them: an answered start whose row has not recorded it yet is `running`.
+  const records = await drivers.list(options.status);
   const selected = selectRunsToClear(records, options);
   if (selected.length === 0) return { runIds: [] };
   const runIds = selected.map((record) => record.runId);

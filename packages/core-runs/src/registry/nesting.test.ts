@@ -231,8 +231,8 @@ describe("nesting: a child that runs agent tools itself", () => {
     };
     await expect.poll(() => refusedIn("m1")).toEqual(["maxConcurrentAgentTools (1) exceeded"]);
     await expect.poll(() => refusedIn("m2")).toEqual(["maxConcurrentAgentTools (1) exceeded"]);
-    expect((await top.store.getRun("m1"))?.status).toBe("running");
-    expect((await top.store.getRun("m2"))?.status).toBe("running");
+    expect((await top.registry.getAgentToolRun("m1"))?.status).toBe("running");
+    expect((await top.registry.getAgentToolRun("m2"))?.status).toBe("running");
     gate.resolve();
 
     const [m1, m2] = await Promise.all([runs[0], runs[1]]);
@@ -294,7 +294,7 @@ describe("nesting: a child that runs agent tools itself", () => {
     const top = makeLevel([coordinator.definition], new ManualClock(1_000));
     const running = top.registry.runAgentTool("Coordinator", { input: { topics: ["a"] }, runId: "m1" });
     await expect
-      .poll(async () => (await coordinator.levels.get("m1")?.store.getRun("agent-tool:leaf-1"))?.status)
+      .poll(async () => (await coordinator.levels.get("m1")?.registry.getAgentToolRun("agent-tool:leaf-1"))?.status)
       .toBe("running");
     expect(await top.registry.cancelAgentTool("m1")).toBe(true);
     expect(await running).toMatchObject({ ok: false, status: "aborted" });

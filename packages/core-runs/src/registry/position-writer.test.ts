@@ -20,12 +20,14 @@ async function world() {
 }
 
 describe("PositionWriter: bounded writes of the parent's position in a followed run", () => {
-  it("writes the first entry at once, then at most once per interval, in one batch", async () => {
+  it("writes the first entry at once, its log alone, then at most once per interval, in one batch", async () => {
     const { clock, store, writer } = await world();
     store.resetStats();
     writer.add(entry(1));
     await flushMicrotasks();
     expect(await store.readLog("r1")).toHaveLength(1);
+    // The row's position waits for the next write (a parent re-attaching reads the log past it).
+    expect((await store.getRun("r1"))?.lastSequence).toBe(0);
     for (let sequence = 2; sequence <= 40; sequence += 1) writer.add(entry(sequence));
     await flushMicrotasks();
     expect(await store.readLog("r1")).toHaveLength(1);
@@ -36,8 +38,49 @@ describe("PositionWriter: bounded writes of the parent's position in a followed 
     );
     expect((await store.getRun("r1"))?.lastSequence).toBe(40);
     expect(writer.unwritten).toEqual([]);
-    // Two writes in all (each an append and a row update), not forty.
-    expect(store.stats.writes).toBe(4);
+    // Two writes in all (an append; an append and a row update), not forty.
+    expect(store.stats.writes).toBe(3);
+  });
+
+  it("flushLog writes the log now and leaves the position to the terminal write; a waiting durable() gets both", async () => {
+    const { store, writer } = await world();
+    const before = await store.getRun("r1");
+    writer.add(entry(1));
+    writer.add(entry(2));
+    writer.progress({ fraction: 0.5, at: 7 });
+    store.resetStats();
+    await writer.flushLog();
+    expect((await store.readLog("r1")).map((item) => item.sequence)).toEqual([1, 2]);
+    expect(store.stats.writes).toBe(1);
+    expect(await store.getRun("r1")).toEqual(before);
+    expect(writer.unwritten).toEqual([]);
+
+    writer.add(entry(3));
+    const isStored = writer.durable(3);
+    await writer.flushLog();
+    expect(await isStored).toBe(true);
+    expect(await store.getRun("r1")).toMatchObject({ lastSequence: 3, progress: { fraction: 0.5, at: 7 } });
+  });
+
+  it("writes the start acknowledgement (beforePosition) before the first write of the position, not with the log alone", async () => {
+    const clock = new ManualClock(0);
+    const store = new InMemoryRunStore();
+    await store.insertRun(makeRunRecord({ runId: "r1", status: "running" }));
+    const order: string[] = [];
+    const updateRun = store.updateRun.bind(store);
+    store.updateRun = (runId, patch, condition) => {
+      order.push(`position ${patch.lastSequence}`);
+      return updateRun(runId, patch, condition);
+    };
+    const beforePosition = async () => void order.push("acknowledge");
+    const writer = new PositionWriter({ store, clock, runId: "r1", intervalMs: 500, beforePosition });
+    writer.add(entry(1));
+    await flushMicrotasks();
+    expect(await store.readLog("r1")).toHaveLength(1);
+    expect(order).toEqual([]);
+    writer.add(entry(2));
+    await clock.advanceBy(500);
+    expect(order).toEqual(["acknowledge", "position 2"]);
   });
 
   it("durable(sequence) writes now, inside the interval, and tells once the entry is stored", async () => {
@@ -47,7 +90,7 @@ describe("PositionWriter: bounded writes of the parent's position in a followed 
     writer.add(entry(2));
     writer.add(entry(3));
     await flushMicrotasks();
-    expect((await store.getRun("r1"))?.lastSequence).toBe(1); // the interval holds entries 2 and 3
+    expect((await store.readLog("r1")).map((item) => item.sequence)).toEqual([1]); // the interval holds 2 and 3
     expect(await writer.durable(2)).toBe(true);
     expect((await store.getRun("r1"))?.lastSequence).toBe(3);
     expect(await writer.durable(1)).toBe(true);

@@ -10,8 +10,13 @@ export const DEFAULT_FOLLOW_WRITE_INTERVAL_MS = 500;
  * progress — so that after a restart it re-attaches from there (clients are not sent again what they hold) and replay
  * reads it without waking the child. Writes are bounded: at most one in flight, and at most one per `intervalMs`;
  * entries forwarded meanwhile go into the next write (so a crash re-sends at most one interval of chunks, which
- * clients dedupe by sequence). `flush()` writes everything now (before a terminal is recorded); `durable(sequence)`
- * writes without waiting for the interval and tells when an entry is stored (what a hook fired once needs).
+ * clients dedupe by sequence). The first write goes out at once and copies the log alone: the row's position waits
+ * for the next write (a driver that re-attaches reads the log past the row's `lastSequence`), so a run that ends
+ * within its first interval writes its row only for its terminal. `flushLog()` writes the log now, for the terminal
+ * write that carries the position; `flush()` writes the position as well; `durable(sequence)` writes without waiting
+ * for the interval and tells when an entry is stored with its position (what a hook fired once needs).
+ * `beforePosition` runs before each write of the position to the run's row (the start acknowledgement rides on the
+ * first one).
  * @internal
  */
 export class PositionWriter {
@@ -27,6 +32,9 @@ export class PositionWriter {
   #writing: Promise<void> | null = null;
   #timer: TimerHandle | null = null;
   #lastWriteAt = Number.NEGATIVE_INFINITY;
+  /** No write went out yet: the first copies the log alone (see the class comment). */
+  #isFirstWrite = true;
+  readonly #beforePosition: (() => Promise<unknown>) | undefined;
   #isClosed = false;
   /** The highest sequence stored. */
   #durableSequence = Number.NEGATIVE_INFINITY;
@@ -35,11 +43,18 @@ export class PositionWriter {
   /** A `durable()` call waits: the next write goes out without waiting for the interval. */
   #isUrgent = false;
 
-  constructor(options: { store: RunStore; clock: Clock; runId: string; intervalMs: number }) {
+  constructor(options: {
+    store: RunStore;
+    clock: Clock;
+    runId: string;
+    intervalMs: number;
+    beforePosition?: () => Promise<unknown>;
+  }) {
     this.#store = options.store;
     this.#clock = options.clock;
     this.#runId = options.runId;
     this.#intervalMs = options.intervalMs;
+    this.#beforePosition = options.beforePosition;
   }
 
   /** Entries forwarded but not yet durable: what replay adds to the stored copy. */
@@ -66,14 +81,29 @@ export class PositionWriter {
    * fails, leaving the entries unwritten.
    */
   async flush(): Promise<void> {
+    await this.#flush(true);
+  }
+
+  /**
+   * Write the log copy of everything forwarded so far, now, and not the position: the follow is ending and the
+   * terminal write that comes next carries the position (`lastSequence`, progress). When a `durable()` call waits,
+   * the position is written too (the hook it holds fires once the entry is stored with its position). Rejects when
+   * the store fails, leaving the entries unwritten.
+   */
+  async flushLog(): Promise<void> {
+    await this.#flush(this.#waiters.length > 0);
+  }
+
+  async #flush(withPosition: boolean): Promise<void> {
     this.#cancelTimer();
     if (this.#writing !== null) await this.#writing;
     if (!this.#hasWork()) return;
     const batch = this.#unwritten.slice();
     const progress = this.#progressDirty ? this.#progress : undefined;
-    await this.#persist(batch, progress);
+    if (withPosition) await this.#persist(batch, progress);
+    else if (batch.length > 0) await this.#store.appendLog(this.#runId, batch);
     this.#unwritten = this.#unwritten.slice(batch.length);
-    if (progress === this.#progress) this.#progressDirty = false;
+    if (withPosition && progress === this.#progress) this.#progressDirty = false;
   }
 
   /**
@@ -130,9 +160,13 @@ export class PositionWriter {
     this.#progressDirty = false;
     this.#isUrgent = false;
     this.#lastWriteAt = this.#clock.now();
+    // The first write copies the log alone, unless it must store a position (a progress, a `durable()` waiting).
+    const logOnly = this.#isFirstWrite && progress === undefined && this.#waiters.length === 0;
+    this.#isFirstWrite = false;
     const writing = (async () => {
       try {
-        await this.#persist(batch, progress);
+        if (logOnly) await this.#store.appendLog(this.#runId, batch);
+        else await this.#persist(batch, progress);
         this.#unwritten = this.#unwritten.slice(this.#inFlight);
       } catch {
         // Not durable: kept, and tried again with the next write (the final flush at the latest).
@@ -151,6 +185,7 @@ export class PositionWriter {
     if (batch.length > 0) await this.#store.appendLog(this.#runId, batch);
     const last = batch.at(-1);
     if (!last && !progress) return;
+    await this.#beforePosition?.();
     await this.#store.updateRun(this.#runId, {
       ...(last ? { lastSequence: last.sequence } : {}),
       ...(progress ? { progress } : {}),

@@ -13,8 +13,8 @@ export type RunAdmissionOptions = {
   runtime: RegistryRuntime;
   slots: ConcurrencySlots;
   transitions: RunTransitions;
-  /** Start following a run (single-flight per run). */
-  drive: (record: RunRecord, signal?: AbortSignal) => void;
+  /** Start following a run (single-flight per run); `created`: a row this admission just inserted. */
+  drive: (record: RunRecord, signal?: AbortSignal, created?: boolean) => void;
   maxInputBytes: number;
   maxConcurrent: number;
   overCap: "record" | "refuse";
@@ -161,7 +161,7 @@ export class RunAdmission {
       await this.#options.transitions.announce(record as TerminalRunRecord, "starting");
       return { ok: true, record, created: true, rejection: "max-concurrency" };
     }
-    drive(record, signal);
+    drive(record, signal, true);
     return { ok: true, record, created: true };
   }
 }

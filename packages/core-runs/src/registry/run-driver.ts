@@ -35,6 +35,8 @@ export type LiveRunView = {
   readonly entries: readonly import("../protocol/index.js").AgentToolLogEntry[];
   readonly progress: AgentToolProgressSnapshot | undefined;
   readonly usage: AgentToolUsage | undefined;
+  /** The child answered `start` and the acknowledgement is not written yet (it rides on the next write of the row). */
+  readonly startAnswered: boolean;
 };
 
 export type RunDriverOptions = {
@@ -59,7 +61,9 @@ const STOPPED_OUTCOME: AgentToolRunOutcome = {
 
 /**
  * Drives one run in this process: sends the idempotent `start` (for a run whose child never acknowledged it), writes
- * the acknowledgement once the tail is open, follows the child's tail — forwarding entries and progress to clients,
+ * the acknowledgement with the first write of the run's row after the child answered (the first position write, the
+ * terminal, a tail that ended early, or a cancel that must reach the child), follows the child's tail — forwarding
+ * entries and progress to clients,
  * persisting the position it reached, tailing again after a clock-driven pause when the tail ends early (within the
  * retry policy's budget) — and records the run's terminal through the machine. One driver per run per registry.
  * @internal
@@ -75,6 +79,8 @@ export class RunDriver {
   readonly #stopTail = new AbortController();
   readonly #activity = new Set<ActivityListener>();
   readonly #isReattach: boolean;
+  /** The row was just inserted here: the parent holds no copy of its log, so there is no position to catch up on. */
+  readonly #isCreated: boolean;
   #ack: StartAcknowledgement;
   #isStartAnswered: boolean;
   #cancelRequested: string | null = null;
@@ -88,8 +94,9 @@ export class RunDriver {
   #reject: (error: unknown) => void = () => {};
   #isSettled = false;
 
-  constructor(record: RunRecord, options: RunDriverOptions) {
+  constructor(record: RunRecord, options: RunDriverOptions, created = false) {
     this.runId = record.runId;
+    this.#isCreated = created;
     this.ref = { agentType: record.agentType, runId: record.runId };
     this.#record = record;
     this.#options = options;
@@ -106,6 +113,8 @@ export class RunDriver {
       clock: options.runtime.clock,
       runId: record.runId,
       intervalMs: options.followWriteIntervalMs,
+      // The acknowledgement rides on the first write of the position (or on the terminal, whichever comes first).
+      beforePosition: () => (this.#isStartAnswered ? this.#ack.settle() : Promise.resolve(true)),
     });
     this.done = new Promise<RunRecord | null>((resolve, reject) => {
       this.#resolve = resolve;
@@ -122,7 +131,12 @@ export class RunDriver {
 
   /** What this driver holds beyond the stored copy. */
   get view(): LiveRunView {
-    return { entries: this.#writer.unwritten, progress: this.#progress, usage: this.#usage };
+    return {
+      entries: this.#writer.unwritten,
+      progress: this.#progress,
+      usage: this.#usage,
+      startAnswered: this.#isStartAnswered && !this.#ack.isSettled,
+    };
   }
 
   /** Listen to what this driver forwards; returns the function that stops listening. */
@@ -198,6 +212,19 @@ export class RunDriver {
     const { runtime, slots } = this.#options;
     const { runId, agentType } = this.ref;
     if (isLiveStatus(this.#record.status)) await slots.hold(runId);
+    if (!this.#isCreated) {
+      await this.#catchUpPosition();
+      // A run this process did not create: followed again (its start, if never acknowledged, sent again).
+      runtime.emit({
+        type: "agent_tool:run:reattach",
+        runId,
+        agentType,
+        afterSequence: this.#lastSequence,
+        startedAt: this.#record.startedAt,
+        ...(this.#record.trace !== undefined ? { trace: this.#record.trace } : {}),
+        at: runtime.clock.now(),
+      });
+    }
     if (!this.#isReattach) {
       if (signal?.aborted) {
         return this.#finish({
@@ -223,6 +250,9 @@ export class RunDriver {
         });
       }
       this.#isStartAnswered = true;
+      // The child acknowledged the start: told now (the row records it with its next write), once per run (a start
+      // sent again after a restart was told before it).
+      if (this.#isCreated) this.#started();
       const leave = () => {
         void opened?.cancel().catch(() => undefined);
         return this.#leave();
@@ -231,18 +261,19 @@ export class RunDriver {
       // A cancel that came while `start` was on its way: acknowledge now, which cancels the child.
       if (this.#cancelRequested !== null && !(await this.#ack.settle())) return leave();
       if (opened) return this.#follow(opened);
-    } else {
-      runtime.emit({
-        type: "agent_tool:run:reattach",
-        runId,
-        agentType,
-        afterSequence: this.#lastSequence,
-        startedAt: this.#record.startedAt,
-        ...(this.#record.trace !== undefined ? { trace: this.#record.trace } : {}),
-        at: runtime.clock.now(),
-      });
     }
     return this.#follow();
+  }
+
+  /**
+   * Start from the last entry of the parent's copy of the log, which may be past the row's `lastSequence`: the first
+   * position write copies the log alone (the row's position waits for the next one). Clients are not sent again what
+   * the parent stored.
+   */
+  async #catchUpPosition(): Promise<void> {
+    const stored = await this.#options.runtime.store.readLog(this.runId, { afterSequence: this.#lastSequence });
+    const last = stored.at(-1);
+    if (last !== undefined) this.#lastSequence = last.sequence;
   }
 
   /** Tail until the child's terminal; tail again (after a pause, within the policy's budget) when it ends early. */
@@ -281,19 +312,16 @@ export class RunDriver {
    */
   async #tailOnce(opened?: ReadableStream<AgentToolTailItem>): Promise<TailEnd | typeof LEFT> {
     let isAlive = false;
-    const onOpen = () => void this.#ack.settle().catch(() => undefined);
     try {
-      if (opened && !this.#ack.isSettled) onOpen();
       const stream =
         opened ??
         this.#options.runtime.transport.tail(this.ref, {
           afterSequence: this.#lastSequence,
           signal: this.#stopTail.signal,
-          ...(this.#ack.isSettled ? {} : { onOpen }),
         });
       for await (const item of stream as unknown as AsyncIterable<AgentToolTailItem>) {
-        if (!this.#ack.isSettled && !(await this.#ack.settle())) return LEFT;
-        if (this.#ending !== "none") return LEFT;
+        // An acknowledgement the row refused (the run changed meanwhile: cancelled, cleared): stop following.
+        if (this.#ack.state === "refused" || this.#ending !== "none") return LEFT;
         if (item.type === "terminal") return { kind: "terminal", inspection: item.inspection };
         if (this.#forward(item)) isAlive = true;
       }
@@ -416,14 +444,19 @@ export class RunDriver {
       { expectedRevision: this.#record.revision },
     );
     if (!acknowledged) return false;
+    if (this.#cancelRequested !== null) await this.#cancelChild(this.#cancelRequested);
+    return true;
+  }
+
+  /** Tell observers the child acknowledged the start. */
+  #started(): void {
+    const { runtime } = this.#options;
     runtime.emit({
       type: "agent_tool:run:start",
       runId: this.runId,
       agentType: this.ref.agentType,
       at: runtime.clock.now(),
     });
-    if (this.#cancelRequested !== null) await this.#cancelChild(this.#cancelRequested);
-    return true;
   }
 
   async #cancelChild(reason: string): Promise<void> {
@@ -438,13 +471,20 @@ export class RunDriver {
     }
   }
 
-  /** Persist what was followed, then record the outcome. */
+  /**
+   * Persist the log copy of what was followed, then record the outcome: the terminal write carries the position, and
+   * the start acknowledgement when the child answered and it is not written yet (one write of the row, not two).
+   */
   async #finish(outcome: AgentToolRunOutcome): Promise<RunRecord | null> {
-    await this.#writer.flush();
-    return this.#options.transitions.finalize(this.runId, outcome, {
+    await this.#writer.flushLog();
+    const ridesOnTerminal = this.#isStartAnswered && this.#ack.state === "waiting";
+    const record = await this.#options.transitions.finalize(this.runId, outcome, {
       lastSequence: this.#lastSequence,
       progress: this.#progress,
+      ...(ridesOnTerminal ? { startAcknowledged: { revision: this.#record.revision } } : {}),
     });
+    if (ridesOnTerminal && record?.startAcknowledged) this.#ack.written();
+    return record;
   }
 
   /** The loop ends without recording: a stop records its own outcome; a refused acknowledgement reads the row. */

@@ -1,6 +1,7 @@
-import { isLiveStatus } from "../protocol/index.js";
+import { isLiveStatus, type RunStatus } from "../protocol/index.js";
 import { type LiveRunView, RunDriver, type RunDriverOptions } from "./run-driver.js";
-import type { RunRecord } from "./run-record.js";
+import { startAcknowledgedPatch } from "./run-machine.js";
+import { applyRunPatch, type RunRecord } from "./run-record.js";
 
 /**
  * The runs this registry drives in this process: one `RunDriver` per run (single-flight), forgotten when it ends.
@@ -23,11 +24,35 @@ export class RunDrivers {
     return this.#drivers.get(runId)?.view;
   }
 
-  /** The run's driver: the one driving it already, or a new one started now. */
-  drive(record: RunRecord, signal?: AbortSignal): RunDriver {
+  /**
+   * A stored row as this process knows the run: a start the child answered, whose acknowledgement rides on the run's
+   * next write, shows as written (`running`, its revision, no input).
+   */
+  present(record: RunRecord): RunRecord {
+    if (record.startAcknowledged || this.viewOf(record.runId)?.startAnswered !== true) return record;
+    return applyRunPatch(record, startAcknowledgedPatch(record, this.#options.runtime.clock.now()));
+  }
+
+  /**
+   * The stored runs of `status` (every run when absent or empty), oldest first, as this process knows them
+   * (`present`): asked for `running` runs, it finds the answered starts stored `starting`.
+   */
+  async list(status?: readonly RunStatus[]): Promise<RunRecord[]> {
+    const wanted = status?.length ? status : undefined;
+    const asked =
+      wanted?.includes("running") && !wanted.includes("starting") ? [...wanted, "starting" as const] : wanted;
+    const records = await this.#options.runtime.store.listRuns(asked ? { status: asked } : {});
+    return records.map((record) => this.present(record)).filter((record) => !wanted || wanted.includes(record.status));
+  }
+
+  /**
+   * The run's driver: the one driving it already, or a new one started now. `created`: the row was inserted by this
+   * process just now (so the parent holds no copy of its log yet).
+   */
+  drive(record: RunRecord, signal?: AbortSignal, created = false): RunDriver {
     const existing = this.#drivers.get(record.runId);
     if (existing) return existing;
-    const driver = new RunDriver(record, this.#options);
+    const driver = new RunDriver(record, this.#options, created);
     this.#drivers.set(record.runId, driver);
     const forget = () => {
       if (this.#drivers.get(record.runId) === driver) this.#drivers.delete(record.runId);

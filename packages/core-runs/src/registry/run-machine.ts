@@ -177,8 +177,16 @@ export function startAcknowledgedPatch(started: RunRecord, now: number): RunReco
   };
 }
 
-/** What the parent followed of a run: the highest sequence it forwarded and the latest progress it saw. */
-export type FollowedPosition = { lastSequence: number; progress?: AgentToolProgressSnapshot | undefined };
+/**
+ * What the parent followed of a run: the highest sequence it forwarded and the latest progress it saw; and, when the
+ * child answered `start` and the acknowledgement is not written yet, the acknowledgement to write with the terminal
+ * (applied only if the row is still at `revision`).
+ */
+export type FollowedPosition = {
+  lastSequence: number;
+  progress?: AgentToolProgressSnapshot | undefined;
+  startAcknowledged?: { revision: number } | undefined;
+};
 
 /**
  * The decision for recording `outcome` on `current`:

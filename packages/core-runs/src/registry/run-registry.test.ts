@@ -183,63 +183,124 @@ describe("AgentToolRegistry: awaited runs", () => {
     });
   });
 
-  it("starts and tails a run in one call to the child (startTail), and acknowledges the start once it answered", async () => {
-    const { registry, scripted, store, transport } = setup();
-    const order: string[] = [];
+  it("starts and tails a run in one call to the child (startTail); the acknowledgement rides on the terminal write", async () => {
+    const { registry, scripted, store, transport, events } = setup();
+    const writes: string[] = [];
     const updateRun = store.updateRun.bind(store);
     store.updateRun = (runId, patch, condition) => {
-      if (patch.startAcknowledged) order.push("acknowledge");
+      writes.push(`${patch.status ?? "-"}${patch.startAcknowledged ? " +acknowledged" : ""}`);
       return updateRun(runId, patch, condition);
     };
     const startTail = transport.startTail.bind(transport);
     transport.startTail = async (ref, input, options, tail) => {
-      order.push("startTail");
+      writes.push("startTail");
       const stream = await startTail(ref, input, options, tail);
-      order.push("answered");
+      writes.push("answered");
       return stream;
     };
     const result = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
     const run = scripted.run("r1");
     await run.context;
     await settle();
-    expect(order).toEqual(["startTail", "answered", "acknowledge"]);
-    expect(transport.calls.map((call) => call.method)).toEqual(["startTail"]);
-    expect(await store.getRun("r1")).toMatchObject({ status: "running", startAcknowledged: true });
+    // Answered, and not written yet: the row keeps the input (a restart now starts the child again, idempotently);
+    // the registry shows the run as it will be written.
+    expect(writes).toEqual(["startTail", "answered"]);
+    expect(await store.getRun("r1")).toMatchObject({ status: "starting", revision: 1, input: "a" });
+    expect(await registry.getAgentToolRun("r1")).toMatchObject({ status: "running", revision: 2 });
+    expect((await registry.listAgentToolRuns({ status: ["running"] })).map((info) => info.runId)).toEqual(["r1"]);
+    run.emit(...textChunks(["done"]));
     run.complete();
     expect(await result).toMatchObject({ ok: true });
+    // One write of the row after the insert: the terminal, with the acknowledgement (the revisions as before).
+    expect(writes).toEqual(["startTail", "answered", "completed +acknowledged"]);
+    const stored = await store.getRun("r1");
+    expect(stored).toMatchObject({
+      status: "completed",
+      revision: 3,
+      startAcknowledged: true,
+      lastSequence: textChunks(["done"]).length,
+    });
+    expect(stored?.input).toBeUndefined();
+    const lifecycle = events.filter(
+      (event) => event.type === "agent_tool:run:start" || event.type === "agent_tool:run:finish",
+    );
+    expect(lifecycle.map((event) => event.type)).toEqual(["agent_tool:run:start", "agent_tool:run:finish"]);
+    expect(lifecycle[1]).toMatchObject({ previousStatus: "running" });
     expect(transport.calls.map((call) => call.method)).toEqual(["startTail"]);
   });
 
-  it("writes the start acknowledgement once the tail is open, not before asking for it (a transport without startTail)", async () => {
-    const { registry, scripted, store, transport } = setup();
+  it("writes a short run's row twice, its insert and its terminal, and its log copy between", async () => {
+    const { registry, echo, store } = setup();
+    const writes: string[] = [];
+    for (const method of ["insertRun", "updateRun", "appendLog"] as const) {
+      const original = store[method].bind(store) as (...args: unknown[]) => Promise<never>;
+      Object.assign(store, {
+        [method]: (...args: unknown[]) => {
+          writes.push(method);
+          return original(...args);
+        },
+      });
+    }
+    expect(await registry.runAgentTool("Echo", { input: "a", runId: "r1" })).toMatchObject({ ok: true });
+    expect(echo.turns).toEqual(["r1"]);
+    expect(writes[0]).toBe("insertRun");
+    expect(writes.at(-1)).toBe("updateRun");
+    expect(writes.slice(1, -1).every((method) => method === "appendLog")).toBe(true);
+    expect(await store.getRun("r1")).toMatchObject({ status: "completed", revision: 3, startAcknowledged: true });
+  });
+
+  it("writes the acknowledgement with the first position write of a longer run (a transport without startTail)", async () => {
+    const { registry, scripted, store, transport, clock } = setup();
     Object.assign(transport, { startTail: undefined });
     const order: string[] = [];
     const updateRun = store.updateRun.bind(store);
     store.updateRun = (runId, patch, condition) => {
-      if (patch.startAcknowledged) order.push("acknowledge");
+      order.push(patch.startAcknowledged ? "acknowledge" : `position ${patch.lastSequence ?? "-"}`);
       return updateRun(runId, patch, condition);
-    };
-    const tail = transport.tail.bind(transport);
-    transport.tail = (ref, options) => {
-      order.push("tail");
-      return tail(ref, {
-        ...options,
-        onOpen: () => {
-          order.push("open");
-          options.onOpen?.();
-        },
-      });
     };
     const result = registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
     const run = scripted.run("r1");
     await run.context;
+    run.emit({ type: "start" });
     await settle();
-    // The child has said nothing yet, and the run is already acknowledged (running, input dropped).
-    expect(order).toEqual(["tail", "open", "acknowledge"]);
-    expect(await store.getRun("r1")).toMatchObject({ status: "running", startAcknowledged: true });
+    // The first write copies the log alone.
+    expect(order).toEqual([]);
+    expect(await store.readLog("r1")).toHaveLength(1);
+    run.emit({ type: "start-step" });
+    await clock.advanceBy(500);
+    expect(order).toEqual(["acknowledge", "position 2"]);
+    expect(await store.getRun("r1")).toMatchObject({ status: "running", startAcknowledged: true, lastSequence: 2 });
     expect((await store.getRun("r1"))?.input).toBeUndefined();
     run.complete();
     expect(await result).toMatchObject({ ok: true });
+  });
+
+  it("starts the child again, idempotently, after a restart between its answer and the acknowledgement's write", async () => {
+    const { registry, scripted, store, transport, clock } = setup();
+    void registry.runAgentTool("Scripted", { input: "a", runId: "r1" });
+    const run = scripted.run("r1");
+    await run.context;
+    run.emit({ type: "start" }, { type: "text-start", id: "t" });
+    await settle();
+    // The kill point: the child runs the turn; the parent's row says only that it asked, its copy of the log holds
+    // what it forwarded.
+    expect(await store.getRun("r1")).toMatchObject({ status: "starting", startAcknowledged: false, input: "a" });
+    expect((await store.readLog("r1")).map((entry) => entry.sequence)).toEqual([1]);
+
+    const frames: AgentToolEventFrame[] = [];
+    const restarted = new AgentToolRegistry({ store, transport, clock, broadcast: (frame) => frames.push(frame) });
+    const collected = restarted.waitForAgentToolRun("r1");
+    await settle();
+    run.emit({ type: "text-delta", id: "t", delta: "once" }, { type: "text-end", id: "t" }, { type: "finish" });
+    run.complete();
+    expect(await collected).toMatchObject({ ok: true, summary: "once" });
+    expect(scripted.turns).toEqual(["r1"]);
+    expect(transport.calls.map((call) => call.method)).toEqual(["startTail", "startTail"]);
+    // Clients are not sent again what the parent had stored.
+    expect(frames.flatMap((frame) => (frame.sequence !== undefined ? [frame.sequence] : []))).toEqual([2, 3, 4, 5]);
+    const stored = await store.getRun("r1");
+    expect(stored).toMatchObject({ status: "completed", startAcknowledged: true, lastSequence: 5 });
+    expect(stored?.input).toBeUndefined();
   });
 
   it("takes slots atomically when many dispatch at once", async () => {

@@ -80,8 +80,8 @@ export class AgentToolRegistry {
       runtime,
       slots: this.#slots,
       transitions: this.#transitions,
-      drive: (record, signal) => {
-        const driver = this.#drivers.drive(record, signal);
+      drive: (record, signal, created) => {
+        const driver = this.#drivers.drive(record, signal, created);
         options.waitUntil?.(driver.done);
       },
       maxInputBytes: options.maxAgentToolInputBytes ?? DEFAULT_MAX_AGENT_TOOL_INPUT_BYTES,
@@ -166,8 +166,9 @@ export class AgentToolRegistry {
 
   /** The run's public info, or `null` when this parent has no such run. */
   async getAgentToolRun(runId: string): Promise<AgentToolRunInfo | null> {
-    const record = await this.#runtime.store.getRun(runId);
-    if (!record) return null;
+    const stored = await this.#runtime.store.getRun(runId);
+    if (!stored) return null;
+    const record = this.#drivers.present(stored);
     const view = this.#drivers.viewOf(runId);
     return toRunInfo({
       ...record,
@@ -178,8 +179,7 @@ export class AgentToolRegistry {
 
   /** Every retained run, oldest first. */
   async listAgentToolRuns(options: { status?: readonly RunStatus[] } = {}): Promise<AgentToolRunInfo[]> {
-    const records = await this.#runtime.store.listRuns(options.status ? { status: options.status } : {});
-    return records.map((record) => toRunInfo(record));
+    return (await this.#drivers.list(options.status)).map((record) => toRunInfo(record));
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   type FollowedPosition,
   finishHookSettledPatch,
   isFinishHookPending,
+  startAcknowledgedPatch,
   type TerminalRunRecord,
 } from "./run-machine.js";
 import { applyRunPatch, type RunRecord, toRunInfo } from "./run-record.js";
@@ -48,18 +49,26 @@ export class RunTransitions {
   async finalize(runId: string, outcome: AgentToolRunOutcome, followed?: FollowedPosition): Promise<RunRecord | null> {
     const { store, clock, hooks } = this.#runtime;
     for (let attempt = 0; attempt < MAX_TERMINAL_WRITES; attempt += 1) {
-      const current = await store.getRun(runId);
-      if (!current) return null;
+      const stored = await store.getRun(runId);
+      if (!stored) return null;
+      const now = clock.now();
+      // A start acknowledgement not written yet rides on this write: the row as if it were written first.
+      const acknowledgement = followed?.startAcknowledged;
+      const acknowledged =
+        acknowledgement !== undefined && !stored.startAcknowledged && stored.revision === acknowledgement.revision
+          ? startAcknowledgedPatch(stored, now)
+          : undefined;
+      const current = acknowledged ? applyRunPatch(stored, acknowledged) : stored;
       const decision = decideTerminal(current, outcome, {
-        now: clock.now(),
+        now,
         hasFinishHook: hooks.onAgentToolFinish !== undefined,
         followed,
       });
-      if (decision.kind === "keep") return current;
+      if (decision.kind === "keep") return stored;
       // The owners with work left on the finished row say so with it (start-up lists those rows, not every one).
       const attention = this.#runtime.attention.ofTerminal(applyRunPatch(current, decision.patch));
-      const patch = { ...decision.patch, attention };
-      const updated = await store.updateRun(runId, patch, { expectedRevision: current.revision });
+      const patch = { ...acknowledged, ...decision.patch, attention };
+      const updated = await store.updateRun(runId, patch, { expectedRevision: stored.revision });
       if (!updated) continue;
       if (decision.kind === "quiet") return updated;
       this.#slots.release(runId);

@@ -1,9 +1,11 @@
 /**
  * The parent's record that the child acknowledged `start`, as one explicit state: `not-needed` (the run was
- * acknowledged before this driver), `waiting` (the child answered `start`; the write waits for the tail to open, so
- * that a Durable Object's output gate never holds the tail request behind it), `writing`, `written`, or `refused`
- * (the row changed meanwhile — cancelled, cleared — and following stops). The write happens once, whoever asks
- * first: the tail opening, its first item, its end, or a cancel that must reach the child.
+ * acknowledged before this driver), `waiting` (not written yet: it rides on the next write of the run's row, so that
+ * it costs no write of its own and never holds the tail behind a Durable Object's output gate), `writing`, `written`,
+ * or `refused` (the row changed meanwhile — cancelled, cleared — and following stops). The write happens once,
+ * whoever asks first: the first write of the position, a tail that ended early, or a cancel that must reach the
+ * child; or it is `written()` by the terminal write it rode on. Until then the row keeps the whole input, so a parent
+ * restarted in between starts the child again (idempotently: the child knows the run and runs no second turn).
  * @internal
  */
 export class StartAcknowledgement {
@@ -33,6 +35,11 @@ export class StartAcknowledgement {
   /** True once nothing is left to write (written, or never needed). */
   get isSettled(): boolean {
     return this.#state === "not-needed" || this.#state === "written" || this.#state === "refused";
+  }
+
+  /** It was written by another write of the row (the terminal it rode on). */
+  written(): void {
+    if (this.#state === "waiting") this.#state = "written";
   }
 
   /** Write it now if not yet done; resolves `false` only when the row refused it (the run changed meanwhile). */

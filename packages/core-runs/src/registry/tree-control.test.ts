@@ -161,7 +161,9 @@ describe("cancelling a tree", () => {
     const { top, middle, finished } = setUp({ hold: true, leaves: 3 });
     const running = top.registry.runAgentTool("Coordinator", { input: {}, runId: "c1" });
     await expect
-      .poll(async () => (await middle.levels.get("c1")?.store.listRuns({ status: ["running"] }))?.length ?? 0)
+      .poll(
+        async () => (await middle.levels.get("c1")?.registry.listAgentToolRuns({ status: ["running"] }))?.length ?? 0,
+      )
       .toBe(3);
     expect(await top.registry.cancelAgentTool("c1", "Stopped by the user")).toBe(true);
     expect(await running).toMatchObject({ ok: false, status: "aborted", error: "Stopped by the user" });
