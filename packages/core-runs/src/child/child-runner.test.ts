@@ -10,6 +10,7 @@ import {
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { MAX_BURST_ENTRIES } from "../log/live-run-log.js";
 import type { RunStore } from "../ports/run-store.js";
 import {
   type AgentToolLogEntry,
@@ -240,6 +241,33 @@ describe("AgentToolChildRunner", () => {
     // that many wait), never more than one macrotask per 256.
     expect(yields[0]).toEqual({ stored: 1, tailed: 1 });
     expect(yields.map((at) => at.stored)).toEqual([1, 257, 513]);
+  });
+
+  it("goes on with the burst after its own yield: an instant stream is written in appends of 256, no lone entry after each yield", async () => {
+    const store = new InMemoryRunStore();
+    const appends: number[] = [];
+    const appendLog = store.appendLog.bind(store);
+    store.appendLog = (runId, entries) => {
+      appends.push(entries.length);
+      return appendLog(runId, entries);
+    };
+    const words = Array.from({ length: 600 }, (_, index) => `w${index} `);
+    const clock = new ManualClock(1_000);
+    const runner = new AgentToolChildRunner({
+      definition: echoChild("Echo", { chunks: () => textChunks(words) }),
+      store,
+      clock,
+      // The event loop turns: the clock's 0 ms timers (the log's burst end among them) fire.
+      yieldToEventLoop: () => clock.advanceBy(0),
+    });
+    const items = await collect(await runner.startTail("r1", "x"));
+    expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
+    const total = tailItemEntries(items).length;
+    expect(appends.reduce((sum, count) => sum + count, 0)).toBe(total);
+    // The turn's first entry at once (its first chunk's latency), then the rest per 256: the turn's own yields do not
+    // start a burst whose first entry is written alone.
+    expect(appends.slice(0, 3)).toEqual([1, MAX_BURST_ENTRIES, MAX_BURST_ENTRIES]);
+    expect(appends.length).toBe(1 + Math.ceil((total - 1) / MAX_BURST_ENTRIES));
   });
 
   it("lets the event loop turn only while someone waits for the stream: a run nobody tails runs to its end in one go", async () => {

@@ -354,7 +354,12 @@ export class AgentToolChildRunner {
       },
       pause: (paused: RunRecord, waiting: Parameters<typeof pauseRun>[2], fold: Parameters<typeof pauseRun>[3]) =>
         pauseRun(this.#approvals, paused, waiting, fold),
-      ...(yieldToEventLoop ? { yieldToEventLoop: () => (live.isWaitedFor ? yieldToEventLoop() : NOT_WAITED) } : {}),
+      ...(yieldToEventLoop
+        ? {
+            yieldToEventLoop: () =>
+              live.isWaitedFor ? yieldToEventLoop().then(() => live.log.yielded()) : NOT_WAITED,
+          }
+        : {}),
       ...(claim ? { claim } : {}),
     };
     const scope = this.#options.runScope ?? ((_runId, run) => run());
