@@ -8,6 +8,7 @@ import {
   delay,
   systemClock,
 } from "@agent-tools/core-runs";
+import { tailItemToJson } from "@agent-tools/core-runs/internal";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
 import { readStubInput, stubChunks, stubSummary } from "./stub-chunks.js";
 import { measureTurnCost, type TurnCostSample } from "./turn-cost.js";
@@ -82,7 +83,7 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
 
   async agentToolStartTail(runId: string, input: unknown): Promise<ReadableStream<Uint8Array>> {
     this.#call("startTail");
-    return toNdjson(await this.runner.startTail(runId, input));
+    return toNdjson(await this.runner.startTail(runId, input), tailItemToJson);
   }
 
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {
@@ -92,7 +93,7 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
 
   async agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>> {
     this.#call("tail");
-    return toNdjson(this.runner.tail(runId, { afterSequence }));
+    return toNdjson(this.runner.tail(runId, { afterSequence }), tailItemToJson);
   }
 
   agentToolCancel(runId: string, reason?: string): Promise<void> {

@@ -5,7 +5,7 @@ import {
   type StartTailOptions,
   type TailOptions,
 } from "@agent-tools/core-runs";
-import type { ChildRef } from "@agent-tools/core-runs/internal";
+import { type ChildRef, tailItemFromJson } from "@agent-tools/core-runs/internal";
 import type {
   AgentToolApprovalAnswer,
   AgentToolBudgetExhaustion,
@@ -166,15 +166,15 @@ export class DurableObjectChildTransport implements ChildTransport {
 }
 
 /**
- * A child's tail, from the NDJSON bytes its RPC answers with: cancelling it (or aborting `signal`) cancels the RPC
- * stream, never the run.
+ * A child's tail, from the NDJSON bytes its RPC answers with (`tailItemToJson`'s lines, or the whole entries a child
+ * running older code sends): cancelling it (or aborting `signal`) cancels the RPC stream, never the run.
  */
 function decodeTail(
   bytes: Promise<ReadableStream<Uint8Array>>,
   signal: AbortSignal | undefined,
 ): ReadableStream<AgentToolTailItem> {
   let inner: ReadableStreamDefaultReader<Uint8Array> | null = null;
-  const lines = new NdjsonLines<AgentToolTailItem>();
+  const lines = new NdjsonLines<unknown>();
   const opened = bytes.then((stream) => {
     inner = stream.getReader();
     return inner;
@@ -190,14 +190,14 @@ function decodeTail(
       for (;;) {
         const { done, value } = await reader.read();
         if (done) {
-          for (const item of lines.end()) controller.enqueue(item);
+          for (const value of lines.end()) controller.enqueue(tailItemFromJson(value));
           signal?.removeEventListener("abort", onAbort);
           controller.close();
           return;
         }
-        const items = lines.push(value);
-        for (const item of items) controller.enqueue(item);
-        if (items.length > 0) return;
+        const values = lines.push(value);
+        for (const item of values) controller.enqueue(tailItemFromJson(item));
+        if (values.length > 0) return;
       }
     },
     async cancel(reason) {

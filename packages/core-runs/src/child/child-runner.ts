@@ -356,8 +356,7 @@ export class AgentToolChildRunner {
         pauseRun(this.#approvals, paused, waiting, fold),
       ...(yieldToEventLoop
         ? {
-            yieldToEventLoop: () =>
-              live.isWaitedFor ? yieldToEventLoop().then(() => live.log.yielded()) : NOT_WAITED,
+            yieldToEventLoop: () => (live.isWaitedFor ? yieldToEventLoop().then(() => live.log.yielded()) : NOT_WAITED),
           }
         : {}),
       ...(claim ? { claim } : {}),
