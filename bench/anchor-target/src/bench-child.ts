@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { DurableObjectRunStore } from "@agent-tools/cloudflare";
-import { type AgentToolChildRpc, toNdjson } from "@agent-tools/cloudflare/internal";
+import { type AgentToolChildRpc, toNdjsonTail } from "@agent-tools/cloudflare/internal";
 import {
   type AgentToolChildDefinition,
   AgentToolChildRunner,
@@ -8,7 +8,6 @@ import {
   delay,
   systemClock,
 } from "@agent-tools/core-runs";
-import { tailItemToJson } from "@agent-tools/core-runs/internal";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
 import { readStubInput, stubChunks, stubSummary } from "./stub-chunks.js";
 import { measureTurnCost, type TurnCostSample } from "./turn-cost.js";
@@ -83,7 +82,7 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
 
   async agentToolStartTail(runId: string, input: unknown): Promise<ReadableStream<Uint8Array>> {
     this.#call("startTail");
-    return toNdjson(await this.runner.startTail(runId, input), tailItemToJson);
+    return toNdjsonTail(await this.runner.startTail(runId, input));
   }
 
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {
@@ -93,7 +92,7 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
 
   async agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>> {
     this.#call("tail");
-    return toNdjson(this.runner.tail(runId, { afterSequence }), tailItemToJson);
+    return toNdjsonTail(this.runner.tail(runId, { afterSequence }));
   }
 
   agentToolCancel(runId: string, reason?: string): Promise<void> {

@@ -1,9 +1,8 @@
 import { fileURLToPath } from "node:url";
-import { tailItemToJson } from "@agent-tools/core-runs/internal";
 import type { AgentToolTailItem } from "@agent-tools/core-runs/protocol";
 import { describe, expect, it } from "vitest";
-import { DurableObjectChildTransport } from "../src/adapters/durable-object-child-transport.js";
 import { fromNdjson, toNdjson } from "../src/adapters/ndjson.js";
+import { fromNdjsonTail, toNdjsonTail } from "../src/adapters/ndjson-tail.js";
 import { CONTRACT_WORKER_DURABLE_OBJECTS, type ScopingResult } from "./fixtures/contract-worker-api.js";
 import { workerPerFile } from "./worker-per-file.js";
 
@@ -184,15 +183,6 @@ describe("NDJSON codec (Node)", () => {
     expect(source.state).toMatchObject({ cancelled: true, reason: "done" });
   });
 
-  /** A transport whose one child answers `agentToolStartTail` with `bytes`. */
-  function transportAnswering(bytes: () => ReadableStream<Uint8Array>) {
-    const stub = { agentToolStartTail: async () => bytes() };
-    return new DurableObjectChildTransport({
-      parentId: "parent",
-      namespaces: { Child: { idFromName: (name) => name as unknown as DurableObjectId, get: () => stub } },
-    });
-  }
-
   const tailItems: AgentToolTailItem[] = [
     { type: "entries", entries: [{ sequence: 1, body: { type: "text-start", id: "t" }, at: 7 }] },
     {
@@ -207,16 +197,14 @@ describe("NDJSON codec (Node)", () => {
   ];
 
   it("a child's tail crosses with each burst encoded once, and reads back as the items it sent", async () => {
-    const sent = await concatBytes(toNdjson(streamOf(tailItems), tailItemToJson));
+    const sent = await concatBytes(toNdjsonTail(streamOf(tailItems)));
     expect(new TextDecoder().decode(sent)).not.toContain('"sequence"');
-    const transport = transportAnswering(() => chunked(sent, [5, 100, 101, 300]));
-    const tail = await transport.startTail({ agentType: "Child", runId: "r1" }, {}, {}, {});
+    const tail = fromNdjsonTail(Promise.resolve(chunked(sent, [5, 100, 101, 300])), undefined);
     expect(await readAll(tail)).toEqual(tailItems);
   });
 
   it("a tail in the form sent before (whole entries, from a child running older code) still reads", async () => {
-    const transport = transportAnswering(() => toNdjson(streamOf(tailItems)));
-    const tail = await transport.startTail({ agentType: "Child", runId: "r1" }, {}, {}, {});
+    const tail = fromNdjsonTail(Promise.resolve(toNdjson(streamOf(tailItems))), undefined);
     expect(await readAll(tail)).toEqual(tailItems);
   });
 });
