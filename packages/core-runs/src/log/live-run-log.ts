@@ -107,10 +107,7 @@ export class LiveRunLog {
 
   /** Give `body` the next sequence and queue it for its burst's write. */
   append(body: UIMessageChunk): AgentToolLogEntry {
-    this.#lastSequence += 1;
-    const entry: AgentToolLogEntry = { sequence: this.#lastSequence, body, at: this.#clock.now() };
-    this.#queue([entry]);
-    return entry;
+    return this.appendAll([body])[0] as AgentToolLogEntry;
   }
 
   /** Give each of `bodies` the next sequence and queue them together: they go in the same write. */
@@ -119,30 +116,21 @@ export class LiveRunLog {
       this.#lastSequence += 1;
       return { sequence: this.#lastSequence, body, at: this.#clock.now() };
     });
-    if (entries.length > 0) this.#queue([...entries]);
-    return entries;
-  }
-
-  /** Queue new entries (an array the log may keep) for their burst's write, together. */
-  #queue(entries: AgentToolLogEntry[]): void {
-    const first = entries[0] as AgentToolLogEntry;
-    const lastBody = (entries[entries.length - 1] as AgentToolLogEntry).body;
-    const last = this.#pending[this.#pending.length - 1];
-    if (last?.type === "entries") {
-      for (const entry of entries) last.entries.push(entry);
-    } else this.#pending.push({ type: "entries", entries });
+    const first = entries[0];
+    if (first === undefined) return entries;
+    const last = this.#pending.at(-1);
+    if (last?.type === "entries") last.entries.push(...entries);
+    else this.#pending.push({ type: "entries", entries: [...entries] });
     this.#pendingEntries += entries.length;
-    for (let index = 0; index < entries.length - 1; index += 1) {
-      this.#joined.add((entries[index] as AgentToolLogEntry).sequence);
-    }
+    for (const entry of entries.slice(0, -1)) this.#joined.add(entry.sequence);
     const held = this.#held;
-    const isReleased = held !== null && !entries.every((entry) => ridesAlong(entry.body));
+    const isReleased = held !== null && !bodies.every(ridesAlong);
     if (isReleased) {
       // The `finish-step` waiting goes in the same write as what comes after it.
       for (let sequence = held; sequence < first.sequence; sequence += 1) this.#joined.add(sequence);
       this.#held = null;
     }
-    if (!this.#isFinished && this.#held === null && waitsForNext(lastBody)) {
+    if (!this.#isFinished && this.#held === null && waitsForNext(bodies.at(-1) as UIMessageChunk)) {
       this.#held = this.#lastSequence;
     }
     const isGoingOn = this.#isGoingOn;
@@ -164,6 +152,7 @@ export class LiveRunLog {
     } else if (isReleased || this.#pendingEntries >= MAX_BURST_ENTRIES) {
       this.#startFlush();
     }
+    return entries;
   }
 
   /**
