@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { DurableObjectRunStore } from "@agent-tools/cloudflare";
-import { type AgentToolChildRpc, toNdjson } from "@agent-tools/cloudflare/internal";
+import { type AgentToolChildRpc, toNdjsonTail } from "@agent-tools/cloudflare/internal";
 import {
   type AgentToolChildDefinition,
   AgentToolChildRunner,
@@ -82,7 +82,7 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
 
   async agentToolStartTail(runId: string, input: unknown): Promise<ReadableStream<Uint8Array>> {
     this.#call("startTail");
-    return toNdjson(await this.runner.startTail(runId, input));
+    return toNdjsonTail(await this.runner.startTail(runId, input));
   }
 
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {
@@ -92,7 +92,7 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
 
   async agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>> {
     this.#call("tail");
-    return toNdjson(this.runner.tail(runId, { afterSequence }));
+    return toNdjsonTail(this.runner.tail(runId, { afterSequence }));
   }
 
   agentToolCancel(runId: string, reason?: string): Promise<void> {

@@ -1,6 +1,8 @@
 import { fileURLToPath } from "node:url";
+import type { AgentToolTailItem } from "@agent-tools/core-runs/protocol";
 import { describe, expect, it } from "vitest";
 import { fromNdjson, toNdjson } from "../src/adapters/ndjson.js";
+import { fromNdjsonTail, toNdjsonTail } from "../src/adapters/ndjson-tail.js";
 import { CONTRACT_WORKER_DURABLE_OBJECTS, type ScopingResult } from "./fixtures/contract-worker-api.js";
 import { workerPerFile } from "./worker-per-file.js";
 
@@ -179,5 +181,30 @@ describe("NDJSON codec (Node)", () => {
     expect((await reader.read()).value).toEqual({ n: 0 });
     await reader.cancel("done");
     expect(source.state).toMatchObject({ cancelled: true, reason: "done" });
+  });
+
+  const tailItems: AgentToolTailItem[] = [
+    { type: "entries", entries: [{ sequence: 1, body: { type: "text-start", id: "t" }, at: 7 }] },
+    {
+      type: "entries",
+      entries: Array.from({ length: 40 }, (_, index) => ({
+        sequence: index + 2,
+        body: { type: "text-delta" as const, id: "t", delta: `w${index} — 🎉` },
+        at: 7 + Math.floor(index / 10),
+      })),
+    },
+    { type: "terminal", inspection: { status: "completed", summary: "done" } } as unknown as AgentToolTailItem,
+  ];
+
+  it("a child's tail crosses with each burst encoded once, and reads back as the items it sent", async () => {
+    const sent = await concatBytes(toNdjsonTail(streamOf(tailItems)));
+    expect(new TextDecoder().decode(sent)).not.toContain('"sequence"');
+    const tail = fromNdjsonTail(Promise.resolve(chunked(sent, [5, 100, 101, 300])), undefined);
+    expect(await readAll(tail)).toEqual(tailItems);
+  });
+
+  it("a tail in the form sent before (whole entries, from a child running older code) still reads", async () => {
+    const tail = fromNdjsonTail(Promise.resolve(toNdjson(streamOf(tailItems))), undefined);
+    expect(await readAll(tail)).toEqual(tailItems);
   });
 });

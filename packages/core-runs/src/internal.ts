@@ -42,7 +42,13 @@ export type {
   MergedLogEntry,
   RetainLogsPolicy,
 } from "./log/index.js";
-export { DEFAULT_LOG_RETENTION_BATCH, DEFAULT_LOG_RETENTION_SETTLE_MS, omitVoidedEntries } from "./log/index.js";
+export {
+  DEFAULT_LOG_RETENTION_BATCH,
+  DEFAULT_LOG_RETENTION_SETTLE_MS,
+  omitVoidedEntries,
+  tailItemFromJson,
+  tailItemToJson,
+} from "./log/index.js";
 export { MinHeap } from "./min-heap.js";
 export type { SyntheticChatMessage } from "./ports/chat-host.js";
 // ports

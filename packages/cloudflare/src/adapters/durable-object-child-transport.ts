@@ -13,7 +13,7 @@ import type {
   AgentToolTailItem,
 } from "@agent-tools/core-runs/protocol";
 import type { UIMessage } from "ai";
-import { NdjsonLines } from "./ndjson.js";
+import { fromNdjsonTail } from "./ndjson-tail.js";
 
 /** The RPC surface a child Durable Object offers its parent (see `AgentToolChild`). */
 export interface AgentToolChildRpc {
@@ -136,13 +136,13 @@ export class DurableObjectChildTransport implements ChildTransport {
         options.onOpen?.();
         return stream;
       });
-    return decodeTail(bytes, options.signal);
+    return fromNdjsonTail(bytes, options.signal);
   }
 
   /** One RPC: the child starts the run and answers with its tail (resolves once the child recorded the run). */
   async startTail(ref: ChildRef, input: unknown, options: ChildStartOptions, tail: StartTailOptions) {
     const bytes = await this.stub(ref).agentToolStartTail(ref.runId, input, options);
-    return decodeTail(Promise.resolve(bytes), tail.signal);
+    return fromNdjsonTail(Promise.resolve(bytes), tail.signal);
   }
 
   cancel(ref: ChildRef, reason?: string): Promise<void> {
@@ -163,47 +163,4 @@ export class DurableObjectChildTransport implements ChildTransport {
   destroy(ref: ChildRef): Promise<void> {
     return this.stub(ref).agentToolDestroy(ref.runId);
   }
-}
-
-/**
- * A child's tail, from the NDJSON bytes its RPC answers with: cancelling it (or aborting `signal`) cancels the RPC
- * stream, never the run.
- */
-function decodeTail(
-  bytes: Promise<ReadableStream<Uint8Array>>,
-  signal: AbortSignal | undefined,
-): ReadableStream<AgentToolTailItem> {
-  let inner: ReadableStreamDefaultReader<Uint8Array> | null = null;
-  const lines = new NdjsonLines<AgentToolTailItem>();
-  const opened = bytes.then((stream) => {
-    inner = stream.getReader();
-    return inner;
-  });
-  const onAbort = () => void opened.then((reader) => reader.cancel()).catch(() => undefined);
-  return new ReadableStream<AgentToolTailItem>({
-    start() {
-      if (signal?.aborted) onAbort();
-      else signal?.addEventListener("abort", onAbort, { once: true });
-    },
-    async pull(controller) {
-      const reader = await opened;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) {
-          for (const item of lines.end()) controller.enqueue(item);
-          signal?.removeEventListener("abort", onAbort);
-          controller.close();
-          return;
-        }
-        const items = lines.push(value);
-        for (const item of items) controller.enqueue(item);
-        if (items.length > 0) return;
-      }
-    },
-    async cancel(reason) {
-      signal?.removeEventListener("abort", onAbort);
-      const reader = inner ?? (await opened.catch(() => null));
-      await reader?.cancel(reason).catch(() => undefined);
-    },
-  });
 }

@@ -7,8 +7,14 @@ const encoder = new TextEncoder();
 const IDLE = Symbol("idle");
 const MAX_LINES_PER_CHUNK = 512;
 
-/** Encode a stream of values as NDJSON bytes; values already queued go out together in one byte chunk. */
-export function toNdjson<T>(source: ReadableStream<T>): ReadableStream<Uint8Array> {
+/**
+ * Encode a stream of values as NDJSON bytes (`toJson` makes each line's JSON text: `JSON.stringify` unless given);
+ * values already queued go out together in one byte chunk.
+ */
+export function toNdjson<T>(
+  source: ReadableStream<T>,
+  toJson: (value: T) => string = JSON.stringify,
+): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   let pending: ReturnType<ReadableStreamDefaultReader<T>["read"]> | null = null;
   return new ReadableStream<Uint8Array>({
@@ -19,7 +25,7 @@ export function toNdjson<T>(source: ReadableStream<T>): ReadableStream<Uint8Arra
         controller.close();
         return;
       }
-      let text = `${JSON.stringify(first.value)}\n`;
+      let text = `${toJson(first.value)}\n`;
       let ended = false;
       for (let lines = 1; lines < MAX_LINES_PER_CHUNK; lines += 1) {
         const next = reader.read();
@@ -32,7 +38,7 @@ export function toNdjson<T>(source: ReadableStream<T>): ReadableStream<Uint8Arra
           ended = true;
           break;
         }
-        text += `${JSON.stringify(settled.value)}\n`;
+        text += `${toJson(settled.value)}\n`;
       }
       controller.enqueue(encoder.encode(text));
       if (ended) controller.close();

@@ -17,7 +17,7 @@ import type {
   AgentToolChildRpc,
   AgentToolRunChatOptions,
 } from "../adapters/durable-object-child-transport.js";
-import { toNdjson } from "../adapters/ndjson.js";
+import { toNdjsonTail } from "../adapters/ndjson-tail.js";
 import { AgentToolChildDefinitionBase } from "./child-definition.js";
 import { type ChildHooks, ChildParts, childDefinition } from "./child-parts.js";
 import { serveDrillInRequest } from "./drill-in-route.js";
@@ -120,7 +120,7 @@ export abstract class AgentToolChild<TEnv = unknown>
   ): Promise<ReadableStream<Uint8Array>> {
     const tail = await this.runner.startTail(runId, input, options);
     if (this.runner.isLive(runId)) await this.#parts.armWakeup(this.#wakes());
-    return toNdjson(tail);
+    return toNdjsonTail(tail);
   }
 
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {
@@ -128,7 +128,7 @@ export abstract class AgentToolChild<TEnv = unknown>
   }
 
   async agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>> {
-    return toNdjson(this.runner.tail(runId, { afterSequence }));
+    return toNdjsonTail(this.runner.tail(runId, { afterSequence }));
   }
 
   /** The budget of the run's tree ran out above it: one wrap-up step, then no other. */

@@ -10,6 +10,7 @@ import {
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { MAX_BURST_ENTRIES } from "../log/live-run-log.js";
 import type { RunStore } from "../ports/run-store.js";
 import {
   type AgentToolLogEntry,
@@ -39,6 +40,21 @@ async function collect(stream: ReadableStream<AgentToolTailItem>): Promise<Agent
 
 const isFinishStep = (entry: AgentToolLogEntry) => entry.body.type === "finish-step";
 const sequences = (items: AgentToolTailItem[]) => tailItemEntries(items).map((entry) => entry.sequence);
+
+/**
+ * A runner whose turns stream `count` words at once (an instant model) and whose yield lets the event loop turn: the
+ * clock's 0 ms timers (a log's burst end among them) fire.
+ */
+function instantRunner(store: RunStore, count: number) {
+  const words = Array.from({ length: count }, (_, index) => `w${index} `);
+  const clock = new ManualClock(1_000);
+  return new AgentToolChildRunner({
+    definition: echoChild("Echo", { chunks: () => textChunks(words) }),
+    store,
+    clock,
+    yieldToEventLoop: () => clock.advanceBy(0),
+  });
+}
 
 function makeRunner(definition: AgentToolChildDefinition, store: RunStore = new InMemoryRunStore()) {
   const clock = new ManualClock(1_000);
@@ -240,6 +256,90 @@ describe("AgentToolChildRunner", () => {
     // that many wait), never more than one macrotask per 256.
     expect(yields[0]).toEqual({ stored: 1, tailed: 1 });
     expect(yields.map((at) => at.stored)).toEqual([1, 257, 513]);
+  });
+
+  it("goes on with the burst after its own yield: an instant stream is written in appends of 256, no lone entry after each yield", async () => {
+    const store = new InMemoryRunStore();
+    const appends: number[] = [];
+    const appendLog = store.appendLog.bind(store);
+    store.appendLog = (runId, entries) => {
+      appends.push(entries.length);
+      return appendLog(runId, entries);
+    };
+    const runner = instantRunner(store, 600);
+    const items = await collect(await runner.startTail("r1", "x"));
+    expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
+    const total = tailItemEntries(items).length;
+    expect(appends.reduce((sum, count) => sum + count, 0)).toBe(total);
+    // The turn's first entry at once (its first chunk's latency), then the rest per 256: the turn's own yields do not
+    // start a burst whose first entry is written alone.
+    expect(appends.slice(0, 3)).toEqual([1, MAX_BURST_ENTRIES, MAX_BURST_ENTRIES]);
+    expect(appends.length).toBe(1 + Math.ceil((total - 1) / MAX_BURST_ENTRIES));
+  });
+
+  it("startTail of a new run listens from its start: its tail reads neither the run's row again nor its stored log", async () => {
+    const inner = new InMemoryRunStore();
+    const reads: string[] = [];
+    const store = storeWith(inner, {
+      getRun: (runId: string) => {
+        reads.push("getRun");
+        return inner.getRun(runId);
+      },
+      readLog: (runId: string, options?: { afterSequence?: number; limit?: number }) => {
+        reads.push("readLog");
+        return inner.readLog(runId, options);
+      },
+    });
+    const runner = instantRunner(store, 300);
+    const items = await collect(await runner.startTail("r1", "x"));
+    expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
+    const sequences = tailItemEntries(items).map((entry) => entry.sequence);
+    expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, index) => index + 1));
+    expect(sequences).toEqual((await inner.readLog("r1")).map((entry) => entry.sequence));
+    // The start's one look for a run of that id; nothing else read.
+    expect(reads).toEqual(["getRun"]);
+    // A second startTail of the same run (a parent's retry): its tail replays the stored log.
+    const again = await collect(await runner.startTail("r1", "x"));
+    expect(tailItemEntries(again).map((entry) => entry.sequence)).toEqual(sequences);
+    expect(reads).toContain("readLog");
+  });
+
+  it("startTail's tail, cancelled or aborted, stops following (the turn no longer yields) and never cancels the run", async () => {
+    const child = new ScriptedChild("Scripted");
+    let yields = 0;
+    const runner = new AgentToolChildRunner({
+      definition: child.definition,
+      store: new InMemoryRunStore(),
+      clock: new ManualClock(1_000),
+      yieldToEventLoop: async () => {
+        yields += 1;
+      },
+    });
+    const aborting = new AbortController();
+    const tails = [
+      (await runner.startTail("r1", "x")).getReader(),
+      (await runner.startTail("r2", "x", {}, { signal: aborting.signal })).getReader(),
+    ];
+    for (const runId of ["r1", "r2"]) {
+      const run = child.run(runId);
+      await run.context;
+      run.emit({ type: "text-start", id: "t" });
+    }
+    for (const reader of tails) expect((await reader.read()).value).toMatchObject({ type: "entries" });
+    expect(yields).toBe(2);
+    await tails[0]?.cancel();
+    aborting.abort();
+    expect(await tails[1]?.read()).toEqual({ done: true, value: undefined });
+    for (const runId of ["r1", "r2"]) {
+      const run = child.run(runId);
+      run.emit({ type: "text-delta", id: "t", delta: "more" }, { type: "text-end", id: "t" });
+      run.complete();
+    }
+    await flushMicrotasks();
+    expect(yields).toBe(2);
+    for (const runId of ["r1", "r2"]) {
+      expect(await runner.inspect(runId)).toMatchObject({ status: "completed", lastSequence: 3 });
+    }
   });
 
   it("lets the event loop turn only while someone waits for the stream: a run nobody tails runs to its end in one go", async () => {

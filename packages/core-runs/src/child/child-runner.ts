@@ -34,6 +34,7 @@ import {
 import { type ChildTailOptions, openChildTail } from "./child-tail.js";
 import { type ChildTurnStart, runChildTurn } from "./child-turn.js";
 import { LiveRun, type LiveRunStart } from "./live-run.js";
+import { StartTail } from "./start-tail.js";
 import { claimRecovery, readRunJournal, recoveryOptions, type TurnRecoveryOptions } from "./turn-recovery.js";
 
 export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child-runner-options.js";
@@ -62,6 +63,8 @@ export class AgentToolChildRunner {
   readonly #waking = new Map<string, Promise<RunRecord | null>>();
   /** Runs `startTail` is starting: their tail comes right after the start. */
   readonly #tailsExpected = new Set<string>();
+  /** The tails of the runs `startTail` began, listening from their start, until `startTail` opens them. */
+  readonly #startTails = new Map<string, StartTail>();
   readonly #recovery: TurnRecoveryOptions;
   readonly #approvals: RunApprovalsHost;
 
@@ -139,9 +142,19 @@ export class AgentToolChildRunner {
     this.#tailsExpected.add(runId);
     try {
       await this.start(runId, input, options);
+    } catch (error) {
+      this.#startTails.get(runId)?.close();
+      this.#startTails.delete(runId);
+      throw error;
     } finally {
       this.#tailsExpected.delete(runId);
     }
+    // A run this call began was listened to from its start: its tail reads neither its row nor its stored log.
+    const started = this.#startTails.get(runId);
+    this.#startTails.delete(runId);
+    const opened = started?.open(tail.signal);
+    if (opened) return opened;
+    started?.close();
     return this.tail(runId, tail);
   }
 
@@ -326,7 +339,10 @@ export class AgentToolChildRunner {
   /** Make the run live here and execute its turn in the background. */
   #begin(record: RunRecord, start: LiveRunStart, turn: ChildTurnStart, claim?: () => Promise<boolean>): void {
     const live = new LiveRun({ record, start, store: this.#store, clock: this.#clock, definition: this.#definition });
-    live.isTailExpected = this.#tailsExpected.has(record.runId);
+    const isTailExpected = this.#tailsExpected.has(record.runId);
+    // A new run's tail listens before its turn appends anything (a resumed run's tail reads what it stored before).
+    if (isTailExpected && !turn.resumed) this.#startTails.set(record.runId, new StartTail(live.log));
+    else live.isTailExpected = isTailExpected;
     this.#live.set(record.runId, live);
     // A resumed run: what the runs it dispatched before spent is read back from their rows.
     if (turn.resumed) this.#options.waitUntil?.(live.restoreDispatchedUsage(this.#definition));
@@ -354,7 +370,11 @@ export class AgentToolChildRunner {
       },
       pause: (paused: RunRecord, waiting: Parameters<typeof pauseRun>[2], fold: Parameters<typeof pauseRun>[3]) =>
         pauseRun(this.#approvals, paused, waiting, fold),
-      ...(yieldToEventLoop ? { yieldToEventLoop: () => (live.isWaitedFor ? yieldToEventLoop() : NOT_WAITED) } : {}),
+      ...(yieldToEventLoop
+        ? {
+            yieldToEventLoop: () => (live.isWaitedFor ? yieldToEventLoop().then(() => live.log.yielded()) : NOT_WAITED),
+          }
+        : {}),
       ...(claim ? { claim } : {}),
     };
     const scope = this.#options.runScope ?? ((_runId, run) => run());

@@ -53,6 +53,24 @@ describe("LiveRunLog", () => {
     expect(appends).toEqual([1, 1, 1]);
   });
 
+  it("after the turn's own yield goes on with its burst: the next entry waits with the rest for the burst's end", async () => {
+    const { clock, log, appends, delivered } = world();
+    log.append(delta("a"));
+    await clock.advanceBy(0); // the turn yields: the event loop turns
+    log.yielded();
+    for (const word of ["b", "c", "d"]) log.append(delta(word));
+    await flushMicrotasks();
+    expect(appends).toEqual([1]);
+    expect(delivered()).toEqual([1]);
+    await clock.advanceBy(0);
+    expect(appends).toEqual([1, 3]);
+    expect(delivered()).toEqual([1, 2, 3, 4]);
+    // Once per yield: the burst after the next turn of the loop starts with its first entry written at once again.
+    log.append(delta("e"));
+    await flushMicrotasks();
+    expect(appends).toEqual([1, 3, 1]);
+  });
+
   it("keeps a burst bounded: at most MAX_BURST_ENTRIES wait, then they are written without waiting for its end", async () => {
     const { log, appends } = world();
     for (let index = 0; index < 2 * MAX_BURST_ENTRIES + 10; index += 1) log.append(delta("x"));

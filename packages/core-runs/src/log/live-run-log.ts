@@ -24,6 +24,8 @@ export const MAX_BURST_ENTRIES = 256;
  *   stream's) reaches live tails with no delay added;
  * - the others wait for the burst's end — a timer of 0 ms on the injected `Clock`, which fires once the event loop
  *   turns — or until `MAX_BURST_ENTRIES` are waiting, and go out in one write (of at most that many entries);
+ * - a turn that lets the event loop turn itself and reads on (`yielded()`: an instant stream, followed) goes on with
+ *   its burst: what it appends next waits with the rest, its first entry is not written alone;
  * - `finish()` (the turn ended) writes the rest now.
  *
  * A step's `finish-step` (`waitsForNext`) is never written ahead of its burst: it goes with the next entry (a usage
@@ -54,6 +56,8 @@ export class LiveRunLog {
   #burstEnd: TimerHandle | null = null;
   /** A burst's first entry waits to be written at once. */
   #isLeadDue = false;
+  /** Set by `yielded()`: the next burst goes on from the turn's last one (no first entry written alone). */
+  #isGoingOn = false;
   #isFinished = false;
   /** Set by `writeNow`: what waits is written without waiting for the burst's end, until nothing waits. */
   #isForced = false;
@@ -129,22 +133,35 @@ export class LiveRunLog {
     if (!this.#isFinished && this.#held === null && waitsForNext(bodies.at(-1) as UIMessageChunk)) {
       this.#held = this.#lastSequence;
     }
+    const isGoingOn = this.#isGoingOn;
+    this.#isGoingOn = false;
     if (this.#isFinished) {
       this.#startFlush();
     } else if (this.#burstEnd === null) {
-      // A burst begins: its first entries are written now (or right after a write in flight); the rest wait for the
-      // event loop to turn.
+      // A burst begins: its first entries are written now (or right after a write in flight), unless the turn goes on
+      // from its own yield; the rest wait for the event loop to turn.
       this.#burstEnd = this.#clock.setTimeout(() => {
         this.#burstEnd = null;
         this.#held = null;
         this.#startFlush();
       }, 0);
-      this.#isLeadDue = true;
-      this.#startFlush();
+      if (!isGoingOn) {
+        this.#isLeadDue = true;
+        this.#startFlush();
+      }
     } else if (isReleased || this.#pendingEntries >= MAX_BURST_ENTRIES) {
       this.#startFlush();
     }
     return entries;
+  }
+
+  /**
+   * The turn let the event loop turn itself (what was written is out) and reads on at once: the entries it appends
+   * next go on with its burst instead of beginning one whose first entry is written alone. A chunk that does come
+   * paced after it waits for its burst's end (one turn of the event loop).
+   */
+  yielded(): void {
+    this.#isGoingOn = true;
   }
 
   /** Deliver an ephemeral item now, or after the entries still waiting or being written (it never overtakes them). */

@@ -115,7 +115,14 @@ export function encodeLogEntries(entries: readonly AgentToolLogEntry[]): string 
  * `SyntaxError` or a `RangeError` on anything else.
  */
 export function decodeLogEntries(text: string): AgentToolLogEntry[] {
-  const parsed = JSON.parse(text) as unknown;
+  return decodeParsedLog(JSON.parse(text) as unknown);
+}
+
+/**
+ * `decodeLogEntries` of a value parsed already (an encoded log inside a larger JSON text: a tail item on the wire).
+ * Throws a `RangeError` on anything but an encoded log or an array of entries.
+ */
+export function decodeParsedLog(parsed: unknown): AgentToolLogEntry[] {
   if (Array.isArray(parsed)) return parsed as AgentToolLogEntry[];
   if (!isEncodedLog(parsed)) throw new RangeError("decodeLogEntries: not an encoded log");
   const times = decodeCounts(parsed.a);

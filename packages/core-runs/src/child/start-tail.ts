@@ -1,0 +1,65 @@
+import type { LiveRunLog } from "../log/live-run-log.js";
+import type { AgentToolTailItem } from "../protocol/index.js";
+
+/**
+ * The tail of a run that `startTail` starts, listening from the run's start: it holds what the run's log delivers
+ * until the caller's stream takes it, so the stream needs no read of the stored run or log (there is nothing before
+ * the first item it holds).
+ * @internal
+ */
+export class StartTail {
+  readonly #held: AgentToolTailItem[] = [];
+  readonly #unsubscribe: () => void;
+  #sink: ((item: AgentToolTailItem) => void) | null = null;
+  #isTaken = false;
+
+  /** Listen to `log` from now on (before its turn appends anything). */
+  constructor(log: LiveRunLog) {
+    this.#unsubscribe = log.subscribe((item) => (this.#sink ? this.#sink(item) : this.#held.push(item)));
+  }
+
+  /** Stop listening: the stream is never opened (the start failed) or was cancelled. */
+  close(): void {
+    this.#unsubscribe();
+    this.#sink = null;
+    this.#held.length = 0;
+  }
+
+  /**
+   * The run's items from its start, then live ones, ending after its `terminal` item. Once only (`null` after).
+   * Stopping it (cancelling the stream or aborting `signal`) never cancels the run.
+   */
+  open(signal?: AbortSignal): ReadableStream<AgentToolTailItem> | null {
+    if (this.#isTaken) return null;
+    this.#isTaken = true;
+    let isClosed = false;
+    const end = () => {
+      isClosed = true;
+      signal?.removeEventListener("abort", onAbort);
+      this.close();
+    };
+    let onAbort = () => {};
+    return new ReadableStream<AgentToolTailItem>({
+      start: (controller) => {
+        const close = () => {
+          if (isClosed) return;
+          end();
+          controller.close();
+        };
+        onAbort = close;
+        if (signal?.aborted) return close();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        const deliver = (item: AgentToolTailItem) => {
+          if (isClosed) return;
+          controller.enqueue(item);
+          if (item.type === "terminal") close();
+        };
+        for (const item of this.#held.splice(0)) deliver(item);
+        if (!isClosed) this.#sink = deliver;
+      },
+      cancel: () => {
+        if (!isClosed) end();
+      },
+    });
+  }
+}
