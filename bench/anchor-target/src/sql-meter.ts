@@ -25,10 +25,19 @@ type Sql = DurableObjectStorage["sql"];
 export function installSqlMeter(storage: DurableObjectStorage): SqlMeter {
   const sql = storage.sql;
   const original = sql.exec.bind(sql);
-  let seen: { query: string; cursor: { rowsWritten: number; rowsRead: number } }[] = [];
+  // Cursors are read once their statement is done: at the end of the task that ran it (code drains a cursor where it
+  // runs it: `toArray`, `one`, a loop), then only the sums are kept. Keeping every cursor would hold each object's
+  // every statement (and its native state) in the heap that the fan-out workload measures.
+  let open: { query: string; cursor: { rowsWritten: number; rowsRead: number } }[] = [];
+  let totals = emptyTotals();
+  const fold = () => {
+    for (const { query, cursor } of open) totals.add(query, cursor.rowsWritten, cursor.rowsRead);
+    open = [];
+  };
   const metered = ((query: string, ...bindings: unknown[]) => {
     const cursor = original(query, ...bindings);
-    seen.push({ query, cursor });
+    if (open.length === 0) queueMicrotask(fold);
+    open.push({ query, cursor });
     return cursor;
   }) as Sql["exec"];
   let installed = false;
@@ -41,34 +50,41 @@ export function installSqlMeter(storage: DurableObjectStorage): SqlMeter {
   return {
     installed,
     reset() {
-      seen = [];
+      open = [];
+      totals = emptyTotals();
     },
     read() {
-      let rowsWritten = 0;
-      let rowsRead = 0;
-      const written = new Map<string, number>();
-      const read = new Map<string, number>();
-      const add = (map: Map<string, number>, query: string, rows: number) => {
-        if (rows === 0) return;
-        const key = query.replace(/\s+/g, " ").trim().slice(0, 72);
-        map.set(key, (map.get(key) ?? 0) + rows);
-      };
-      for (const { query, cursor } of seen) {
-        rowsWritten += cursor.rowsWritten;
-        rowsRead += cursor.rowsRead;
-        add(written, query, cursor.rowsWritten);
-        add(read, query, cursor.rowsRead);
-      }
+      fold();
       const largestFirst = (map: Map<string, number>) => Object.fromEntries([...map].sort((a, b) => b[1] - a[1]));
       return {
-        rowsWritten,
-        rowsRead,
-        statements: seen.length,
-        writers: largestFirst(written),
-        readers: largestFirst(read),
+        rowsWritten: totals.rowsWritten,
+        rowsRead: totals.rowsRead,
+        statements: totals.statements,
+        writers: largestFirst(totals.written),
+        readers: largestFirst(totals.read),
       };
     },
   };
+}
+
+/** The meter's sums: rows and statements, and rows per statement text. */
+function emptyTotals() {
+  const totals = {
+    rowsWritten: 0,
+    rowsRead: 0,
+    statements: 0,
+    written: new Map<string, number>(),
+    read: new Map<string, number>(),
+    add(query: string, rowsWritten: number, rowsRead: number) {
+      totals.rowsWritten += rowsWritten;
+      totals.rowsRead += rowsRead;
+      totals.statements += 1;
+      const key = query.replace(/\s+/g, " ").trim().slice(0, 72);
+      if (rowsWritten > 0) totals.written.set(key, (totals.written.get(key) ?? 0) + rowsWritten);
+      if (rowsRead > 0) totals.read.set(key, (totals.read.get(key) ?? 0) + rowsRead);
+    },
+  };
+  return totals;
 }
 
 export type StorageProbe = {
