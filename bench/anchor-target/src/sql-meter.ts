@@ -55,19 +55,26 @@ export function installSqlMeter(storage: DurableObjectStorage): SqlMeter {
     },
     read() {
       fold();
-      const largestFirst = (map: Map<string, number>) => Object.fromEntries([...map].sort((a, b) => b[1] - a[1]));
+      const byKey = (map: Map<string, number>) => {
+        const keyed = new Map<string, number>();
+        for (const [query, rows] of map) {
+          const key = query.replace(/\s+/g, " ").trim().slice(0, 72);
+          keyed.set(key, (keyed.get(key) ?? 0) + rows);
+        }
+        return Object.fromEntries([...keyed].sort((a, b) => b[1] - a[1]));
+      };
       return {
         rowsWritten: totals.rowsWritten,
         rowsRead: totals.rowsRead,
         statements: totals.statements,
-        writers: largestFirst(totals.written),
-        readers: largestFirst(totals.read),
+        writers: byKey(totals.written),
+        readers: byKey(totals.read),
       };
     },
   };
 }
 
-/** The meter's sums: rows and statements, and rows per statement text. */
+/** The meter's sums: rows and statements, and rows per statement text (keyed as run; collapsed when read). */
 function emptyTotals() {
   const totals = {
     rowsWritten: 0,
@@ -79,9 +86,8 @@ function emptyTotals() {
       totals.rowsWritten += rowsWritten;
       totals.rowsRead += rowsRead;
       totals.statements += 1;
-      const key = query.replace(/\s+/g, " ").trim().slice(0, 72);
-      if (rowsWritten > 0) totals.written.set(key, (totals.written.get(key) ?? 0) + rowsWritten);
-      if (rowsRead > 0) totals.read.set(key, (totals.read.get(key) ?? 0) + rowsRead);
+      if (rowsWritten > 0) totals.written.set(query, (totals.written.get(query) ?? 0) + rowsWritten);
+      if (rowsRead > 0) totals.read.set(query, (totals.read.get(query) ?? 0) + rowsRead);
     },
   };
   return totals;
