@@ -23,8 +23,10 @@ export class IncrementalMessage {
   #chunkMadeState = false;
   #appended = 0;
   #marks = 0;
-  /** The SDK's stream ended (a chunk it could not apply): later chunks change nothing, as in one assembly. */
-  #ended = false;
+  /** No more chunks: `close()` was called, or the SDK's stream ended (a chunk it could not apply, as in one assembly). */
+  #inputClosed = false;
+  /** The SDK gave its last state. */
+  #done = false;
   #reading: Promise<UIMessage | null> | null = null;
 
   constructor(fallbackId: string) {
@@ -41,7 +43,7 @@ export class IncrementalMessage {
 
   /** Take the next chunk of the sequence. */
   append(chunk: UIMessageChunk): void {
-    if (this.#ended) return;
+    if (this.#inputClosed) return;
     this.#appended += 1;
     this.#input.enqueue(chunk);
   }
@@ -55,30 +57,38 @@ export class IncrementalMessage {
     return reading;
   }
 
-  /** Stop the SDK's stream (the chunks are voided and assembled again elsewhere). */
+  /** Take no more chunks and let the SDK's stream end: the message stays what the chunks so far make. */
   close(): void {
-    if (this.#ended) return;
-    this.#ended = true;
+    if (this.#inputClosed) return;
+    this.#mark();
+    this.#inputClosed = true;
     this.#input.close();
+  }
+
+  /** Ask the SDK for its state after every chunk so far; the mark's number. */
+  #mark(): number {
+    this.#marks += 1;
+    this.#input.enqueue({ type: READ_MARK, id: "mark", data: this.#marks } as UIMessageChunk);
+    return this.#marks;
   }
 
   async #readNow(): Promise<UIMessage | null> {
     if (this.#appended === 0) return null;
-    if (!this.#ended) {
-      this.#marks += 1;
-      const mark = this.#marks;
-      this.#input.enqueue({ type: READ_MARK, id: "mark", data: mark } as UIMessageChunk);
-      // The SDK's states up to the one that holds this mark (each state is a copy of the message: keep the latest).
+    if (!this.#done) {
+      // Open: up to the state that holds a new mark. Closed: every state left (the last holds `close()`'s mark).
+      const mark = this.#inputClosed ? null : this.#mark();
       for (;;) {
         const next = await this.#states.next();
         if (next.done) {
-          this.#ended = true;
+          this.#done = true;
+          this.#inputClosed = true;
           break;
         }
+        // Each state is a copy of the message: keep the latest.
         this.#latest = next.value;
-        const held = next.value.parts.find(isMark) as { data?: unknown } | undefined;
-        if (held?.data === mark) break;
-        this.#chunkMadeState = true;
+        const held = (next.value.parts.find(isMark) as { data?: unknown } | undefined)?.data;
+        if (held !== this.#marks) this.#chunkMadeState = true;
+        else if (mark !== null) break;
       }
     }
     const latest = this.#latest;

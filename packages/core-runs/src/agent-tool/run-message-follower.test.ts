@@ -131,6 +131,15 @@ describe("RunMessageFollower", () => {
     await follower.changedSince(before); // already changed: resolves without another push
   });
 
+  it("keeps its message once closed, and takes no chunk into it after", async () => {
+    const follower = new RunMessageFollower("r1");
+    for (const [index, body] of chunks.entries()) follower.push(chunkFrame("r1", index + 1, body));
+    follower.close();
+    expect(await textOf(follower)).toBe("one two three");
+    follower.push(chunkFrame("r1", chunks.length + 1, { type: "text-delta", id: "text-1", delta: " more" }));
+    expect(await textOf(follower)).toBe("one two three");
+  });
+
   describe("a long child: the message grows with each chunk, assembled once", () => {
     /** Chunks that count how often the assembly looks at them (the SDK reads a chunk's `type` to apply it). */
     function counted(bodies: readonly UIMessageChunk[]): { chunks: UIMessageChunk[]; looks: () => number } {

@@ -127,6 +127,11 @@ export class RunMessageFollower {
     return { status, message, progress, approvals };
   }
 
+  /** Let go of the message's assembly (its stream): the message stays as it is; take no more chunks into it. */
+  close(): void {
+    this.#message.close();
+  }
+
   /** Hand the message the kept chunks that are now gap-free, in sequence order, each once. */
   #applyContiguous(): void {
     for (let sequence = this.#applied + 1; sequence <= this.#cursor.contiguous; sequence += 1) {
