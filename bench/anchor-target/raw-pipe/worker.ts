@@ -319,7 +319,7 @@ export default {
       case "/bench/stats":
         return Response.json(await parent.benchStats());
       case "/bench/gc":
-        return Response.json(collectGarbage());
+        return Response.json(await collectGarbage());
       default:
         return new Response("not found", { status: 404 });
     }

@@ -18,7 +18,7 @@ import { buildAnchor } from "./lib/anchor.mjs";
 import { bundleWorker } from "./lib/build.mjs";
 import { evaluateGoals, goalsPass, renderGoals } from "./lib/goals.mjs";
 import { WorkerHost } from "./lib/host.mjs";
-import { connectToWorker, heapUsed, withPeakHeap } from "./lib/inspector.mjs";
+import { connectToWorker, liveHeap, withPeakHeap } from "./lib/inspector.mjs";
 import * as interleaved from "./lib/interleaved.mjs";
 import { benchParams } from "./lib/params.mjs";
 import { regenerated } from "./lib/regenerated.mjs";
@@ -178,25 +178,17 @@ try {
 // ── fan-out: one turn of up to 1 000 awaited children, fresh processes (their heap is measured) ──────────────────
 if (wanted("fanout")) {
   const port = 9400 + Math.floor(Math.random() * 500);
-  // V8's `gc()` in these two isolates, so each heap figure starts from what is live (`/bench/gc`).
-  process.env["MINIFLARE_WORKERD_V8_FLAGS"] = "--expose-gc";
   const fanOurs = await start("ours", undefined, port);
   const fanRaw = await start("raw", undefined, port + 1);
-  delete process.env["MINIFLARE_WORKERD_V8_FLAGS"];
   const sessions = { ours: await connectToWorker(port), raw: await connectToWorker(port + 1) };
   try {
-    // The live heap: a full collection (`/bench/gc`) before each reading, every 50 ms during the call.
-    const probe = (cdp, host) => {
-      const collect = () => host.call("gc");
-      return {
-        live: async () => {
-          await collect();
-          return heapUsed(cdp);
-        },
-        peakLiveDuring: (work) => withPeakHeap(cdp, work, { everyMs: 50, before: collect }),
-      };
-    };
-    const heap = { ours: probe(sessions.ours, fanOurs), raw: probe(sessions.raw, fanRaw) };
+    // The live heap: a heap snapshot's objects (V8 collects fully before it takes one), before the call, then one
+    // after another while it runs (the inspector is answered between the isolate's tasks, an HTTP request is not).
+    const probe = (cdp) => ({
+      live: () => liveHeap(cdp),
+      peakLiveDuring: (work) => withPeakHeap(cdp, work, { everyMs: 50, read: () => liveHeap(cdp) }),
+    });
+    const heap = { ours: probe(sessions.ours), raw: probe(sessions.raw) };
     await section("ours", "fanout", () => workloads.fanOut(fanOurs, fanRaw, P, heap));
   } finally {
     sessions.ours.close();

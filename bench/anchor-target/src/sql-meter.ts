@@ -11,7 +11,7 @@ export type SqlMeterReading = {
   writers: Record<string, number>;
   /** Rows read per statement (the same keys), largest first. */
   readers: Record<string, number>;
-  /** Every statement in order: its first 60 characters, rows written and read. */
+  /** The first statements since the last reset, in order: their first 60 characters, rows written and read. */
   trace: Array<[statement: string, written: number, read: number]>;
 };
 
@@ -27,10 +27,19 @@ type Sql = DurableObjectStorage["sql"];
 export function installSqlMeter(storage: DurableObjectStorage): SqlMeter {
   const sql = storage.sql;
   const original = sql.exec.bind(sql);
-  let seen: { query: string; cursor: { rowsWritten: number; rowsRead: number } }[] = [];
+  // Cursors are read once their statement is done: at the end of the task that ran it (code drains a cursor where it
+  // runs it: `toArray`, `one`, a loop), then only the sums are kept. Keeping every cursor would hold each object's
+  // every statement (and its native state) in the heap that the fan-out workload measures.
+  let open: { query: string; cursor: { rowsWritten: number; rowsRead: number } }[] = [];
+  let totals = emptyTotals();
+  const fold = () => {
+    for (const { query, cursor } of open) totals.add(query, cursor.rowsWritten, cursor.rowsRead);
+    open = [];
+  };
   const metered = ((query: string, ...bindings: unknown[]) => {
     const cursor = original(query, ...bindings);
-    seen.push({ query, cursor });
+    if (open.length === 0) queueMicrotask(fold);
+    open.push({ query, cursor });
     return cursor;
   }) as Sql["exec"];
   let installed = false;
@@ -43,40 +52,60 @@ export function installSqlMeter(storage: DurableObjectStorage): SqlMeter {
   return {
     installed,
     reset() {
-      seen = [];
+      open = [];
+      totals = emptyTotals();
     },
     read() {
-      let rowsWritten = 0;
-      let rowsRead = 0;
-      const written = new Map<string, number>();
-      const read = new Map<string, number>();
-      const add = (map: Map<string, number>, query: string, rows: number) => {
-        if (rows === 0) return;
-        const key = query.replace(/\s+/g, " ").trim().slice(0, 72);
-        map.set(key, (map.get(key) ?? 0) + rows);
+      fold();
+      const byKey = (map: Map<string, number>) => {
+        const keyed = new Map<string, number>();
+        for (const [query, rows] of map) {
+          const key = query.replace(/\s+/g, " ").trim().slice(0, 72);
+          keyed.set(key, (keyed.get(key) ?? 0) + rows);
+        }
+        return Object.fromEntries([...keyed].sort((a, b) => b[1] - a[1]));
       };
-      for (const { query, cursor } of seen) {
-        rowsWritten += cursor.rowsWritten;
-        rowsRead += cursor.rowsRead;
-        add(written, query, cursor.rowsWritten);
-        add(read, query, cursor.rowsRead);
-      }
-      const trace = seen.map(({ query, cursor }): [string, number, number] => [
-        query.replace(/\s+/g, " ").trim().slice(0, 60),
-        cursor.rowsWritten,
-        cursor.rowsRead,
-      ]);
-      const largestFirst = (map: Map<string, number>) => Object.fromEntries([...map].sort((a, b) => b[1] - a[1]));
       return {
-        rowsWritten,
-        rowsRead,
-        statements: seen.length,
-        writers: largestFirst(written),
-        readers: largestFirst(read),
-        trace,
+        rowsWritten: totals.rowsWritten,
+        rowsRead: totals.rowsRead,
+        statements: totals.statements,
+        writers: byKey(totals.written),
+        readers: byKey(totals.read),
+        trace: totals.trace.map(([query, written, read]): [string, number, number] => [
+          query.replace(/\s+/g, " ").trim().slice(0, 60),
+          written,
+          read,
+        ]),
       };
     },
   };
+}
+
+/** How many statements the trace keeps (a W5 run's; the fan-out's thousands are only summed). */
+const TRACE_LENGTH = 200;
+
+/**
+ * The meter's sums: rows and statements, and rows per statement text (keyed as run; collapsed when read), and the
+ * first statements in order.
+ */
+function emptyTotals() {
+  const totals = {
+    rowsWritten: 0,
+    rowsRead: 0,
+    statements: 0,
+    written: new Map<string, number>(),
+    read: new Map<string, number>(),
+    trace: [] as Array<[query: string, written: number, read: number]>,
+    add(query: string, rowsWritten: number, rowsRead: number) {
+      if (totals.trace.length < TRACE_LENGTH) totals.trace.push([query, rowsWritten, rowsRead]);
+      totals.rowsWritten += rowsWritten;
+      totals.rowsRead += rowsRead;
+      totals.statements += 1;
+      if (rowsWritten > 0) totals.written.set(query, (totals.written.get(query) ?? 0) + rowsWritten);
+      if (rowsRead > 0) totals.read.set(query, (totals.read.get(query) ?? 0) + rowsRead);
+    },
+  };
+  return totals;
 }
 
 export type StorageProbe = {

@@ -167,9 +167,11 @@ function chatTurnBudget<TPeer>(
     ...(options.own ? { initial: options.own } : {}),
     onChange: (total) => {
       // Journaled with the turn's chunks: a step's usage is durable with its `finish-step`, so a resumed turn never
-      // counts a finished step twice nor misses one.
-      options.note({ ...usageChunk(total, turnBudget.own()), transient: true } as UIMessageChunk);
-      options.usage.record(turnBudget.own());
+      // counts a finished step twice nor misses one. Only when its model calls' figure changed: a dispatch, or a
+      // run's report, alone is not journaled nor stored (a resumed turn counts its runs, and what they spent, from
+      // their rows), so a turn of 1 000 agent tool calls does not write 1 000 usage chunks and turn rows.
+      const own = turnBudget.own();
+      if (options.usage.record(own)) options.note({ ...usageChunk(total, own), transient: true } as UIMessageChunk);
       if (timer !== null) return;
       timer = clock.setTimeout(() => {
         timer = null;

@@ -58,13 +58,13 @@ export async function heapUsed(cdp) {
  * sample after `before()` when given (e.g. a full collection: then the peak is of what was live, not of garbage).
  * @template T
  * @param {Cdp} cdp @param {() => Promise<T>} work
- * @param {{ everyMs?: number, before?: () => Promise<unknown> }} [options]
+ * @param {{ everyMs?: number, before?: () => Promise<unknown>, read?: () => Promise<number> }} [options]
  * @returns {Promise<{ result: T, peak: number }>}
  */
-export async function withPeakHeap(cdp, work, { everyMs = 10, before } = {}) {
+export async function withPeakHeap(cdp, work, { everyMs = 10, before, read = () => heapUsed(cdp) } = {}) {
   const sample = async () => {
     await before?.();
-    return heapUsed(cdp);
+    return read();
   };
   let peak = await sample();
   let done = false;
@@ -83,4 +83,32 @@ export async function withPeakHeap(cdp, work, { everyMs = 10, before } = {}) {
   }
   // The isolate answers between its tasks only: the last sample, once the work is done, may be the highest.
   return { result: /** @type {T} */ (result), peak: Math.max(peak, await sample()) };
+}
+
+/**
+ * The isolate's live heap, bytes: the sum of a heap snapshot's objects (V8 collects garbage fully before it takes
+ * one). Unlike a `/bench/gc` request, the inspector is answered between the isolate's tasks while a workload runs:
+ * workerd answered no HTTP request during a fan-out turn (a `/bench/gc` sent at its start ran at once and was answered
+ * after the turn, so the `heapUsed` read after it counted every allocation since: ~50 MiB of garbage), and one `gc()`
+ * leaves what native code wraps (SQL cursors, streams, RPC stubs) until a later collection.
+ */
+export async function liveHeap(cdp) {
+  const chunks = [];
+  const onMessage = (data) => {
+    const message = JSON.parse(data.toString());
+    if (message.method === "HeapProfiler.addHeapSnapshotChunk") chunks.push(message.params.chunk);
+  };
+  cdp.socket.on("message", onMessage);
+  try {
+    await cdp.call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+  } finally {
+    cdp.socket.off("message", onMessage);
+  }
+  const snapshot = JSON.parse(chunks.join(""));
+  const fields = snapshot.snapshot.meta.node_fields;
+  const stride = fields.length;
+  const selfSize = fields.indexOf("self_size");
+  let total = 0;
+  for (let index = selfSize; index < snapshot.nodes.length; index += stride) total += snapshot.nodes[index];
+  return total;
 }

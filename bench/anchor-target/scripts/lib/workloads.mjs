@@ -531,7 +531,7 @@ export async function fanOut(host, raw, P, heap) {
   return {
     chunksPerRun: P.fanoutChunks,
     reps: P.fanoutReps,
-    note: "in-DO ms; heap = the isolate's live V8 heap (collected before each reading; its own turn and floor, untimed) — parent and children share the isolate under Miniflare, so the raw pipe's (its children's) is the floor",
+    note: "in-DO ms; heap = the isolate's live V8 heap (a heap snapshot's objects, before and one after another during the call; its own turn and floor, untimed) — parent and children share the isolate under Miniflare, so the raw pipe's (its children's) is the floor",
     sizes,
     // Linear: the time per run at the largest size over that at the smallest (1 = linear).
     turnLinearity: first && last ? round(perRun(last, "turnMs") / perRun(first, "turnMs")) : null,

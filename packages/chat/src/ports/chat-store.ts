@@ -19,9 +19,10 @@ export type StoredChatTurn = {
   /** How many times the turn was resumed after its host was cut off (counted before the resumed turn writes). */
   resumeAttempts: number;
   /**
-   * The turn's own share of its usage so far: its model calls, and (as `runs`) the runs it dispatched itself. A turn
-   * resumed after a restart goes on from it (what its runs spent is read again from their rows), so a restart never
-   * resets the turn's budget.
+   * The turn's own share of its usage so far: its model calls, and (as `runs`) the runs it dispatched itself, written
+   * when the model calls' figure changes (`runs` may be behind: a dispatch alone is not written). A turn resumed after
+   * a restart goes on from it when its journal holds no usage (what its runs spent, and how many it dispatched, is read
+   * again from their rows), so a restart never resets the turn's budget.
    */
   usage?: AgentToolUsage;
 };

@@ -186,21 +186,25 @@ export function agentTool<TInput, TOutput = never>(
     });
     let seen = 0;
     let sent = -1;
-    while (outcome === null) {
-      await Promise.race([follower.changedSince(seen), done]);
-      // Frames of one batch arrive together: one update per batch, the latest only.
-      seen = follower.version;
-      if (outcome !== null) break;
+    try {
+      while (outcome === null) {
+        await Promise.race([follower.changedSince(seen), done]);
+        // Frames of one batch arrive together: one update per batch, the latest only.
+        seen = follower.version;
+        if (outcome !== null) break;
+        const current = await follower.read();
+        if (outcome !== null) break;
+        if (seen === sent) continue;
+        sent = seen;
+        yield { runId, agentType, ...current };
+      }
+      await done;
+      const { result } = outcome as unknown as { result: AgentToolOutput<TOutput> };
       const current = await follower.read();
-      if (outcome !== null) break;
-      if (seen === sent) continue;
-      sent = seen;
-      yield { runId, agentType, ...current };
+      yield { runId, agentType, ...current, status: statusOf(result, current.status), result };
+    } finally {
+      follower.close();
     }
-    await done;
-    const { result } = outcome as unknown as { result: AgentToolOutput<TOutput> };
-    const current = await follower.read();
-    yield { runId, agentType, ...current, status: statusOf(result, current.status), result };
   }
 
   // `tool()` is the AI SDK's typed identity helper; its conditional types cannot follow our generics, hence the casts.

@@ -13,7 +13,7 @@ import {
   readApprovalChunk,
   readProgressChunk,
 } from "../protocol/index.js";
-import { assembleMessage } from "./assemble-message.js";
+import { IncrementalMessage } from "./incremental-message.js";
 
 /** Our own protocol's data parts: progress and milestones are reported on their own, not as message parts. */
 const isProtocolPart = (chunk: UIMessageChunk) => chunk.type.startsWith("data-agent-");
@@ -52,10 +52,13 @@ export class RunMessageFollower {
   /** Bumped on every change a reader could see. */
   #version = 0;
   #wake: (() => void) | null = null;
-  #assembled: { version: number; message: Promise<UIMessage | null> } | null = null;
+  /** The child's message, built from the kept chunks in sequence order up to `#applied`, each chunk applied once. */
+  #message: IncrementalMessage;
+  #applied = 0;
 
   constructor(runId: string) {
     this.#runId = runId;
+    this.#message = new IncrementalMessage(outputMessageId(runId));
   }
 
   /** Take one frame of the run (frames of other runs are ignored). Never throws. */
@@ -85,8 +88,11 @@ export class RunMessageFollower {
         for (let voided = from; voided < until; voided += 1) {
           if (this.#entries.get(voided)?.type !== AGENT_MILESTONE_PART) this.#entries.delete(voided);
         }
+        // A chunk the message holds is voided (a step reset): the message is built again from the kept ones.
+        if (from <= this.#applied) this.#restartMessage();
       }
       this.#entries.set(sequence, event.body);
+      this.#applyContiguous();
       if (this.#status === "starting") this.#status = "running";
       this.#changed();
       return;
@@ -112,19 +118,33 @@ export class RunMessageFollower {
     });
   }
 
-  /** The run as it stands: one assembly per version however often it is asked. */
+  /** The run as it stands (its message as the chunks taken so far make it). */
   async read(): Promise<FollowedRun> {
-    const version = this.#version;
-    if (this.#assembled?.version !== version) {
-      const chunks: UIMessageChunk[] = [];
-      for (let sequence = 1; sequence <= this.#cursor.contiguous; sequence += 1) {
-        const chunk = this.#entries.get(sequence);
-        if (chunk !== undefined && !isProtocolPart(chunk)) chunks.push(chunk);
-      }
-      this.#assembled = { version, message: assembleMessage(chunks, outputMessageId(this.#runId)) };
+    const status = this.#status;
+    const progress = this.#progress;
+    const approvals = [...this.#approvals.values()];
+    const message = await this.#message.read();
+    return { status, message, progress, approvals };
+  }
+
+  /** Let go of the message's assembly (its stream): the message stays as it is; take no more chunks into it. */
+  close(): void {
+    this.#message.close();
+  }
+
+  /** Hand the message the kept chunks that are now gap-free, in sequence order, each once. */
+  #applyContiguous(): void {
+    for (let sequence = this.#applied + 1; sequence <= this.#cursor.contiguous; sequence += 1) {
+      const chunk = this.#entries.get(sequence);
+      if (chunk !== undefined && !isProtocolPart(chunk)) this.#message.append(chunk);
+      this.#applied = sequence;
     }
-    const message = await this.#assembled.message;
-    return { status: this.#status, message, progress: this.#progress, approvals: [...this.#approvals.values()] };
+  }
+
+  #restartMessage(): void {
+    this.#message.close();
+    this.#message = new IncrementalMessage(outputMessageId(this.#runId));
+    this.#applied = 0;
   }
 
   #changed(): void {
