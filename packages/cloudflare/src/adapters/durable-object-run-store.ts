@@ -206,8 +206,7 @@ export class DurableObjectRunStore implements RunStore {
       this.#liveRows.set(row.run_id, row);
       return;
     }
-    this.#liveRows.delete(row.run_id);
-    this.#logTails.delete(row.run_id);
+    this.#forget(row.run_id);
   }
 
   async listRuns(filter: RunStoreFilter = {}): Promise<RunRecord[]> {

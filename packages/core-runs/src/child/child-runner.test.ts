@@ -56,6 +56,18 @@ function instantRunner(store: RunStore, count: number) {
   });
 }
 
+/** A store that records how many entries each of its appends writes. */
+function countingAppends(inner: RunStore = new InMemoryRunStore()) {
+  const appends: number[] = [];
+  const store = storeWith(inner, {
+    appendLog: (runId, entries) => {
+      appends.push(entries.length);
+      return inner.appendLog(runId, entries);
+    },
+  });
+  return { store, appends };
+}
+
 function makeRunner(definition: AgentToolChildDefinition, store: RunStore = new InMemoryRunStore()) {
   const clock = new ManualClock(1_000);
   return { runner: new AgentToolChildRunner({ definition, store, clock }), store, clock };
@@ -208,13 +220,7 @@ describe("AgentToolChildRunner", () => {
   });
 
   it("writes a turn's ready chunks in bursts of at most 256 entries, one append each", async () => {
-    const store = new InMemoryRunStore();
-    const appends: number[] = [];
-    const appendLog = store.appendLog.bind(store);
-    store.appendLog = (runId, entries) => {
-      appends.push(entries.length);
-      return appendLog(runId, entries);
-    };
+    const { store, appends } = countingAppends();
     const words = Array.from({ length: 600 }, (_, index) => `w${index} `);
     const { runner } = makeRunner(echoChild("Echo", { chunks: () => textChunks(words) }), store);
     await runner.start("r1", "x");
@@ -259,13 +265,7 @@ describe("AgentToolChildRunner", () => {
   });
 
   it("goes on with the burst after its own yield: an instant stream is written in appends of 256, no lone entry after each yield", async () => {
-    const store = new InMemoryRunStore();
-    const appends: number[] = [];
-    const appendLog = store.appendLog.bind(store);
-    store.appendLog = (runId, entries) => {
-      appends.push(entries.length);
-      return appendLog(runId, entries);
-    };
+    const { store, appends } = countingAppends();
     const runner = instantRunner(store, 600);
     const items = await collect(await runner.startTail("r1", "x"));
     expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
