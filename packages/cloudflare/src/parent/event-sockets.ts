@@ -3,6 +3,7 @@ import { type AgentToolRegistry, AgentToolsError, type Clock } from "@agent-tool
 import type { ReplayOptions } from "@agent-tools/core-runs/internal";
 import {
   AGENT_CHAT_EVENT_TYPE,
+  AGENT_TOOL_BATCH_PARAM,
   AGENT_TOOL_CURSORS_PARAM,
   AGENT_TOOL_PAGE_PARAM,
   AGENT_TOOL_PAGE_TYPE,
@@ -10,9 +11,11 @@ import {
   type AgentChatEventFrame,
   type AgentToolEventFrame,
   type AgentToolPageFrame,
+  asksForAgentToolBatches,
   encodeAgentChatEventFrame,
   encodeAgentToolFrame,
   encodeAgentToolPosition,
+  packAgentToolBatches,
   parseAgentToolCursors,
   parseAgentToolPageLimit,
   parseAgentToolPageRequest,
@@ -20,6 +23,11 @@ import {
 import { webSocketUpgrade } from "../websocket-upgrade.js";
 
 const EVENTS_TAG = "agent-tools:events";
+/**
+ * The tag of an event socket that asked for batches (`agentToolBatch=1`, SPEC §6). A tag, not memory: it stays with
+ * the socket while the object hibernates or is evicted, so a socket's batches go on after the object wakes.
+ */
+const BATCHES_TAG = "agent-tools:events:batches-1";
 
 /** Default `pageRequestBurst`: page requests a socket may make at once. */
 export const DEFAULT_PAGE_REQUEST_BURST = 10;
@@ -53,11 +61,14 @@ export class ParentEventSockets {
   readonly #ctx: DurableObjectState;
   readonly #listeners = new Set<(frame: AgentToolEventFrame | AgentChatEventFrame) => void>();
   /**
-   * The event sockets, looked up once per synchronous stretch of broadcasts (a batch of a run's entries is forwarded
-   * in one loop; looking them up per frame cost more than sending it: bench/README.md, W2) and forgotten at the next
-   * microtask, or when a socket is accepted. A socket closed meanwhile only makes its `send` throw, which is caught.
+   * What was sent in this synchronous stretch and not yet written to the sockets, in order: runs of texts for every
+   * event socket (`to: null`: run frames and conversation events) or for one socket (its replay, its page frames). At
+   * the end of the stretch (a microtask), or before a socket is accepted, each run goes out — to a socket that asked
+   * for batches as few messages as the bound allows, to any other one frame per message — and the event sockets are
+   * looked up once (looking them up per frame cost more than sending it: bench/README.md, W2).
    */
-  #sockets: WebSocket[] | null = null;
+  #pending: Outgoing[] = [];
+  #flushQueued = false;
   /** Each socket's page requests (held weakly: a closed socket takes its budget with it). */
   readonly #pageRequests: RequestBudget<WebSocket>;
   readonly #refillMs: number;
@@ -76,13 +87,16 @@ export class ParentEventSockets {
    * of them (SPEC §6, paged replay), then a page frame.
    */
   async connect(request: Request, registry: AgentToolRegistry): Promise<Response> {
-    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    this.#ctx.acceptWebSocket(server, [EVENTS_TAG]);
-    this.#sockets = null;
     const params = new URL(request.url).searchParams;
     const cursors = parseAgentToolCursors(params.get(AGENT_TOOL_CURSORS_PARAM));
     const limit = parseAgentToolPageLimit(params.get(AGENT_TOOL_PAGE_PARAM));
-    await replayTo(server, registry, { cursors, ...(limit !== null ? { page: { limit } } : {}) });
+    const batches = asksForAgentToolBatches(params.get(AGENT_TOOL_BATCH_PARAM));
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    // What this stretch broadcast so far goes to the sockets it was broadcast to; the new socket gets what follows
+    // (and, by its replay, what the runs hold).
+    this.#flush();
+    this.#ctx.acceptWebSocket(server, batches ? [EVENTS_TAG, BATCHES_TAG] : [EVENTS_TAG]);
+    await this.#replayTo(server, batches, registry, { cursors, ...(limit !== null ? { page: { limit } } : {}) });
     return webSocketUpgrade(client);
   }
 
@@ -107,11 +121,11 @@ export class ParentEventSockets {
         before: request.before,
         retryAfterMs: this.#refillMs,
       };
-      send(ws, JSON.stringify(refusal));
+      this.#sendTo(ws, this.#asksForBatches(ws), JSON.stringify(refusal));
       return;
     }
     const page = { limit: request.limit, before: request.position, maxBytes: this.#maxPageBytes };
-    await replayTo(ws, registry, { page });
+    await this.#replayTo(ws, this.#asksForBatches(ws), registry, { page });
   }
 
   /** Send a run's frame to every client. */
@@ -143,29 +157,80 @@ export class ParentEventSockets {
     }
   }
 
-  #broadcast(text: string): void {
-    if (this.#sockets === null) {
-      this.#sockets = this.#ctx.getWebSockets(EVENTS_TAG);
-      queueMicrotask(() => {
-        this.#sockets = null;
-      });
+  #asksForBatches(ws: WebSocket): boolean {
+    return this.#ctx.getTags(ws).includes(BATCHES_TAG);
+  }
+
+  /** Replay to one socket, then write it out; a paged replay ends with its page frame. */
+  async #replayTo(ws: WebSocket, batches: boolean, registry: AgentToolRegistry, options: ReplayOptions): Promise<void> {
+    const { runs, page } = await registry.replayAgentToolRuns(
+      (frame) => this.#sendTo(ws, batches, encodeAgentToolFrame(frame)),
+      options,
+    );
+    if (page) {
+      const frame: AgentToolPageFrame = {
+        type: AGENT_TOOL_PAGE_TYPE,
+        runs,
+        hasOlder: page.hasOlder,
+        ...(page.before ? { before: encodeAgentToolPosition(page.before) } : {}),
+      };
+      this.#sendTo(ws, batches, JSON.stringify(frame));
     }
-    for (const ws of this.#sockets) send(ws, text);
+    this.#flush();
+  }
+
+  #broadcast(text: string): void {
+    this.#queue(null, text);
+  }
+
+  #sendTo(ws: WebSocket, batches: boolean, text: string): void {
+    this.#queue({ ws, batches }, text);
+  }
+
+  #queue(to: Outgoing["to"], text: string): void {
+    const last = this.#pending.at(-1);
+    if (last !== undefined && (last.to === to || (last.to !== null && to !== null && last.to.ws === to.ws))) {
+      last.texts.push(text);
+    } else {
+      this.#pending.push({ to, texts: [text] });
+    }
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    queueMicrotask(() => this.#flush());
+  }
+
+  /** Write out what is pending, in order. */
+  #flush(): void {
+    this.#flushQueued = false;
+    const pending = this.#pending;
+    if (pending.length === 0) return;
+    this.#pending = [];
+    let sockets: EventSocketsByForm | null = null;
+    for (const { to, texts } of pending) {
+      if (to !== null) {
+        sendAll(to.ws, to.batches ? packAgentToolBatches(texts) : texts);
+        continue;
+      }
+      sockets ??= this.#eventSockets();
+      const batches = sockets.batched.length > 0 ? packAgentToolBatches(texts) : texts;
+      for (const ws of sockets.batched) sendAll(ws, batches);
+      for (const ws of sockets.plain) sendAll(ws, texts);
+    }
+  }
+
+  #eventSockets(): EventSocketsByForm {
+    const all = this.#ctx.getWebSockets(EVENTS_TAG);
+    const batched = this.#ctx.getWebSockets(BATCHES_TAG);
+    if (batched.length === 0) return { batched, plain: all };
+    if (batched.length === all.length) return { batched, plain: [] };
+    const asked = new Set(batched);
+    return { batched, plain: all.filter((ws) => !asked.has(ws)) };
   }
 }
 
-/** Replay to one socket; a paged replay ends with its page frame. */
-async function replayTo(ws: WebSocket, registry: AgentToolRegistry, options: ReplayOptions): Promise<void> {
-  const { runs, page } = await registry.replayAgentToolRuns((frame) => send(ws, encodeAgentToolFrame(frame)), options);
-  if (!page) return;
-  const frame: AgentToolPageFrame = {
-    type: AGENT_TOOL_PAGE_TYPE,
-    runs,
-    hasOlder: page.hasOlder,
-    ...(page.before ? { before: encodeAgentToolPosition(page.before) } : {}),
-  };
-  send(ws, JSON.stringify(frame));
-}
+/** Texts waiting to be sent: to every event socket (`null`), or to one (which asked for batches or not). */
+type Outgoing = { to: { ws: WebSocket; batches: boolean } | null; texts: string[] };
+type EventSocketsByForm = { batched: WebSocket[]; plain: WebSocket[] };
 
 /** An option's value, a positive integer (else a clear error: the parent is misconfigured). */
 function positive(name: keyof ParentEventSocketOptions, value: number): number {
@@ -176,9 +241,9 @@ function positive(name: keyof ParentEventSocketOptions, value: number): number {
   );
 }
 
-function send(ws: WebSocket, text: string): void {
+function sendAll(ws: WebSocket, messages: readonly string[]): void {
   try {
-    ws.send(text);
+    for (const message of messages) ws.send(message);
   } catch {
     // a closing socket
   }

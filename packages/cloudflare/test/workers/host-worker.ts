@@ -32,7 +32,7 @@
  *   child through the parent and goes away (cancels its request) while the message waits for its turn; answers once
  *   the child dropped it.
  * - `GET /constructed` (Worker level): how many `Echo` objects were constructed in this process (a guessed drill-in
- *   must construct none).
+ *   must construct none), and how many `Parent` objects (one more after an eviction: a new instance).
  * - `Lookout` (binding `LOOKOUT`) gives its model two tools, `fast` and `slow`, which it calls in one step, then says what
  *   they answered; it hands them to the runner too (`getTools`). Each tool counts its runs in the child's storage
  *   (the drill-in JSON's `toolRuns`); with `LOOKOUT_HOLD_SLOW=1`, `slow` never answers.
@@ -149,7 +149,7 @@ type Env = {
   OTEL?: string;
 };
 
-const constructed = { echo: 0 };
+const constructed = { echo: 0, parent: 0 };
 
 /** The `agent_tool:config:error` events of this isolate (the Worker's and its objects'), for `GET /test/config-errors`. */
 const configErrors: unknown[] = [];
@@ -408,6 +408,11 @@ export class Middle extends AgentToolChild<Env> {
 }
 
 export class Parent extends AgentToolParent<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    constructed.parent += 1;
+  }
+
   protected override readonly agentToolWakeIntervalMs = Number(
     this.env.PARENT_WAKE_MS ?? DEFAULT_PARENT_WAKE_INTERVAL_MS,
   );

@@ -12,6 +12,14 @@ export {
   readApprovalChunk,
   readApprovalReason,
 } from "./approvals.js";
+export {
+  AGENT_TOOL_BATCH_PARAM,
+  AGENT_TOOL_BATCH_VERSION,
+  asksForAgentToolBatches,
+  MAX_AGENT_TOOL_BATCH_LENGTH,
+  packAgentToolBatches,
+  unpackAgentToolMessage,
+} from "./batches.js";
 export type { AgentChatEvent, AgentChatEventFrame, AgentChatTurnStatus } from "./chat-events.js";
 export {
   AGENT_CHAT_EVENT_TYPE,
