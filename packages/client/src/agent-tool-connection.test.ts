@@ -7,7 +7,7 @@ import {
   DEFAULT_AGENT_TOOL_PAGE,
 } from "./agent-tool-connection.js";
 import { assembleUIMessageParts } from "./apply-ui-message-chunk.js";
-import { withAgentToolPage } from "./connect-url.js";
+import { withAgentToolBatches, withAgentToolPage } from "./connect-url.js";
 import {
   chunk,
   cursorsOf,
@@ -22,7 +22,7 @@ import {
 
 const URL_ = "wss://example.com/agents/assistant/default";
 /** The connect URL as the connection opens it: asking for paged replay (the default page). */
-const paged = (url: string) => withAgentToolPage(url, DEFAULT_AGENT_TOOL_PAGE);
+const paged = (url: string) => withAgentToolPage(withAgentToolBatches(url), DEFAULT_AGENT_TOOL_PAGE);
 const answer: UIMessageChunk[] = [{ type: "start-step" }, ...textChunks("t1", "Cats sleep sixteen hours a day.")];
 
 /** A connection on fake sockets and a manual clock; `random` 0 takes no jitter off (delays 500, 1000, 2000, …). */
@@ -58,6 +58,38 @@ describe("createAgentToolConnection", () => {
     expect(statuses).toEqual(["open"]);
     expect(textOf("r1")).toBe("Cats sleep sixteen hours a day.");
     expect(connection.getSnapshot().timeline).toBe(connection.store.getSnapshot());
+  });
+
+  it("reads a batch (SPEC §6) in order: its run frames at once, a conversation event and a page frame in place", () => {
+    const { connection, sockets, textOf } = setup();
+    const full = "Cats sleep sixteen hours a day.";
+    const toldAt: string[] = [];
+    connection.onChatEvent(() => toldAt.push(textOf("r1")));
+    let changes = 0;
+    connection.store.subscribe(() => {
+      changes += 1;
+    });
+    sockets.last().open();
+    const frames = [started("r1"), ...sequenced("r1", answer), finished("r1", 2)];
+    const half = Math.ceil(frames.length / 2);
+    sockets
+      .last()
+      .send([
+        ...frames.slice(0, half),
+        { type: "agent-chat-event", event: { kind: "history" } },
+        { type: "agent-tool-event", event: 42 },
+        ...frames.slice(half),
+        { type: "agent-tool-page", runs: 1, hasOlder: true, before: "4:r0" },
+      ]);
+    expect(textOf("r1")).toBe(full);
+    expect(connection.getSnapshot().timeline.runsById["r1"]?.status).toBe("completed");
+    // The conversation event was told with the frames before it applied and none after it.
+    expect(toldAt).toHaveLength(1);
+    expect(full.startsWith(toldAt[0] ?? "")).toBe(true);
+    expect(toldAt[0]).not.toBe(full);
+    // One change for the frames before the event, one for those after (the malformed one among them changed nothing).
+    expect(changes).toBe(2);
+    expect(connection.getSnapshot().olderRuns).toEqual({ hasOlder: true, loading: false });
   });
 
   it("loses and doubles nothing when the socket drops mid-run: the reconnect URL carries gap-free cursors", async () => {
@@ -191,7 +223,7 @@ describe("createAgentToolConnection", () => {
     sockets.last().drop();
     await clock.advanceBy(500);
     expect(sockets.last().url).toBe(
-      `${URL_}?room=a&agentToolPage=50&agentToolCursors=${encodeURIComponent('[["r1",1,1]]')}#x`,
+      `${URL_}?room=a&agentToolBatch=1&agentToolPage=50&agentToolCursors=${encodeURIComponent('[["r1",1,1]]')}#x`,
     );
     expect(connection.getSnapshot().timeline.runsById["r1"]).toMatchObject({
       progress: { fraction: 0.6, at: 11 },
@@ -210,7 +242,7 @@ describe("createAgentToolConnection", () => {
 
   it("pages the parent's runs: the newest on connect, older ones on request, one page at a time (SPEC §6)", async () => {
     const { connection, sockets, clock } = setup({ page: 2 });
-    expect(sockets.last().url).toBe(`${URL_}?agentToolPage=2`);
+    expect(sockets.last().url).toBe(`${URL_}?agentToolBatch=1&agentToolPage=2`);
     const first = sockets.last();
     first.open();
     expect(connection.loadOlderRuns()).toBe(false); // nothing known of older runs yet
@@ -240,7 +272,7 @@ describe("createAgentToolConnection", () => {
 
   it("asks for every run at once with page: false, and never for older ones", () => {
     const { connection, sockets } = setup({ page: false });
-    expect(sockets.last().url).toBe(URL_);
+    expect(sockets.last().url).toBe(`${URL_}?agentToolBatch=1`);
     sockets.last().open();
     sockets.last().send({ type: "agent-tool-page", runs: 1, hasOlder: true, before: "4:r4" });
     expect(connection.loadOlderRuns()).toBe(false);

@@ -1,12 +1,15 @@
 import {
+  AGENT_TOOL_EVENT_TYPE,
   AGENT_TOOL_PAGE_REQUEST_TYPE,
   type AgentToolPageRequest,
+  isObject,
   parseAgentToolPageFrame,
+  unpackAgentToolMessage,
 } from "@agent-tools/core-runs/protocol";
 import { type AgentToolDrillIn, type AgentToolDrillInOptions, createAgentToolDrillIn } from "./agent-tool-drill-in.js";
 import { type AgentToolStore, createAgentToolStore } from "./agent-tool-store.js";
 import { type AgentChatEventListener, createChatEventChannel } from "./chat-event-channel.js";
-import { resolveDrillInUrl, withAgentToolCursors, withAgentToolPage } from "./connect-url.js";
+import { resolveDrillInUrl, withAgentToolBatches, withAgentToolCursors, withAgentToolPage } from "./connect-url.js";
 import { createListeners } from "./listeners.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import { globalWebSocket, type WebSocketConstructor } from "./ports/web-socket.js";
@@ -208,14 +211,29 @@ export function createAgentToolConnection(options: AgentToolConnectionOptions): 
   };
 
   const socket: ReconnectingSocket = openReconnectingSocket({
-    url: () => withAgentToolCursors(withAgentToolPage(options.url, pageSize), store.cursors()),
+    url: () => withAgentToolCursors(withAgentToolPage(withAgentToolBatches(options.url), pageSize), store.cursors()),
     WebSocket,
     clock,
     random,
     reconnect,
+    // A batch's frames in order: the run frames between two other messages applied to the store at once.
     onMessage: (data) => {
-      if (takePage(data)) return;
-      if (!chatEvents.dispatch(data)) store.dispatch(data);
+      let frames: unknown[] = [];
+      const applyFrames = () => {
+        if (frames.length === 0) return;
+        store.dispatch(frames);
+        frames = [];
+      };
+      for (const message of unpackAgentToolMessage(data)) {
+        if (isObject(message) && message["type"] === AGENT_TOOL_EVENT_TYPE) {
+          frames.push(message);
+          continue;
+        }
+        applyFrames();
+        if (takePage(message)) continue;
+        if (!chatEvents.dispatch(message)) store.dispatch(message);
+      }
+      applyFrames();
     },
     // A page asked on a socket that dropped never comes: the reconnect's own page frame says what is older.
     onStatus: (status) =>

@@ -3,6 +3,7 @@ import {
   type AgentToolCursors,
   type AgentToolEventFrame,
   parseAgentToolFrame,
+  unpackAgentToolMessage,
 } from "@agent-tools/core-runs/protocol";
 import { createListeners } from "./listeners.js";
 import {
@@ -24,8 +25,10 @@ export type AgentToolStore = {
   /** The current state: the same object until something changes. */
   getSnapshot(): AgentToolTimelineState;
   /**
-   * Apply one message of the connection (its `data`: JSON text or an already-parsed value). Messages that are not
-   * agent-tool frames, and malformed frames, are ignored. Never throws. Returns whether the state changed.
+   * Apply one message of the connection (its `data`: JSON text or an already-parsed value): a frame, or a batch of
+   * them (a JSON array, SPEC §6), applied in order with one change to listen to. Messages that are not agent-tool
+   * frames, and malformed frames, are ignored (a malformed frame in a batch only itself). Never throws. Returns
+   * whether the state changed.
    */
   dispatch(message: unknown): boolean;
   /** Apply a parsed frame. Returns whether the state changed. */
@@ -69,8 +72,12 @@ export function createAgentToolStore(options: AgentToolTimelineOptions = {}): Ag
     dispatch(message) {
       // Cheap test first: the same connection usually carries chat traffic too.
       if (typeof message === "string" && !message.includes(AGENT_TOOL_EVENT_TYPE)) return false;
-      const parsed = parseAgentToolFrame(message);
-      return parsed.ok ? dispatchFrame(parsed.frame) : false;
+      let next = state;
+      for (const one of unpackAgentToolMessage(message)) {
+        const parsed = parseAgentToolFrame(one);
+        if (parsed.ok) next = applyAgentToolEvent(next, parsed.frame, options);
+      }
+      return commit(next);
     },
     dispatchFrame,
     reset() {

@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { resolveDrillInUrl, withAgentToolCursors } from "./connect-url.js";
+import { resolveDrillInUrl, withAgentToolBatches, withAgentToolCursors } from "./connect-url.js";
 import { cursorsOf } from "./test-support.test-utils.js";
 
 const cursors = { r1: { sequence: 4, revision: 2 }, "run/2?&": { sequence: 0, revision: 1 } };
+
+describe("withAgentToolBatches", () => {
+  it("asks for batches once, keeping the rest of the URL", () => {
+    expect(withAgentToolBatches("wss://h/a")).toBe("wss://h/a?agentToolBatch=1");
+    expect(withAgentToolBatches("/a?room=x&agentToolBatch=0#top")).toBe("/a?room=x&agentToolBatch=1#top");
+    expect(withAgentToolBatches(withAgentToolBatches("wss://h/a"))).toBe("wss://h/a?agentToolBatch=1");
+  });
+});
 
 describe("withAgentToolCursors", () => {
   it("adds the cursors parameter, which the server's codec reads back", () => {

@@ -1,4 +1,6 @@
 import {
+  AGENT_TOOL_BATCH_PARAM,
+  AGENT_TOOL_BATCH_VERSION,
   AGENT_TOOL_CURSORS_PARAM,
   AGENT_TOOL_PAGE_PARAM,
   type AgentToolCursors,
@@ -35,6 +37,14 @@ export function withAgentToolCursors(url: string, cursors: AgentToolCursors): st
  */
 export function withAgentToolPage(url: string, limit: number | null): string {
   return withParam(url, AGENT_TOOL_PAGE_PARAM, limit === null ? null : String(limit));
+}
+
+/**
+ * The parent's connect URL asking for batches (SPEC §6): the frames of one burst come as one JSON array message. A
+ * server that does not know the parameter ignores it and sends one frame per message; the client reads both.
+ */
+export function withAgentToolBatches(url: string): string {
+  return withParam(url, AGENT_TOOL_BATCH_PARAM, AGENT_TOOL_BATCH_VERSION);
 }
 
 /** `url` with the query parameter `name` set to `value` (already encoded), or removed when `value` is `null`. */

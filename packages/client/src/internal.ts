@@ -36,7 +36,7 @@ export type { AgentChatAnswerUsage } from "./answer-usage.js";
 export type { UIMessageAssembly, UIMessageParts } from "./apply-ui-message-chunk.js";
 export { createUIMessageAssembly } from "./apply-ui-message-chunk.js";
 export type { AgentChatEventListener } from "./chat-event-channel.js";
-export { resolveDrillInUrl, withAgentToolCursors, withAgentToolPage } from "./connect-url.js";
+export { resolveDrillInUrl, withAgentToolBatches, withAgentToolCursors, withAgentToolPage } from "./connect-url.js";
 export type { AgentToolDrillInState } from "./drill-in-state.js";
 export { createAgentToolDrillInState } from "./drill-in-state.js";
 export { isSameConversation } from "./merge-chat-messages.js";

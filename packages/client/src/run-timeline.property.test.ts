@@ -12,6 +12,7 @@ import {
 import type { UIMessageChunk } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { createAgentToolStore } from "./agent-tool-store.js";
 import {
   type AgentToolRunState,
   type AgentToolTimelineState,
@@ -482,6 +483,47 @@ describe("applyAgentToolEvent (properties)", CPU_HEAVY, () => {
         expect(Object.getPrototypeOf(state.runsById)).toBe(Object.prototype);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("a stream in batches (any split, bad elements among them) ends as the same frames one per message", () => {
+    const splits = disorderedLog.chain(({ frames }) =>
+      fc.record({
+        frames: fc.constant(frames),
+        // Where each batch ends, and where a malformed element (bad JSON inside, or not a frame) goes.
+        cuts: fc.array(fc.nat({ max: frames.length }), { maxLength: frames.length }),
+        bad: fc.array(
+          fc.tuple(
+            fc.nat({ max: frames.length }),
+            fc.constantFrom("42", '"text"', '{"type":"agent-tool-event"}', "[]"),
+          ),
+          {
+            maxLength: 3,
+          },
+        ),
+        asText: fc.boolean(),
+      }),
+    );
+    fc.assert(
+      fc.property(splits, ({ frames, cuts, bad, asText }) => {
+        const one = createAgentToolStore();
+        for (const frame of frames) one.dispatch(JSON.stringify(frame));
+        const texts = frames.map((frame) => JSON.stringify(frame));
+        for (const [at, text] of bad) texts.splice(Math.min(at, texts.length), 0, text);
+        const ends = [...new Set([...cuts, texts.length])].sort((a, b) => a - b);
+        const batched = createAgentToolStore();
+        let from = 0;
+        for (const end of ends) {
+          const batch = texts.slice(from, end);
+          from = end;
+          if (batch.length === 0) continue;
+          batched.dispatch(asText ? `[${batch.join(",")}]` : batch.map((text) => JSON.parse(text)));
+        }
+        // A malformed batch (not JSON) is one bad message: it changes nothing.
+        expect(batched.dispatch(`[${texts[0] ?? ""}`)).toBe(false);
+        expect(batched.getSnapshot()).toEqual(one.getSnapshot());
+      }),
+      { numRuns: 200 },
     );
   });
 });

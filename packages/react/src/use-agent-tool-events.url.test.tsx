@@ -16,8 +16,8 @@ import { useAgentToolEvents } from "./use-agent-tool-events.js";
 afterEach(cleanup);
 
 const PARENT = "wss://example.com/agents/assistant/default";
-/** What a connection opens for `url`: it asks for paged replay (the default page of 50). */
-const opened = (url: string) => `${url}?agentToolPage=50`;
+/** What a connection opens for `url`: it asks for batches and paged replay (the default page of 50). */
+const opened = (url: string) => `${url}?agentToolBatch=1&agentToolPage=50`;
 const TYPE = "agent-tool-event" as const;
 
 const started = (runId: string, parentToolCallId: string, displayOrder = 0): AgentToolEventFrame => ({

@@ -42,9 +42,9 @@ function setup() {
     graceMs: 100,
     drillInGraceMs: 100,
   });
-  // A parent's socket asks for paged replay (`?agentToolPage=50`); a drill-in's does not.
+  // A parent's socket asks for batches and paged replay (`?agentToolBatch=1&agentToolPage=50`); a drill-in's does not.
   const socketsTo = (url: string) =>
-    sockets.sockets.filter((socket) => socket.url.replace(/\?agentToolPage=\d+$/, "") === url);
+    sockets.sockets.filter((socket) => socket.url.replace(/\?agentToolBatch=1&agentToolPage=\d+$/, "") === url);
   const send = (socket: FakeWebSocket | undefined, ...frames: unknown[]) =>
     act(() => {
       socket?.open();
@@ -137,7 +137,10 @@ describe("useAgentToolRun", () => {
       sockets.sockets[0]?.send(started);
     });
     expect(result.current.run?.agentType).toBe("Researcher");
-    expect(sockets.sockets.map((socket) => socket.url)).toEqual([`${PARENT}?agentToolPage=50`, RUN_URL]);
+    expect(sockets.sockets.map((socket) => socket.url)).toEqual([
+      `${PARENT}?agentToolBatch=1&agentToolPage=50`,
+      RUN_URL,
+    ]);
     connection.close();
   });
 });
