@@ -31,6 +31,9 @@ const {
   renderFrame,
   renderRunInfo,
 } = await import("./render-frames.mjs");
+const { AGENT_TOOL_BATCH_PARAM, AGENT_TOOL_BATCH_VERSION, unpackAgentToolMessage } = await import(
+  "@agent-tools/core-runs/protocol"
+);
 
 const DEFAULT_PORT = 8787;
 
@@ -196,12 +199,17 @@ function openSocket(url, label) {
   });
 }
 
-function onEventFrame(data, renderReplay) {
-  const text = data.toString();
+/** A message of the events socket: one frame, or a batch of them (a JSON array, SPEC §6), each rendered in order. */
+function onEventMessage(data, renderReplay) {
+  for (const message of unpackAgentToolMessage(data.toString())) onEventFrame(message, renderReplay);
+  checkDone();
+}
+
+function onEventFrame(input, renderReplay) {
   let startedLive = null;
   let asked = null;
   try {
-    const frame = JSON.parse(text);
+    const frame = typeof input === "string" ? JSON.parse(input) : input;
     if (frame?.event?.kind === "started" && frame.replay !== true && typeof frame.event.runId === "string") {
       startedLive = frame.event.runId;
     }
@@ -212,10 +220,9 @@ function onEventFrame(data, renderReplay) {
   } catch {
     // renderFrame skips what it cannot read
   }
-  writeLines([...renderFrame(state, text, { replay: renderReplay }), ...renderChatEvent(state, text)]);
+  writeLines([...renderFrame(state, input, { replay: renderReplay }), ...renderChatEvent(state, input)]);
   if (startedLive !== null && state.runs.has(startedLive)) ours.add(startedLive);
   if (asked !== null && ours.has(asked.runId)) void answerApproval(asked.runId, asked.approval);
-  checkDone();
 }
 
 // ---- approvals: a child's tool waits for a yes or no ----
@@ -252,12 +259,14 @@ let reconnects = 0;
 
 async function connectEvents(cursors) {
   const url = wsUrl("");
+  // Batches: a burst of frames in one message (onEventMessage reads both forms).
+  url.searchParams.set(AGENT_TOOL_BATCH_PARAM, AGENT_TOOL_BATCH_VERSION);
   if (cursors !== null) url.searchParams.set("agentToolCursors", cursors);
   const socket = await openSocket(url, "events");
   eventsSocket = socket;
   // On a reconnect the cursors limit replay to what is newer, so replayed frames are news: print them.
   const renderReplay = options.replay || cursors !== null;
-  socket.on("message", (data) => onEventFrame(data, renderReplay));
+  socket.on("message", (data) => onEventMessage(data, renderReplay));
   socket.on("error", () => undefined); // "close" follows
   socket.on("close", () => {
     if (finishing) return;

@@ -79,12 +79,15 @@ export class WorkerHost {
   }
 
   /**
-   * A recording client on the parent's socket; `query` is appended to the URL (e.g. cursors). `deflate: false`
-   * stops `ws` from offering permessage-deflate (it does by default, like browsers; our servers decline it).
+   * A recording client on the parent's socket; `query` is appended to the URL (e.g. cursors). It asks for batches
+   * (`agentToolBatch=1`, as `@agent-tools/client` does; a target that does not know it sends one frame per message).
+   * `deflate: false` stops `ws` from offering permessage-deflate (it does by default, like browsers; our servers
+   * decline it).
    */
   connect(parent, query = "", { deflate = true } = {}) {
-    const url = `${this.origin.replace(/^http/, "ws")}${this.wsPath.replace("{parent}", encodeURIComponent(parent))}${query}`;
-    return new FrameClient(url, deflate);
+    const path = this.wsPath.replace("{parent}", encodeURIComponent(parent));
+    const search = `${query === "" ? "?" : `${query}&`}${BATCH_QUERY}`;
+    return new FrameClient(`${this.origin.replace(/^http/, "ws")}${path}${search}`, deflate);
   }
 
   /** The workerd process Miniflare started (a child of this Node process). */
@@ -99,10 +102,14 @@ export class WorkerHost {
 }
 
 const TERMINAL = new Set(["finished", "error", "aborted", "interrupted"]);
+/** The query that asks a parent for batches (SPEC §6: `AGENT_TOOL_BATCH_PARAM=AGENT_TOOL_BATCH_VERSION`). */
+const BATCH_QUERY = "agentToolBatch=1";
 
 /**
  * Records `agent-tool-event` frames with their arrival time; resolves waits from arriving frames. Also notes the
- * target's `bench-replay-done` frame (sent after a connect's replay).
+ * target's `bench-replay-done` frame (sent after a connect's replay). A batch (a JSON array of frames, SPEC §6) gives
+ * each of its frames the batch's arrival time and the frame's own length (its JSON text's, measured when read, after
+ * the timed part).
  */
 export class FrameClient {
   /** @param {string} url @param {boolean} deflate */
@@ -146,21 +153,33 @@ export class FrameClient {
     } catch {
       return;
     }
-    if (message?.type === "bench-replay-done") {
-      this.replayDone = { at, ...message };
-    } else if (message?.type === "agent-tool-event") {
-      const event = message.event ?? {};
-      const frame = { at, replay: message.replay === true, kind: event.kind, runId: event.runId, bytes: text.length };
-      if (message.sequence !== undefined) frame.sequence = message.sequence;
-      if (message.revision !== undefined) frame.revision = message.revision;
-      this.frames.push(frame);
-      this.bytes += text.length;
-      if (TERMINAL.has(frame.kind)) {
-        if (frame.replay) this.replayTerminals += 1;
-        else this.liveTerminals.add(frame.runId);
-      }
+    this.bytes += text.length;
+    if (Array.isArray(message)) {
+      for (const one of message) this.#take(one, at, null);
+    } else {
+      this.#take(message, at, text.length);
     }
     for (const waiter of [...this.waiters]) waiter();
+  }
+
+  /** One frame (of a batch: `length` null, its own length read from it when asked). */
+  #take(message, at, length) {
+    if (message?.type === "bench-replay-done") {
+      this.replayDone = { at, ...message };
+      return;
+    }
+    if (message?.type !== "agent-tool-event") return;
+    const event = message.event ?? {};
+    const frame = { at, replay: message.replay === true, kind: event.kind, runId: event.runId };
+    if (length === null) Object.defineProperty(frame, "bytes", { get: () => JSON.stringify(message).length });
+    else frame.bytes = length;
+    if (message.sequence !== undefined) frame.sequence = message.sequence;
+    if (message.revision !== undefined) frame.revision = message.revision;
+    this.frames.push(frame);
+    if (TERMINAL.has(frame.kind)) {
+      if (frame.replay) this.replayTerminals += 1;
+      else this.liveTerminals.add(frame.runId);
+    }
   }
 
   /** Resolves true once `predicate()` holds, false after `timeoutMs`. */
