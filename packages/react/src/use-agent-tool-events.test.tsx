@@ -99,6 +99,21 @@ describe("useAgentToolEvents({ agent }): a socket the app manages", () => {
     expect(screen.getByTestId("tray").textContent).toBe("detached");
   });
 
+  it("reads a batch (a socket whose URL asks with agentToolBatch=1): its frames in order, one render", () => {
+    const socket = new FakeSocket("ws://parent?agentToolBatch=1");
+    let renders = 0;
+    const { result } = renderHook(() => {
+      renders += 1;
+      return useAgentToolEvents({ agent: socket });
+    });
+    const before = renders;
+    const frames = [started("r1", "c1"), ...textFrames("r1", "Cats sleep a lot."), finished("r1")];
+    socket.receive(JSON.stringify(frames));
+    expect(textOf(result.current.runsById["r1"])).toBe("Cats sleep a lot.");
+    expect(result.current.runsById["r1"]?.status).toBe("completed");
+    expect(renders - before).toBe(1);
+  });
+
   it("does not double text under StrictMode (double subscribe and unsubscribe)", () => {
     const socket = new FakeSocket();
     render(
