@@ -105,7 +105,7 @@ describe("batches on the event socket", () => {
     expect(batchesOf(batchedPage).length).toBeGreaterThan(0);
     expect(batchedPage.length).toBeLessThan(plainPage.length);
     expect(framesOf(batchedPage)).toEqual(plainPage);
-    expect(framesOf(plainPage).some((frame) => (frame as AgentToolEventFrame).event?.runId === "r1")).toBe(true);
+    expect(framesOf(plainPage).some((frame) => JSON.stringify(frame).includes('"runId":"r1"'))).toBe(true);
     for (const socket of [batched, plain]) socket.close();
   }, 60_000);
 });

@@ -170,9 +170,19 @@ export class FrameClient {
     }
     if (message?.type !== "agent-tool-event") return;
     const event = message.event ?? {};
-    const frame = { at, replay: message.replay === true, kind: event.kind, runId: event.runId };
-    if (length === null) Object.defineProperty(frame, "bytes", { get: () => JSON.stringify(message).length });
-    else frame.bytes = length;
+    const replay = message.replay === true;
+    const frame =
+      length === null
+        ? {
+            at,
+            replay,
+            kind: event.kind,
+            runId: event.runId,
+            get bytes() {
+              return JSON.stringify(message).length;
+            },
+          }
+        : { at, replay, kind: event.kind, runId: event.runId, bytes: length };
     if (message.sequence !== undefined) frame.sequence = message.sequence;
     if (message.revision !== undefined) frame.revision = message.revision;
     this.frames.push(frame);

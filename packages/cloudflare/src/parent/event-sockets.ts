@@ -15,12 +15,12 @@ import {
   encodeAgentChatEventFrame,
   encodeAgentToolFrame,
   encodeAgentToolPosition,
-  packAgentToolBatches,
   parseAgentToolCursors,
   parseAgentToolPageLimit,
   parseAgentToolPageRequest,
 } from "@agent-tools/core-runs/protocol";
 import { webSocketUpgrade } from "../websocket-upgrade.js";
+import { EventOutbox } from "./event-outbox.js";
 
 const EVENTS_TAG = "agent-tools:events";
 /**
@@ -60,15 +60,8 @@ export type ParentEventSocketOptions = {
 export class ParentEventSockets {
   readonly #ctx: DurableObjectState;
   readonly #listeners = new Set<(frame: AgentToolEventFrame | AgentChatEventFrame) => void>();
-  /**
-   * What was sent in this synchronous stretch and not yet written to the sockets, in order: runs of texts for every
-   * event socket (`to: null`: run frames and conversation events) or for one socket (its replay, its page frames). At
-   * the end of the stretch (a microtask), or before a socket is accepted, each run goes out — to a socket that asked
-   * for batches as few messages as the bound allows, to any other one frame per message — and the event sockets are
-   * looked up once (looking them up per frame cost more than sending it: bench/README.md, W2).
-   */
-  #pending: Outgoing[] = [];
-  #flushQueued = false;
+  /** What this stretch sent, written out at its end: batches to the sockets that asked (`event-outbox.ts`). */
+  readonly #outbox: EventOutbox<WebSocket>;
   /** Each socket's page requests (held weakly: a closed socket takes its budget with it). */
   readonly #pageRequests: RequestBudget<WebSocket>;
   readonly #refillMs: number;
@@ -76,6 +69,7 @@ export class ParentEventSockets {
 
   constructor(ctx: DurableObjectState, options: ParentEventSocketOptions & { clock: Clock }) {
     this.#ctx = ctx;
+    this.#outbox = new EventOutbox({ sockets: () => this.#eventSockets(), send });
     const burst = positive("pageRequestBurst", options.pageRequestBurst ?? DEFAULT_PAGE_REQUEST_BURST);
     this.#refillMs = positive("pageRequestRefillMs", options.pageRequestRefillMs ?? DEFAULT_PAGE_REQUEST_REFILL_MS);
     this.#maxPageBytes = positive("maxPageBytes", options.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES);
@@ -94,7 +88,7 @@ export class ParentEventSockets {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     // What this stretch broadcast so far goes to the sockets it was broadcast to; the new socket gets what follows
     // (and, by its replay, what the runs hold).
-    this.#flush();
+    this.#outbox.flush();
     this.#ctx.acceptWebSocket(server, batches ? [EVENTS_TAG, BATCHES_TAG] : [EVENTS_TAG]);
     await this.#replayTo(server, batches, registry, { cursors, ...(limit !== null ? { page: { limit } } : {}) });
     return webSocketUpgrade(client);
@@ -121,7 +115,7 @@ export class ParentEventSockets {
         before: request.before,
         retryAfterMs: this.#refillMs,
       };
-      this.#sendTo(ws, this.#asksForBatches(ws), JSON.stringify(refusal));
+      this.#outbox.sendTo(ws, this.#asksForBatches(ws), JSON.stringify(refusal));
       return;
     }
     const page = { limit: request.limit, before: request.position, maxBytes: this.#maxPageBytes };
@@ -130,14 +124,14 @@ export class ParentEventSockets {
 
   /** Send a run's frame to every client. */
   broadcastRunFrame(frame: AgentToolEventFrame): void {
-    this.#broadcast(encodeAgentToolFrame(frame));
+    this.#outbox.broadcast(encodeAgentToolFrame(frame));
     this.#tell(frame);
   }
 
   /** Tell every client what happened to the conversation. */
   announce(event: AgentChatEvent): void {
     const frame: AgentChatEventFrame = { type: AGENT_CHAT_EVENT_TYPE, event };
-    this.#broadcast(encodeAgentChatEventFrame(frame));
+    this.#outbox.broadcast(encodeAgentChatEventFrame(frame));
     this.#tell(frame);
   }
 
@@ -164,7 +158,7 @@ export class ParentEventSockets {
   /** Replay to one socket, then write it out; a paged replay ends with its page frame. */
   async #replayTo(ws: WebSocket, batches: boolean, registry: AgentToolRegistry, options: ReplayOptions): Promise<void> {
     const { runs, page } = await registry.replayAgentToolRuns(
-      (frame) => this.#sendTo(ws, batches, encodeAgentToolFrame(frame)),
+      (frame) => this.#outbox.sendTo(ws, batches, encodeAgentToolFrame(frame)),
       options,
     );
     if (page) {
@@ -174,48 +168,9 @@ export class ParentEventSockets {
         hasOlder: page.hasOlder,
         ...(page.before ? { before: encodeAgentToolPosition(page.before) } : {}),
       };
-      this.#sendTo(ws, batches, JSON.stringify(frame));
+      this.#outbox.sendTo(ws, batches, JSON.stringify(frame));
     }
-    this.#flush();
-  }
-
-  #broadcast(text: string): void {
-    this.#queue(null, text);
-  }
-
-  #sendTo(ws: WebSocket, batches: boolean, text: string): void {
-    this.#queue({ ws, batches }, text);
-  }
-
-  #queue(to: Outgoing["to"], text: string): void {
-    const last = this.#pending.at(-1);
-    if (last !== undefined && (last.to === to || (last.to !== null && to !== null && last.to.ws === to.ws))) {
-      last.texts.push(text);
-    } else {
-      this.#pending.push({ to, texts: [text] });
-    }
-    if (this.#flushQueued) return;
-    this.#flushQueued = true;
-    queueMicrotask(() => this.#flush());
-  }
-
-  /** Write out what is pending, in order. */
-  #flush(): void {
-    this.#flushQueued = false;
-    const pending = this.#pending;
-    if (pending.length === 0) return;
-    this.#pending = [];
-    let sockets: EventSocketsByForm | null = null;
-    for (const { to, texts } of pending) {
-      if (to !== null) {
-        sendAll(to.ws, to.batches ? packAgentToolBatches(texts) : texts);
-        continue;
-      }
-      sockets ??= this.#eventSockets();
-      const batches = sockets.batched.length > 0 ? packAgentToolBatches(texts) : texts;
-      for (const ws of sockets.batched) sendAll(ws, batches);
-      for (const ws of sockets.plain) sendAll(ws, texts);
-    }
+    this.#outbox.flush();
   }
 
   #eventSockets(): EventSocketsByForm {
@@ -228,8 +183,6 @@ export class ParentEventSockets {
   }
 }
 
-/** Texts waiting to be sent: to every event socket (`null`), or to one (which asked for batches or not). */
-type Outgoing = { to: { ws: WebSocket; batches: boolean } | null; texts: string[] };
 type EventSocketsByForm = { batched: WebSocket[]; plain: WebSocket[] };
 
 /** An option's value, a positive integer (else a clear error: the parent is misconfigured). */
@@ -241,9 +194,9 @@ function positive(name: keyof ParentEventSocketOptions, value: number): number {
   );
 }
 
-function sendAll(ws: WebSocket, messages: readonly string[]): void {
+function send(ws: WebSocket, message: string): void {
   try {
-    for (const message of messages) ws.send(message);
+    ws.send(message);
   } catch {
     // a closing socket
   }
