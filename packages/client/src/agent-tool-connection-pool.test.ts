@@ -17,8 +17,11 @@ describe("createAgentToolConnectionPool", () => {
   it("opens one socket per parent URL, however many users", () => {
     const { pool, sockets } = setup();
     const leases = [pool.acquire(A), pool.acquire(A), pool.acquire(B), pool.acquire(A)];
-    // Each asks for paged replay (the default page).
-    expect(sockets.sockets.map((socket) => socket.url)).toEqual([`${A}?agentToolPage=50`, `${B}?agentToolPage=50`]);
+    // Each asks for batches and paged replay (the default page).
+    expect(sockets.sockets.map((socket) => socket.url)).toEqual([
+      `${A}?agentToolBatch=1&agentToolPage=50`,
+      `${B}?agentToolBatch=1&agentToolPage=50`,
+    ]);
     expect(leases[0]?.connection).toBe(leases[1]?.connection);
     expect(leases[2]?.connection).not.toBe(leases[0]?.connection);
     // One store per parent: what one user's socket receives, every user of that URL sees.
