@@ -55,7 +55,8 @@ export type ParentEventSocketOptions = {
 
 /**
  * The parent's event sockets (server → client only): a client connects with its cursors and gets the runs' frames it
- * missed (replay), then every run frame and conversation event live.
+ * missed (replay), then every run frame and conversation event live — one frame per message, or, to a socket that
+ * asked with `agentToolBatch=1`, a synchronous stretch's frames as one JSON array message (SPEC §6, batches).
  */
 export class ParentEventSockets {
   readonly #ctx: DurableObjectState;
