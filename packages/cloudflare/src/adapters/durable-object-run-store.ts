@@ -392,7 +392,7 @@ export class DurableObjectRunStore implements RunStore {
   #freshEntries(
     runId: string,
     entries: readonly AgentToolLogEntry[],
-  ): { fresh: AgentToolLogEntry[]; tail?: LogTailRow; isAppendedPastEnd: boolean } {
+  ): { fresh: readonly AgentToolLogEntry[]; tail?: LogTailRow; isAppendedPastEnd: boolean } {
     let lowest = Number.POSITIVE_INFINITY;
     let highest = Number.NEGATIVE_INFINITY;
     for (const entry of entries) {
@@ -415,9 +415,7 @@ export class DurableObjectRunStore implements RunStore {
             )
             .toArray()[0];
     if (tail === undefined || tail.last_sequence < lowest) {
-      const unique = new Map<number, AgentToolLogEntry>();
-      for (const entry of entries) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
-      return { fresh: [...unique.values()].sort(bySequence), ...(tail ? { tail } : {}), isAppendedPastEnd: true };
+      return { fresh: uniqueAscending(entries), ...(tail ? { tail } : {}), isAppendedPastEnd: true };
     }
     const seen = new Set<number>();
     // A compacted log stands for every sequence up to its last: its first row (key 0) spans them all.
@@ -441,6 +439,23 @@ export class DurableObjectRunStore implements RunStore {
     }
     return { fresh: fresh.sort(bySequence), isAppendedPastEnd: false };
   }
+}
+
+/**
+ * Each sequence of `entries` once (its first occurrence), ascending: `entries` itself when it is so already (a
+ * runner's append: no copy).
+ */
+function uniqueAscending(entries: readonly AgentToolLogEntry[]): readonly AgentToolLogEntry[] {
+  let previous = Number.NEGATIVE_INFINITY;
+  for (const entry of entries) {
+    if (!(entry.sequence > previous)) {
+      const unique = new Map<number, AgentToolLogEntry>();
+      for (const each of entries) if (!unique.has(each.sequence)) unique.set(each.sequence, each);
+      return [...unique.values()].sort(bySequence);
+    }
+    previous = entry.sequence;
+  }
+  return entries;
 }
 
 /** Whether `rows` (a run's log rows, in key order) hold exactly `entries`. */
@@ -530,13 +545,7 @@ function deltaText(entry: AgentToolLogEntry): string {
 
 /** An entry of a delta with no field but its own (`sequence`, `body`, `at`, `merged`; a body of three). */
 function isBareDelta(entry: AgentToolLogEntry, merged: boolean): boolean {
-  return countKeys(entry) === (merged ? 4 : 3) && countKeys(entry.body) === 3;
-}
-
-function countKeys(value: object): number {
-  let count = 0;
-  for (const key in value) if (Object.hasOwn(value, key)) count += 1;
-  return count;
+  return Object.keys(entry).length === (merged ? 4 : 3) && Object.keys(entry.body).length === 3;
 }
 
 /** The part a delta chunk adds to (its `id` or `toolCallId`), or "". */
