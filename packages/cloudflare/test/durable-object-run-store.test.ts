@@ -55,11 +55,11 @@ describe("DurableObjectRunStore storage", () => {
   it("keeps a row under its size cap when text deltas carry fields of their own (measured by their JSON)", async () => {
     const object = freshObject("fields");
     // Deltas of one part: a row is filled by their texts, but one with a field of its own is as large as its JSON.
-    const metadata = { note: "m".repeat(400_000) };
-    const withMetadata = (sequence: number): AgentToolLogEntry => {
-      const entry = makeLogEntry(sequence);
-      return { ...entry, body: { ...entry.body, providerMetadata: metadata } as AgentToolLogEntry["body"] };
-    };
+    const providerMetadata = { test: { note: "m".repeat(400_000) } };
+    const withMetadata = (sequence: number): AgentToolLogEntry => ({
+      ...makeLogEntry(sequence),
+      body: { type: "text-delta", id: "text-1", delta: `chunk ${sequence}`, providerMetadata },
+    });
     const batch = [makeLogEntry(1), withMetadata(2), withMetadata(3)];
     expect(await appendCounted(object, batch)).toMatchObject({ logRows: 2, rowsWritten: 2 });
     expect(await callStore(object, "readLog", "run-1")).toEqual(batch);
