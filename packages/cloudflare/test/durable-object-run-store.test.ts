@@ -52,6 +52,19 @@ describe("DurableObjectRunStore storage", () => {
     expect(await callStore(object, "readLog", "run-1", { afterSequence: 98, limit: 4 })).toEqual(entries(99, 102));
   });
 
+  it("keeps a row under its size cap when text deltas carry fields of their own (measured by their JSON)", async () => {
+    const object = freshObject("fields");
+    // Deltas of one part: a row is filled by their texts, but one with a field of its own is as large as its JSON.
+    const providerMetadata = { test: { note: "m".repeat(400_000) } };
+    const withMetadata = (sequence: number): AgentToolLogEntry => ({
+      ...makeLogEntry(sequence),
+      body: { type: "text-delta", id: "text-1", delta: `chunk ${sequence}`, providerMetadata },
+    });
+    const batch = [makeLogEntry(1), withMetadata(2), withMetadata(3)];
+    expect(await appendCounted(object, batch)).toMatchObject({ logRows: 2, rowsWritten: 2 });
+    expect(await callStore(object, "readLog", "run-1")).toEqual(batch);
+  });
+
   it("fills its last row with small appends instead of a row per append", async () => {
     const object = freshObject("paced");
     // A stream paced by the network: the runner writes one or two entries at a time.

@@ -392,7 +392,7 @@ export class DurableObjectRunStore implements RunStore {
   #freshEntries(
     runId: string,
     entries: readonly AgentToolLogEntry[],
-  ): { fresh: AgentToolLogEntry[]; tail?: LogTailRow; isAppendedPastEnd: boolean } {
+  ): { fresh: readonly AgentToolLogEntry[]; tail?: LogTailRow; isAppendedPastEnd: boolean } {
     let lowest = Number.POSITIVE_INFINITY;
     let highest = Number.NEGATIVE_INFINITY;
     for (const entry of entries) {
@@ -415,9 +415,7 @@ export class DurableObjectRunStore implements RunStore {
             )
             .toArray()[0];
     if (tail === undefined || tail.last_sequence < lowest) {
-      const unique = new Map<number, AgentToolLogEntry>();
-      for (const entry of entries) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
-      return { fresh: [...unique.values()].sort(bySequence), ...(tail ? { tail } : {}), isAppendedPastEnd: true };
+      return { fresh: uniqueAscending(entries), ...(tail ? { tail } : {}), isAppendedPastEnd: true };
     }
     const seen = new Set<number>();
     // A compacted log stands for every sequence up to its last: its first row (key 0) spans them all.
@@ -441,6 +439,23 @@ export class DurableObjectRunStore implements RunStore {
     }
     return { fresh: fresh.sort(bySequence), isAppendedPastEnd: false };
   }
+}
+
+/**
+ * Each sequence of `entries` once (its first occurrence), ascending: `entries` itself when it is so already (a
+ * runner's append: no copy).
+ */
+function uniqueAscending(entries: readonly AgentToolLogEntry[]): readonly AgentToolLogEntry[] {
+  let previous = Number.NEGATIVE_INFINITY;
+  for (const entry of entries) {
+    if (!(entry.sequence > previous)) {
+      const unique = new Map<number, AgentToolLogEntry>();
+      for (const each of entries) if (!unique.has(each.sequence)) unique.set(each.sequence, each);
+      return [...unique.values()].sort(bySequence);
+    }
+    previous = entry.sequence;
+  }
+  return entries;
 }
 
 /** Whether `rows` (a run's log rows, in key order) hold exactly `entries`. */
@@ -472,6 +487,9 @@ function positionConditions(filter: RunStoreFilter): { conditions: string[]; bin
   return { conditions, bindings };
 }
 
+/** More than the JSON of a delta's entry but for its text and its part's id: the envelope, the keys, the numbers. */
+const DELTA_ENVELOPE_CHARS = 160;
+
 type LogRowBatch = { firstSequence: number; lastSequence: number; json: string };
 
 /**
@@ -495,19 +513,23 @@ function splitIntoRows(sorted: readonly AgentToolLogEntry[]): LogRowBatch[] {
     chars = 0;
   };
   for (const entry of sorted) {
-    const json = JSON.stringify(entry);
     const continued = previous !== undefined && continuesDelta(previous, entry);
     // A delta that continues its part costs its text (and its length); a compacted log's merged delta, its text and
     // a few numbers (its reset before it, a short body, goes in the same segment); any other entry, its JSON less
-    // the envelope.
+    // the envelope. Only the last is serialized to be measured: the JSON of a bare delta (no field but its type,
+    // part and text) is at most six characters per character of its text and part (`\u0000`) and its envelope.
     const merged = "merged" in entry;
-    const estimate = continued || merged ? utf8Bytes(deltaText(entry)) + (merged ? 40 : 4) : utf8Bytes(json) - 20;
-    if (group.length > 0 && (size + estimate > TARGET_LOG_ROW_BYTES || chars + json.length > MAX_LOG_ROW_CHARS)) {
+    const isText = continued || merged;
+    const text = isText ? deltaText(entry) : "";
+    const json = isText && isBareDelta(entry, merged) ? null : JSON.stringify(entry);
+    const estimate = isText ? utf8Bytes(text) + (merged ? 40 : 4) : utf8Bytes(json as string) - 20;
+    const length = json === null ? 6 * (text.length + deltaPart(entry).length) + DELTA_ENVELOPE_CHARS : json.length;
+    if (group.length > 0 && (size + estimate > TARGET_LOG_ROW_BYTES || chars + length > MAX_LOG_ROW_CHARS)) {
       flush();
     }
     group.push(entry);
     size += estimate;
-    chars += json.length + 1;
+    chars += length + 1;
     previous = entry;
   }
   flush();
@@ -519,6 +541,18 @@ function deltaText(entry: AgentToolLogEntry): string {
   const body = entry.body as { delta?: unknown; inputTextDelta?: unknown };
   const text = body.delta ?? body.inputTextDelta;
   return typeof text === "string" ? text : "";
+}
+
+/** An entry of a delta with no field but its own (`sequence`, `body`, `at`, `merged`; a body of three). */
+function isBareDelta(entry: AgentToolLogEntry, merged: boolean): boolean {
+  return Object.keys(entry).length === (merged ? 4 : 3) && Object.keys(entry.body).length === 3;
+}
+
+/** The part a delta chunk adds to (its `id` or `toolCallId`), or "". */
+function deltaPart(entry: AgentToolLogEntry): string {
+  const body = entry.body as { id?: unknown; toolCallId?: unknown };
+  const part = body.id ?? body.toolCallId;
+  return typeof part === "string" ? part : "";
 }
 
 /** Whether `entry` is a delta of the same kind and part as `previous` (the encoding joins them). */

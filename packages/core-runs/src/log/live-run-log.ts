@@ -107,7 +107,15 @@ export class LiveRunLog {
 
   /** Give `body` the next sequence and queue it for its burst's write. */
   append(body: UIMessageChunk): AgentToolLogEntry {
-    return this.appendAll([body])[0] as AgentToolLogEntry;
+    // `appendAll([body])` without its arrays: one call per chunk of a streaming turn.
+    this.#lastSequence += 1;
+    const entry: AgentToolLogEntry = { sequence: this.#lastSequence, body, at: this.#clock.now() };
+    const last = this.#pending[this.#pending.length - 1];
+    if (last?.type === "entries") last.entries.push(entry);
+    else this.#pending.push({ type: "entries", entries: [entry] });
+    this.#pendingEntries += 1;
+    this.#queued(entry.sequence, body, ridesAlong(body));
+    return entry;
   }
 
   /** Give each of `bodies` the next sequence and queue them together: they go in the same write. */
@@ -123,14 +131,23 @@ export class LiveRunLog {
     else this.#pending.push({ type: "entries", entries: [...entries] });
     this.#pendingEntries += entries.length;
     for (const entry of entries.slice(0, -1)) this.#joined.add(entry.sequence);
+    this.#queued(first.sequence, bodies.at(-1) as UIMessageChunk, bodies.every(ridesAlong));
+    return entries;
+  }
+
+  /**
+   * Entries from `firstSequence` on, the last of them `lastBody`, were queued (`isRidingAlong`: every one of them
+   * rides along with a waiting `finish-step`): a waiting `finish-step` released, a write started or a burst begun.
+   */
+  #queued(firstSequence: number, lastBody: UIMessageChunk, isRidingAlong: boolean): void {
     const held = this.#held;
-    const isReleased = held !== null && !bodies.every(ridesAlong);
+    const isReleased = held !== null && !isRidingAlong;
     if (isReleased) {
       // The `finish-step` waiting goes in the same write as what comes after it.
-      for (let sequence = held; sequence < first.sequence; sequence += 1) this.#joined.add(sequence);
+      for (let sequence = held; sequence < firstSequence; sequence += 1) this.#joined.add(sequence);
       this.#held = null;
     }
-    if (!this.#isFinished && this.#held === null && waitsForNext(bodies.at(-1) as UIMessageChunk)) {
+    if (!this.#isFinished && this.#held === null && waitsForNext(lastBody)) {
       this.#held = this.#lastSequence;
     }
     const isGoingOn = this.#isGoingOn;
@@ -152,7 +169,6 @@ export class LiveRunLog {
     } else if (isReleased || this.#pendingEntries >= MAX_BURST_ENTRIES) {
       this.#startFlush();
     }
-    return entries;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startedFrame, terminalFrame } from "./run-frames.js";
+import { entryFrame, startedFrame, terminalFrame } from "./run-frames.js";
 import type { RunRecord } from "./run-record.js";
 
 const row = (fields: Partial<RunRecord>): RunRecord => ({
@@ -37,5 +37,25 @@ describe("startedFrame", () => {
     expect(startedFrame(row({ detached: true }), true)).toMatchObject({ replay: true, event: { detached: true } });
     expect("detached" in startedFrame(row({})).event).toBe(false);
     expect("detached" in startedFrame(row({ detached: false })).event).toBe(false);
+  });
+});
+
+describe("entryFrame", () => {
+  const entry = { sequence: 7, body: { type: "text-delta", id: "t0", delta: "hi" } as const, at: 1 };
+
+  it("writes a chunk's frame with the fields in the wire's order, a parent's call and replay only when there", () => {
+    const chunk = '"event":{"kind":"chunk","runId":"r1","body":{"type":"text-delta","id":"t0","delta":"hi"}}';
+    expect(JSON.stringify(entryFrame(row({}), entry))).toBe(`{"type":"agent-tool-event","sequence":7,${chunk}}`);
+    expect(JSON.stringify(entryFrame(row({}), entry, true))).toBe(
+      `{"type":"agent-tool-event","sequence":7,"replay":true,${chunk}}`,
+    );
+    expect(JSON.stringify(entryFrame(row({ parentToolCallId: "c1" }), entry))).toBe(
+      `{"type":"agent-tool-event","parentToolCallId":"c1","sequence":7,${chunk}}`,
+    );
+    expect(JSON.stringify(entryFrame(row({ parentToolCallId: "c1" }), entry, true))).toBe(
+      `{"type":"agent-tool-event","parentToolCallId":"c1","sequence":7,"replay":true,${chunk}}`,
+    );
+    expect(entryFrame(row({}), entry, false)).not.toHaveProperty("replay");
+    expect(entryFrame(row({}), entry)).not.toHaveProperty("parentToolCallId");
   });
 });

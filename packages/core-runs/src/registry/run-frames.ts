@@ -1,6 +1,7 @@
 import type { UIMessageChunk } from "ai";
 import {
   AGENT_TOOL_EVENT_TYPE,
+  type AgentToolChunkEvent,
   type AgentToolEventFrame,
   type AgentToolLifecycleEvent,
   type AgentToolLogEntry,
@@ -82,15 +83,17 @@ export function terminalFrame(record: RunRecord, replay = false): AgentToolEvent
   };
 }
 
-/** A durable chunk frame: the child's sequence, forwarded unchanged. */
+/**
+ * A durable chunk frame: the child's sequence, forwarded unchanged. Written out for each case (one per chunk of every
+ * run): the same fields in the same order as the other frames, without the objects their spreads make.
+ */
 export function entryFrame(record: RunRecord, entry: AgentToolLogEntry, replay = false): AgentToolEventFrame {
-  return {
-    type: AGENT_TOOL_EVENT_TYPE,
-    ...withParent(record),
-    sequence: entry.sequence,
-    ...replayFlag(replay),
-    event: { kind: "chunk", runId: record.runId, body: entry.body },
-  };
+  const type = AGENT_TOOL_EVENT_TYPE;
+  const { sequence } = entry;
+  const event: AgentToolChunkEvent = { kind: "chunk", runId: record.runId, body: entry.body };
+  const { parentToolCallId } = record;
+  if (parentToolCallId === undefined) return replay ? { type, sequence, replay, event } : { type, sequence, event };
+  return replay ? { type, parentToolCallId, sequence, replay, event } : { type, parentToolCallId, sequence, event };
 }
 
 /** An ephemeral chunk frame (progress): no sequence. */
