@@ -296,12 +296,14 @@ describe("AgentToolChildRunner", () => {
     const sequences = tailItemEntries(items).map((entry) => entry.sequence);
     expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, index) => index + 1));
     expect(sequences).toEqual((await inner.readLog("r1")).map((entry) => entry.sequence));
-    // The start's one look for a run of that id; nothing else read.
-    expect(reads).toEqual(["getRun"]);
-    // A second startTail of the same run (a parent's retry): its tail replays the stored log.
+    // A new run costs its insert and no read: not even a look for a run of that id first.
+    expect(reads).toEqual([]);
+    // A second startTail of the same run (a parent's retry): its insert finds the row, which is read; its tail replays
+    // the stored log, and no second turn starts.
     const again = await collect(await runner.startTail("r1", "x"));
     expect(tailItemEntries(again).map((entry) => entry.sequence)).toEqual(sequences);
-    expect(reads).toContain("readLog");
+    expect(reads).toEqual(expect.arrayContaining(["getRun", "readLog"]));
+    expect(await inner.readLog("r1")).toHaveLength(sequences.length);
   });
 
   it("startTail's tail, cancelled or aborted, stops following (the turn no longer yields) and never cancels the run", async () => {
