@@ -48,7 +48,7 @@ describe("AgentToolChild.reportProgress", () => {
     socket.close();
     // 75% came within the throttle window of 50%: held, it went out as the turn ended, before the run's end.
     const progress = chunkBodies(socket.messages, "g1").flatMap((body) =>
-      body.type === "data-agent-progress" ? [body.data?.fraction] : [],
+      body.type === "data-agent-progress" ? [body.data?.["fraction"]] : [],
     );
     expect(progress).toEqual([0.5, 0.75]);
   });
