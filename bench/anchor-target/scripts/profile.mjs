@@ -102,6 +102,22 @@ function workloadRunner(name) {
         async () => (await host.call("chat-turns", { parent: "chat", tool, turns: 10, count: P.w1Chunks })).body.ms,
       );
     }
+    case "w1-new-object":
+      // The raw pipe's floor of W1: 20 rounds of one new child object and one RPC to it (its `children` mode).
+      return whole(async (tag) => {
+        const samples = [];
+        for (let index = 0; index < 20; index += 1) {
+          const { body } = await host.call("fanout", {
+            parent: `w1n-${tag}`,
+            prefix: `${tag}-${index}`,
+            runs: 1,
+            count: P.w1Chunks,
+            mode: "children",
+          });
+          samples.push(body.ms);
+        }
+        return samples;
+      });
     case "fanout":
       // One chat turn of P.fanoutRuns awaited stub children, on a fresh parent each time.
       return whole(

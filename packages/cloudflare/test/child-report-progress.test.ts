@@ -37,6 +37,22 @@ describe("AgentToolChild.reportProgress", () => {
     );
   });
 
+  it("sends the progress its reportProgress still holds when the turn ends, before the run's end", async () => {
+    const host = await start();
+    const base = "/agents/parent/p1";
+    const socket = await RecordingSocket.open(wsUrl(host, base));
+    await host.fetchJson(`${base}/test/start?agent=Gauge&runId=g1&text=g1&trailing=1`, { method: "POST" });
+    await socket.waitFor(() => chunkBodies(socket.messages, "g1").some((body) => body.type === "data-agent-milestone"));
+    await host.fetchJson("/test/gauge-gate?name=g1", { method: "POST" });
+    await socket.waitFor(isFinished);
+    socket.close();
+    // 75% came within the throttle window of 50%: held, it went out as the turn ended, before the run's end.
+    const progress = chunkBodies(socket.messages, "g1").flatMap((body) =>
+      body.type === "data-agent-progress" ? [body.data?.["fraction"]] : [],
+    );
+    expect(progress).toEqual([0.5, 0.75]);
+  });
+
   it("reports for the run whose turn runs the tool, with two runs live on one child object", async () => {
     const host = await start();
     const runs =

@@ -9,6 +9,7 @@ import {
   type CountedCall,
   type LogWriteCount,
   type SchedulerState,
+  type SchemaCount,
 } from "./fixtures/contract-worker-api.js";
 import { workerPerFile } from "./worker-per-file.js";
 
@@ -260,6 +261,36 @@ describe("DurableObjectWakeupScheduler", () => {
     expect(current.fired).toHaveLength(1);
     expect(current.fired[0]?.firedAt).toBeGreaterThanOrEqual(requested);
     expect(current.alarm).toBeNull();
+  });
+});
+
+describe("DurableObjectRunStore's schema", () => {
+  const schemaCounted = (indexed: boolean) =>
+    worker().fetchJson<SchemaCount>(`/store/schema-counted?object=${freshObject("schema")}`, { body: { indexed } });
+  const columns = ["run_id", "status", "revision", "started_at", "record", "attention"];
+
+  it("is one statement on a new object for a store without indexes (a child's ledger: one object per run)", async () => {
+    expect(await schemaCounted(false)).toEqual({
+      created: 1,
+      again: 1,
+      names: ["schema_log", "schema_runs_plain"],
+      columns,
+    });
+  });
+
+  it("is two statements on a new object with the indexes, one on the next wake-up", async () => {
+    expect(await schemaCounted(true)).toEqual({
+      created: 2,
+      again: 1,
+      names: [
+        "schema_log",
+        "schema_runs_indexed",
+        "schema_runs_indexed_attention",
+        "schema_runs_indexed_live",
+        "schema_runs_indexed_position",
+      ],
+      columns,
+    });
   });
 });
 

@@ -44,27 +44,21 @@ export class DurableObjectChatStore implements ChatStore {
 
   constructor(storage: ChatStoreStorage) {
     this.#storage = storage;
-    const { sql } = storage;
-    sql.exec(
+    // One statement: a new object's tables are made in one call (idempotent on the next wake-up).
+    storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS ${CHAT_STORE_TABLES.messages} (
         position INTEGER PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,
         message TEXT NOT NULL
-      )`,
-    );
-    sql.exec(
-      `CREATE TABLE IF NOT EXISTS ${CHAT_STORE_TABLES.turns} (turn_id TEXT NOT NULL PRIMARY KEY, turn TEXT NOT NULL) WITHOUT ROWID`,
-    );
-    sql.exec(
-      `CREATE TABLE IF NOT EXISTS ${CHAT_STORE_TABLES.turnLog} (
+      );
+      CREATE TABLE IF NOT EXISTS ${CHAT_STORE_TABLES.turns} (turn_id TEXT NOT NULL PRIMARY KEY, turn TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS ${CHAT_STORE_TABLES.turnLog} (
         turn_id TEXT NOT NULL,
         first_index INTEGER NOT NULL,
         chunks TEXT NOT NULL,
         PRIMARY KEY (turn_id, first_index)
-      ) WITHOUT ROWID`,
-    );
-    sql.exec(
-      `CREATE TABLE IF NOT EXISTS ${CHAT_STORE_TABLES.segments} (
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS ${CHAT_STORE_TABLES.segments} (
         kind TEXT NOT NULL,
         key TEXT NOT NULL,
         sub INTEGER NOT NULL,

@@ -108,40 +108,7 @@ export class DurableObjectRunStore implements RunStore {
   constructor(storage: DurableObjectRunStoreStorage, options: { tables?: RunStoreTables; indexed?: boolean } = {}) {
     this.#storage = storage;
     this.#tables = options.tables ?? RUN_STORE_TABLES;
-    // Idempotent, so a restarted object (a new instance over the same database) runs it again harmlessly.
-    // WITHOUT ROWID keeps each row in its primary-key b-tree: an insert writes one row, not a row plus an index.
-    storage.sql.exec(
-      `CREATE TABLE IF NOT EXISTS ${this.#tables.runs} (
-        run_id TEXT NOT NULL PRIMARY KEY,
-        status TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        started_at INTEGER NOT NULL,
-        record TEXT NOT NULL,
-        attention INTEGER
-      ) WITHOUT ROWID`,
-    );
-    addAttentionColumn(storage, this.#tables.runs);
-    storage.sql.exec(
-      `CREATE TABLE IF NOT EXISTS ${this.#tables.log} (
-        run_id TEXT NOT NULL,
-        first_sequence INTEGER NOT NULL,
-        last_sequence INTEGER NOT NULL,
-        entries TEXT NOT NULL,
-        PRIMARY KEY (run_id, first_sequence)
-      ) WITHOUT ROWID`,
-    );
-    if (options.indexed === false) return;
-    storage.sql.exec(
-      `CREATE INDEX IF NOT EXISTS ${this.#tables.runs}_position ON ${this.#tables.runs} (started_at, run_id)`,
-    );
-    storage.sql.exec(
-      `CREATE INDEX IF NOT EXISTS ${this.#tables.runs}_live ON ${this.#tables.runs} (started_at, run_id)
-       WHERE status IN (${LIVE_STATUSES_SQL})`,
-    );
-    storage.sql.exec(
-      `CREATE INDEX IF NOT EXISTS ${this.#tables.runs}_attention ON ${this.#tables.runs} (started_at, run_id)
-       WHERE attention = 1`,
-    );
+    createSchema(storage, this.#tables, options.indexed !== false);
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
@@ -584,6 +551,50 @@ function toRunRow(record: RunRecord): RunRow {
 }
 
 /**
+ * The store's tables (and, `indexed`, the runs table's indexes), made if missing, in one statement where it can: a
+ * Durable Object made for one run (a child) pays its schema once per object, so it is one `exec` of the `CREATE …
+ * IF NOT EXISTS` statements, whose last reads whether the runs table has the `attention` column and its index.
+ * Idempotent, so a restarted object (a new instance over the same database) runs it again harmlessly. WITHOUT ROWID
+ * keeps each row in its primary-key b-tree: an insert writes one row, not a row plus an index.
+ */
+function createSchema(storage: DurableObjectRunStoreStorage, tables: RunStoreTables, indexed: boolean): void {
+  const { runs, log } = tables;
+  const indexes = indexed
+    ? `CREATE INDEX IF NOT EXISTS ${runs}_position ON ${runs} (started_at, run_id);
+       CREATE INDEX IF NOT EXISTS ${runs}_live ON ${runs} (started_at, run_id) WHERE status IN (${LIVE_STATUSES_SQL});`
+    : "";
+  const schema = storage.sql
+    .exec<{ attention: number; attention_index: number }>(
+      `CREATE TABLE IF NOT EXISTS ${runs} (
+        run_id TEXT NOT NULL PRIMARY KEY,
+        status TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        attention INTEGER
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS ${log} (
+        run_id TEXT NOT NULL,
+        first_sequence INTEGER NOT NULL,
+        last_sequence INTEGER NOT NULL,
+        entries TEXT NOT NULL,
+        PRIMARY KEY (run_id, first_sequence)
+      ) WITHOUT ROWID;
+      ${indexes}
+      SELECT EXISTS (SELECT 1 FROM pragma_table_info('${runs}') WHERE name = 'attention') AS attention,
+        EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '${runs}_attention') AS attention_index`,
+    )
+    .one();
+  if (!schema.attention) addAttentionColumn(storage, runs);
+  // After the column: a runs table of an earlier version gets it first.
+  if (indexed && !schema.attention_index) {
+    storage.sql.exec(
+      `CREATE INDEX IF NOT EXISTS ${runs}_attention ON ${runs} (started_at, run_id) WHERE attention = 1`,
+    );
+  }
+}
+
+/**
  * A runs table created by an earlier version has no `attention` column: add it, and mark the finished rows an owner
  * may still have work on, as the owners would have (a pending `onAgentToolFinish` ledger: `finish`; a detached run,
  * whose delivery `@agent-tools/detached` keeps under its `detached` key: `detached`). Their owners look at them at the
@@ -591,8 +602,6 @@ function toRunRow(record: RunRecord): RunRow {
  */
 function addAttentionColumn(storage: DurableObjectRunStoreStorage, table: string): void {
   const sql = storage.sql;
-  const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray();
-  if (columns.some((column) => column.name === "attention")) return;
   const finishPending = "coalesce(json_extract(record, '$.finishNotifiedRevision'), 0) < revision";
   const detached = "json_extract(record, '$.detached') = 1";
   storage.transactionSync(() => {

@@ -174,10 +174,15 @@ export class ChildParts {
     return this.#outsideRun(update, options);
   }
 
-  /** A turn's stream, with what `reportProgress` still holds sent before the run ends. */
-  wrapTurnStream<TStream>(runId: string, stream: TStream): TStream {
+  /**
+   * A turn of run `runId` is over: what its `reportProgress` still holds goes out (the run is still live), and the
+   * reporter reports nothing more. The turn's stream itself is read as it is, with no stream around it.
+   */
+  endTurn(runId: string): void {
     const scope = this.#runContext?.getStore();
-    return scope?.runId === runId ? (scope.reporter.wrapTurnStream(stream as never) as TStream) : stream;
+    if (scope?.runId !== runId) return;
+    scope.reporter.flush();
+    scope.reporter.dispose();
   }
 
   get directChat(): DirectChat {
@@ -251,8 +256,8 @@ export type ChildHooks = Pick<AgentToolChildDefinition, "agentType" | "turn"> &
 
 /**
  * A child object's definition for its runner: its turn (a direct-chat run answers its message after the conversation
- * before it; a value `reportProgress` still holds is sent before the run ends), its hooks, and the hooks that go down
- * its tree.
+ * before it; a value `reportProgress` still holds is sent when the turn ends, before the run does), its hooks, and the
+ * hooks that go down its tree.
  * @internal
  */
 export function childDefinition(child: ChildHooks, parts: ChildParts): AgentToolChildDefinition {
@@ -261,9 +266,9 @@ export function childDefinition(child: ChildHooks, parts: ChildParts): AgentTool
     agentType: child.agentType,
     turn: async (context) => {
       const history = DirectChat.isInput(context.input) ? await parts.directChat.history(context.input) : [];
-      const stream = await child.turn.call(child, { ...context, messages: [...history, ...context.messages] });
-      return parts.wrapTurnStream(context.runId, stream);
+      return child.turn.call(child, { ...context, messages: [...history, ...context.messages] });
     },
+    onTurnEnd: (runId) => parts.endTurn(runId),
     formatAgentToolInput: (input, options) =>
       DirectChat.isInput(input) ? input.message : format ? format(input, options) : defaultFormatAgentToolInput(input),
     ...(child.getAgentToolOutput ? { getAgentToolOutput: child.getAgentToolOutput.bind(child) } : {}),

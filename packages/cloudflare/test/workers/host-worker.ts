@@ -41,7 +41,8 @@
  *   arrived at its gate (the input's `gate`, default the text) — ephemeral progress. `POST /test/gauge-gate?name=`
  *   (Worker level) arrives at a gate; `GET /test/gauge-pair` runs `a` and `b` on one object through one gate (their
  *   tools report at the same time) and answers both runs' inspections. With `GAUGE_LATE_TAIL=1` the tool reports 10%
- *   before its milestone, and the parent's tail attaches only after the milestone.
+ *   before its milestone, and the parent's tail attaches only after the milestone. `POST /test/start?…&trailing=1`:
+ *   the tool reports 75% right after its 50% (held by the throttle window until the turn ends).
  * - `StaticsParent` (binding `STATICS`, routed under `/agents/statics/<name>/…`) is a `Parent` with the origin page's
  *   static options: `detachedMaxBudgetMs = 400`, `agentToolReattachNoProgressTimeoutMs = 0`. `POST /test/start` with
  *   `&detached=1` dispatches a detached run (answers the dispatch's result).
@@ -322,13 +323,15 @@ export class Gauge extends AgentToolChild<Env> {
     return {
       measure: tool({
         description: "Measures, reporting its progress",
-        inputSchema: z.object({ label: z.string(), gate: z.string() }),
-        execute: async ({ label, gate: name }) => {
+        inputSchema: z.object({ label: z.string(), gate: z.string(), trailing: z.boolean().optional() }),
+        execute: async ({ label, gate: name, trailing }) => {
           if (this.env.GAUGE_LATE_TAIL === "1") await this.reportProgress({ fraction: 0.1, message: "starting" });
           await this.reportProgress({ milestone: `measuring ${label}` });
           this.#milestoneReported();
           await gate(name).arrive();
           await this.reportProgress({ fraction: 0.5, phase: `measuring ${label}`, message: `half of ${label}` });
+          // Within the throttle window of the one before: held, and sent only when the turn ends.
+          if (trailing) await this.reportProgress({ fraction: 0.75, message: `three quarters of ${label}` });
           return `${label} measured`;
         },
       }),
@@ -336,9 +339,9 @@ export class Gauge extends AgentToolChild<Env> {
   }
 
   async turn({ input, messages, tools, abortSignal }: AgentToolTurnContext) {
-    const { text, gate: name } = input as { text: string; gate?: string };
+    const { text, gate: name, trailing } = input as { text: string; gate?: string; trailing?: boolean };
     const model = scriptedModel([
-      toolCallsStep("measure", [["m", { label: text, gate: name ?? text }]]),
+      toolCallsStep("measure", [["m", { label: text, gate: name ?? text, ...(trailing ? { trailing } : {}) }]]),
       textStep(() => `${text} done`),
     ]);
     return streamTurn({ model, messages, tools, abortSignal });
@@ -590,7 +593,8 @@ export class Parent extends AgentToolParent<Env> {
         if (params.get("detached") === "1") {
           return Response.json(await this.runAgentTool(child, { input: { text }, runId, detached: true }));
         }
-        this.ctx.waitUntil(this.runAgentTool(child, { input: { text }, runId }));
+        const trailing = params.get("trailing") === "1" ? { trailing: true } : {};
+        this.ctx.waitUntil(this.runAgentTool(child, { input: { text, ...trailing }, runId }));
         return Response.json({ runId });
       }
       case "/test/hooks": {

@@ -109,6 +109,13 @@ export type AgentToolChildDefinition = {
    */
   getAgentToolSummary?(context: AgentToolSummaryContext): string;
   /**
+   * A turn of the run is over (its stream ended or failed, or it never began), once per turn: called in the turn's
+   * scope before its log is finished and the run pauses or records its end, so what the host still holds for the turn
+   * (a progress value `reportProgress` keeps back for its throttle window) goes out while the run is live. A turn that
+   * goes on after approvals is a turn of its own. A throw is ignored.
+   */
+  onTurnEnd?(runId: string): void;
+  /**
    * The run is being cancelled (with `reason`): cancel what it dispatched itself (a child that runs agent tools:
    * its own children's runs) and resolve once they ended. Called as the run's turn is aborted; the run records its
    * own end after this resolves (or the runner's `descendantsTimeoutMs`), so a tree ends from its leaves up.

@@ -296,12 +296,14 @@ describe("AgentToolChildRunner", () => {
     const sequences = tailItemEntries(items).map((entry) => entry.sequence);
     expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, index) => index + 1));
     expect(sequences).toEqual((await inner.readLog("r1")).map((entry) => entry.sequence));
-    // The start's one look for a run of that id; nothing else read.
-    expect(reads).toEqual(["getRun"]);
-    // A second startTail of the same run (a parent's retry): its tail replays the stored log.
+    // A new run costs its insert and no read: not even a look for a run of that id first.
+    expect(reads).toEqual([]);
+    // A second startTail of the same run (a parent's retry): its insert finds the row, which is read; its tail replays
+    // the stored log, and no second turn starts.
     const again = await collect(await runner.startTail("r1", "x"));
     expect(tailItemEntries(again).map((entry) => entry.sequence)).toEqual(sequences);
-    expect(reads).toContain("readLog");
+    expect(reads).toEqual(expect.arrayContaining(["getRun", "readLog"]));
+    expect(await inner.readLog("r1")).toHaveLength(sequences.length);
   });
 
   it("startTail's tail, cancelled or aborted, stops following (the turn no longer yields) and never cancels the run", async () => {
@@ -365,6 +367,47 @@ describe("AgentToolChildRunner", () => {
     const followed = await collect(await runner.startTail("r2", "x"));
     expect(followed.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
     expect(yields).toBe(3);
+  });
+
+  it("calls onTurnEnd once per turn, after its last chunk and before its end is recorded: what it publishes goes out first", async () => {
+    const base = echoChild("Echo", { chunks: () => textChunks(["a ", "b"]) });
+    const calls: Array<{ runId: string; status: string | undefined }> = [];
+    let runner: AgentToolChildRunner | null = null;
+    const store = new InMemoryRunStore();
+    const definition: AgentToolChildDefinition = {
+      ...base,
+      onTurnEnd: (runId) => {
+        void store.getRun(runId).then((record) => calls.push({ runId, status: record?.status }));
+        runner?.publishEphemeral(runId, { type: "data-agent-progress", data: { done: true }, transient: true });
+      },
+    };
+    runner = new AgentToolChildRunner({ definition, store, clock: new ManualClock(1_000) });
+    const items = await collect(await runner.startTail("r1", "x"));
+    // The progress it published comes after every entry of the turn and before the terminal; the run was live then.
+    expect(items.map((item) => item.type).slice(-2)).toEqual(["progress", "terminal"]);
+    expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
+    expect(calls).toEqual([{ runId: "r1", status: "running" }]);
+  });
+
+  it("calls onTurnEnd for a turn that failed, and a hook that throws never breaks the run", async () => {
+    const child = new ScriptedChild("Scripted");
+    const ended: string[] = [];
+    const definition: AgentToolChildDefinition = {
+      ...child.definition,
+      onTurnEnd: (runId) => {
+        ended.push(runId);
+        throw new Error("hook failed");
+      },
+    };
+    const { runner } = makeRunner(definition, new InMemoryRunStore());
+    const tail = await runner.startTail("r1", "x");
+    const run = child.run("r1");
+    await run.context;
+    run.emit({ type: "text-start", id: "t" });
+    run.fail(new Error("model down"));
+    const items = await collect(tail);
+    expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "error" } });
+    expect(ended).toEqual(["r1"]);
   });
 
   it("loses and doubles nothing between draining the stored log and attaching to live output", async () => {

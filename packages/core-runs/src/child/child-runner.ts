@@ -105,8 +105,11 @@ export class AgentToolChildRunner {
   }
 
   async #start(runId: string, input: unknown, options: ChildStartOptions): Promise<AgentToolRunInspection> {
-    const existing = await this.#wake(runId);
-    if (existing) return runInspection(existing);
+    // A run live here answers from memory; any other start tries the insert first (a new run, the common case, costs
+    // its one write and no read), and a runId the store knows already is woken instead (its row read, its turn
+    // resumed if it was cut off).
+    const live = this.#live.has(runId) ? await this.#wake(runId) : null;
+    if (live) return runInspection(live);
     const now = this.#clock.now();
     const record: RunRecord = {
       ...{ runId, agentType: this.agentType, status: "running", revision: 1, startedAt: now, updatedAt: now },
@@ -115,13 +118,15 @@ export class AgentToolChildRunner {
       ...(options.trace !== undefined ? { trace: options.trace } : {}),
     };
     this.#recording.add(runId);
+    let isInserted: boolean;
     try {
-      if (!(await this.#store.insertRun(record))) {
-        const raced = await this.#store.getRun(runId);
-        if (raced) return runInspection(raced);
-      }
+      isInserted = await this.#store.insertRun(record);
     } finally {
       this.#recording.delete(runId);
+    }
+    if (!isInserted) {
+      const existing = await this.#wake(runId);
+      if (existing) return runInspection(existing);
     }
     this.#begin(record, { lastSequence: 0, milestones: [] }, { resumed: false, entries: [] });
     return runInspection(record);

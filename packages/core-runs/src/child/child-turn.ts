@@ -124,6 +124,11 @@ export async function runChildTurn(
       onModel: ready,
     },
   ).catch((error: unknown) => ({ kind: "failed" as const, error }));
+  try {
+    definition.onTurnEnd?.(runId);
+  } catch {
+    // a definition's hook never breaks the run
+  }
   log.finish(); // also when the turn threw before its stream was read
   await log.settled();
   if (outcome.kind === "refused") {
