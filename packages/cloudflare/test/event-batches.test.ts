@@ -73,41 +73,48 @@ describe("batches on the event socket", () => {
     for (const socket of [batched, plain, late, latePlain, paged]) socket.close();
   });
 
-  it("reads a socket's opt-in from its tag after the object was evicted: its page still batched, an old-style socket's per frame", async () => {
-    // No wake-up alarm of the parent's own in the idle time (it would keep the object in memory).
-    const host = await start({ PARENT_WAKE_MS: "3600000" });
-    const base = "/agents/parent/evicted";
-    const paging = `${AGENT_TOOL_PAGE_PARAM}=1`;
-    const batched = await RecordingSocket.open(wsUrl(host, `${base}?${paging}&${AGENT_TOOL_BATCH_PARAM}=1`));
-    const plain = await RecordingSocket.open(wsUrl(host, `${base}?${paging}`));
-    await Promise.all([batched, plain].map((socket) => socket.waitFor((messages) => pagesOf(messages).length === 1)));
-    await startRuns(host, base, ["r1"]);
-    await Promise.all([batched, plain].map((socket) => socket.waitFor((messages) => finished(messages, "r1"))));
-    await startRuns(host, base, ["r2"]);
-    await Promise.all([batched, plain].map((socket) => socket.waitFor((messages) => finished(messages, "r2"))));
-    const { parent: constructedBefore } = await constructedCount(host);
+  // workerd evicts an object only after 10 s with nothing to do (a restart would close the sockets too), so this test
+  // waits that long in real time: it runs on demand (`AGENT_TOOLS_EVICTION_TEST=1`), not in the default suite, where
+  // no test sleeps. What it checks in the default suite's terms: the opt-in is the socket's tag, read at each flush.
+  it.runIf(process.env["AGENT_TOOLS_EVICTION_TEST"] === "1")(
+    "reads a socket's opt-in from its tag after the object was evicted: its page still batched, an old-style socket's per frame",
+    async () => {
+      // No wake-up alarm of the parent's own in the idle time (it would keep the object in memory).
+      const host = await start({ PARENT_WAKE_MS: "3600000" });
+      const base = "/agents/parent/evicted";
+      const paging = `${AGENT_TOOL_PAGE_PARAM}=1`;
+      const batched = await RecordingSocket.open(wsUrl(host, `${base}?${paging}&${AGENT_TOOL_BATCH_PARAM}=1`));
+      const plain = await RecordingSocket.open(wsUrl(host, `${base}?${paging}`));
+      await Promise.all([batched, plain].map((socket) => socket.waitFor((messages) => pagesOf(messages).length === 1)));
+      await startRuns(host, base, ["r1"]);
+      await Promise.all([batched, plain].map((socket) => socket.waitFor((messages) => finished(messages, "r1"))));
+      await startRuns(host, base, ["r2"]);
+      await Promise.all([batched, plain].map((socket) => socket.waitFor((messages) => finished(messages, "r2"))));
+      const { parent: constructedBefore } = await constructedCount(host);
 
-    // Nothing to do: workerd evicts the parent, and the sockets stay open.
-    await sleep(WORKERD_IDLE_EVICTION_MS + 2_000);
-    expect([batched.open, plain.open]).toEqual([true, true]);
+      // Nothing to do: workerd evicts the parent, and the sockets stay open.
+      await sleep(WORKERD_IDLE_EVICTION_MS + 2_000);
+      expect([batched.open, plain.open]).toEqual([true, true]);
 
-    // The page before r2 (that is r1), asked on each socket: a new instance answers, reading only the socket's tags.
-    const marks = [batched.messages.length, plain.messages.length];
-    const position = `${startedAt(batched.messages, "r2")}:r2`;
-    for (const socket of [batched, plain])
-      socket.send({ type: AGENT_TOOL_PAGE_REQUEST_TYPE, before: position, limit: 1 });
-    for (const socket of [batched, plain]) await socket.waitFor((messages) => pagesOf(messages).length === 2);
-    const { parent: constructedAfter } = await constructedCount(host);
-    expect(constructedAfter).toBeGreaterThan(constructedBefore);
+      // The page before r2 (that is r1), asked on each socket: a new instance answers, reading only the socket's tags.
+      const marks = [batched.messages.length, plain.messages.length];
+      const position = `${startedAt(batched.messages, "r2")}:r2`;
+      for (const socket of [batched, plain])
+        socket.send({ type: AGENT_TOOL_PAGE_REQUEST_TYPE, before: position, limit: 1 });
+      for (const socket of [batched, plain]) await socket.waitFor((messages) => pagesOf(messages).length === 2);
+      const { parent: constructedAfter } = await constructedCount(host);
+      expect(constructedAfter).toBeGreaterThan(constructedBefore);
 
-    const [batchedPage, plainPage] = [batched.messages.slice(marks[0]), plain.messages.slice(marks[1])];
-    expect(batchesOf(plainPage)).toEqual([]);
-    expect(batchesOf(batchedPage).length).toBeGreaterThan(0);
-    expect(batchedPage.length).toBeLessThan(plainPage.length);
-    expect(framesOf(batchedPage)).toEqual(plainPage);
-    expect(framesOf(plainPage).some((frame) => JSON.stringify(frame).includes('"runId":"r1"'))).toBe(true);
-    for (const socket of [batched, plain]) socket.close();
-  }, 60_000);
+      const [batchedPage, plainPage] = [batched.messages.slice(marks[0]), plain.messages.slice(marks[1])];
+      expect(batchesOf(plainPage)).toEqual([]);
+      expect(batchesOf(batchedPage).length).toBeGreaterThan(0);
+      expect(batchedPage.length).toBeLessThan(plainPage.length);
+      expect(framesOf(batchedPage)).toEqual(plainPage);
+      expect(framesOf(plainPage).some((frame) => JSON.stringify(frame).includes('"runId":"r1"'))).toBe(true);
+      for (const socket of [batched, plain]) socket.close();
+    },
+    60_000,
+  );
 });
 
 /** When run `runId` started, from its `started` frame. */

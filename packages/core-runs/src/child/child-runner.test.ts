@@ -29,6 +29,7 @@ import {
   unitUsage as usage,
 } from "../testing/scripted-model.js";
 import { storeWith } from "../testing/store-with.js";
+import { FIRST_YIELD_AFTER } from "../turn/run-turn.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
 import { AgentToolChildRunner } from "./child-runner.js";
 
@@ -233,7 +234,7 @@ describe("AgentToolChildRunner", () => {
     expect(appends.length).toBeLessThan(10);
   });
 
-  it("lets the host's event loop turn after a turn's first entry and every 256 (yieldToEventLoop): what is written by then is out", async () => {
+  it("lets the host's event loop turn after a turn's first 64 chunks and every 256 after them (yieldToEventLoop): what is written by then is out", async () => {
     const store = new InMemoryRunStore();
     const words = Array.from({ length: 600 }, (_, index) => `w${index} `);
     const clock = new ManualClock(1_000);
@@ -258,10 +259,29 @@ describe("AgentToolChildRunner", () => {
     expect(tailItemEntries(items).map((entry) => entry.sequence)).toEqual(
       Array.from({ length: tailItemEntries(items).length }, (_, index) => index + 1),
     );
-    // The first entry is written at once and out before the turn reads on; then every 256 entries (written when
-    // that many wait), never more than one macrotask per 256.
+    // The first entry is written at once and out by the first yield (after 64 chunks); then every 256 entries
+    // (written when that many wait), never more than one macrotask per 256.
     expect(yields[0]).toEqual({ stored: 1, tailed: 1 });
     expect(yields.map((at) => at.stored)).toEqual([1, 257, 513]);
+  });
+
+  it("ends a followed instant turn of fewer than 64 chunks without a yield: its first entry written at once, the rest with its end", async () => {
+    const { store, appends } = countingAppends();
+    let yields = 0;
+    const runner = new AgentToolChildRunner({
+      definition: echoChild("Echo", { chunks: () => textChunks(["a ", "b ", "c"]) }),
+      store,
+      clock: new ManualClock(1_000),
+      yieldToEventLoop: async () => {
+        yields += 1;
+      },
+    });
+    const items = await collect(await runner.startTail("r1", "x"));
+    expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
+    const total = tailItemEntries(items).length;
+    expect(total).toBeLessThan(FIRST_YIELD_AFTER);
+    expect(yields).toBe(0);
+    expect(appends).toEqual([1, total - 1]);
   });
 
   it("goes on with the burst after its own yield: an instant stream is written in appends of 256, no lone entry after each yield", async () => {
@@ -271,10 +291,10 @@ describe("AgentToolChildRunner", () => {
     expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
     const total = tailItemEntries(items).length;
     expect(appends.reduce((sum, count) => sum + count, 0)).toBe(total);
-    // The turn's first entry at once (its first chunk's latency), then the rest per 256: the turn's own yields do not
-    // start a burst whose first entry is written alone.
-    expect(appends.slice(0, 3)).toEqual([1, MAX_BURST_ENTRIES, MAX_BURST_ENTRIES]);
-    expect(appends.length).toBe(1 + Math.ceil((total - 1) / MAX_BURST_ENTRIES));
+    // The turn's first entry at once (its first chunk's latency), the others of its first 64 chunks at its first
+    // yield, then the rest per 256: the turn's own yields do not start a burst whose first entry is written alone.
+    expect(appends.slice(0, 4)).toEqual([1, FIRST_YIELD_AFTER - 1, MAX_BURST_ENTRIES, MAX_BURST_ENTRIES]);
+    expect(appends.length).toBe(2 + Math.ceil((total - FIRST_YIELD_AFTER) / MAX_BURST_ENTRIES));
   });
 
   it("startTail of a new run listens from its start: its tail reads neither the run's row again nor its stored log", async () => {
@@ -322,25 +342,34 @@ describe("AgentToolChildRunner", () => {
       (await runner.startTail("r1", "x")).getReader(),
       (await runner.startTail("r2", "x", {}, { signal: aborting.signal })).getReader(),
     ];
+    // Each run's first 64 chunks at once: its turn yields once (someone follows it).
+    const deltas = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({ type: "text-delta" as const, id: "t", delta: `d${index} ` }));
     for (const runId of ["r1", "r2"]) {
       const run = child.run(runId);
       await run.context;
-      run.emit({ type: "text-start", id: "t" });
+      run.emit({ type: "text-start", id: "t" }, ...deltas(FIRST_YIELD_AFTER - 1));
     }
     for (const reader of tails) expect((await reader.read()).value).toMatchObject({ type: "entries" });
+    // The turns have read what was emitted once a macrotask has run.
+    await turnEventLoop();
     expect(yields).toBe(2);
     await tails[0]?.cancel();
     aborting.abort();
     expect(await tails[1]?.read()).toEqual({ done: true, value: undefined });
     for (const runId of ["r1", "r2"]) {
       const run = child.run(runId);
-      run.emit({ type: "text-delta", id: "t", delta: "more" }, { type: "text-end", id: "t" });
+      // Past the next yield point had it still been followed: no yield now.
+      run.emit(...deltas(MAX_BURST_ENTRIES + 1), { type: "text-end", id: "t" });
       run.complete();
     }
-    await flushMicrotasks();
+    await turnEventLoop();
     expect(yields).toBe(2);
     for (const runId of ["r1", "r2"]) {
-      expect(await runner.inspect(runId)).toMatchObject({ status: "completed", lastSequence: 3 });
+      expect(await runner.inspect(runId)).toMatchObject({
+        status: "completed",
+        lastSequence: FIRST_YIELD_AFTER + MAX_BURST_ENTRIES + 2,
+      });
     }
   });
 

@@ -11,6 +11,14 @@ import { planResume, type ResumePlan, undecidedCalls } from "./resume-plan.js";
 import type { TurnHost } from "./turn-host.js";
 import { TurnRecord } from "./turn-record.js";
 
+/**
+ * A turn whose stream is followed lets the host's event loop turn once it has read this many chunks without a pause,
+ * then every `MAX_BURST_ENTRIES`: its first entry is written at once anyway (`LiveRunLog`), so the first chunk waits
+ * at most for these to be journaled (microseconds), and a short instant turn (a stub, a cached answer) ends in one
+ * commit instead of two (bench/README.md, issue 33, fifth session).
+ */
+export const FIRST_YIELD_AFTER = 64;
+
 /** The result a call gets when its input was still streaming as the turn was cut: the model is told. */
 export const NOT_RUN_TEXT =
   "This tool call was not run: the answer was cut off while the model was still writing its input. Call it again if it is still needed.";
@@ -191,8 +199,11 @@ async function readStream(host: TurnHost, record: TurnRecord, options: RunTurnOp
       }
       record.append(value);
       read += 1;
-      // Let what is written so far leave the host before reading on: after the first chunk, then every burst.
-      if (host.yieldToEventLoop && (read - 1) % MAX_BURST_ENTRIES === 0) await host.yieldToEventLoop();
+      // Let what is written so far leave the host before reading on: after the first `FIRST_YIELD_AFTER` chunks, then
+      // every burst. A stream whose chunks come apart (a model paced by the network) lets the loop turn on its own.
+      if (host.yieldToEventLoop && read >= FIRST_YIELD_AFTER && (read - FIRST_YIELD_AFTER) % MAX_BURST_ENTRIES === 0) {
+        await host.yieldToEventLoop();
+      }
     }
   } finally {
     signal.removeEventListener("abort", onAbort);
