@@ -377,7 +377,11 @@ export class AgentToolChildRunner {
         pauseRun(this.#approvals, paused, waiting, fold),
       ...(yieldToEventLoop
         ? {
-            yieldToEventLoop: () => (live.isWaitedFor ? yieldToEventLoop().then(() => live.log.yielded()) : NOT_WAITED),
+            yieldToEventLoop: () => {
+              if (!live.isWaitedFor) return NOT_WAITED;
+              live.log.yielding();
+              return yieldToEventLoop().then(() => live.log.yielded());
+            },
           }
         : {}),
       ...(claim ? { claim } : {}),

@@ -24,8 +24,9 @@ export const MAX_BURST_ENTRIES = 256;
  *   stream's) reaches live tails with no delay added;
  * - the others wait for the burst's end — a timer of 0 ms on the injected `Clock`, which fires once the event loop
  *   turns — or until `MAX_BURST_ENTRIES` are waiting, and go out in one write (of at most that many entries);
- * - a turn that lets the event loop turn itself and reads on (`yielded()`: an instant stream, followed) goes on with
- *   its burst: what it appends next waits with the rest, its first entry is not written alone;
+ * - a turn that lets the event loop turn itself and reads on (`yielding()`, `yielded()`: an instant stream,
+ *   followed) goes on with its burst: what waited behind its first entry waits over the yield, what it appends next
+ *   waits with the rest, and no entry is written alone;
  * - `finish()` (the turn ended) writes the rest now.
  *
  * A step's `finish-step` (`waitsForNext`) is never written ahead of its burst: it goes with the next entry (a usage
@@ -157,11 +158,7 @@ export class LiveRunLog {
     } else if (this.#burstEnd === null) {
       // A burst begins: its first entries are written now (or right after a write in flight), unless the turn goes on
       // from its own yield; the rest wait for the event loop to turn.
-      this.#burstEnd = this.#clock.setTimeout(() => {
-        this.#burstEnd = null;
-        this.#held = null;
-        this.#startFlush();
-      }, 0);
+      this.#armBurstEnd();
       if (!isGoingOn) {
         this.#isLeadDue = true;
         this.#startFlush();
@@ -178,6 +175,28 @@ export class LiveRunLog {
    */
   yielded(): void {
     this.#isGoingOn = true;
+    // What waits (held over the yield by `yielding()`) is written at the burst's end: at once if the turn now waits
+    // for its stream, else with what it appends next (up to `MAX_BURST_ENTRIES`) or at its end.
+    if (this.#pendingEntries > 0 && this.#burstEnd === null && !this.#isFinished) this.#armBurstEnd();
+  }
+
+  /**
+   * The turn is about to let the event loop turn itself, to let out what was written (a burst's first entry): the
+   * entries waiting behind it stay waiting over that yield instead of going out in a write of their own (`yielded()`
+   * arms the burst's end again), so a short burst with a yield in it costs no extra write.
+   */
+  yielding(): void {
+    if (this.#burstEnd === null) return;
+    this.#clock.clearTimeout(this.#burstEnd);
+    this.#burstEnd = null;
+  }
+
+  #armBurstEnd(): void {
+    this.#burstEnd = this.#clock.setTimeout(() => {
+      this.#burstEnd = null;
+      this.#held = null;
+      this.#startFlush();
+    }, 0);
   }
 
   /** Deliver an ephemeral item now, or after the entries still waiting or being written (it never overtakes them). */
