@@ -108,32 +108,30 @@ export class LiveRunLog {
 
   /** Give `body` the next sequence and queue it for its burst's write. */
   append(body: UIMessageChunk): AgentToolLogEntry {
-    // `appendAll([body])` without its arrays: one call per chunk of a streaming turn.
-    this.#lastSequence += 1;
-    const entry: AgentToolLogEntry = { sequence: this.#lastSequence, body, at: this.#clock.now() };
-    const last = this.#pending[this.#pending.length - 1];
-    if (last?.type === "entries") last.entries.push(entry);
-    else this.#pending.push({ type: "entries", entries: [entry] });
-    this.#pendingEntries += 1;
+    const entry = this.#enqueue(body);
     this.#queued(entry.sequence, body, ridesAlong(body));
     return entry;
   }
 
   /** Give each of `bodies` the next sequence and queue them together: they go in the same write. */
   appendAll(bodies: readonly UIMessageChunk[]): AgentToolLogEntry[] {
-    const entries = bodies.map((body): AgentToolLogEntry => {
-      this.#lastSequence += 1;
-      return { sequence: this.#lastSequence, body, at: this.#clock.now() };
-    });
+    const entries = bodies.map((body) => this.#enqueue(body));
     const first = entries[0];
     if (first === undefined) return entries;
-    const last = this.#pending.at(-1);
-    if (last?.type === "entries") last.entries.push(...entries);
-    else this.#pending.push({ type: "entries", entries: [...entries] });
-    this.#pendingEntries += entries.length;
     for (const entry of entries.slice(0, -1)) this.#joined.add(entry.sequence);
     this.#queued(first.sequence, bodies.at(-1) as UIMessageChunk, bodies.every(ridesAlong));
     return entries;
+  }
+
+  /** Give `body` the next sequence and add it to the entries waiting (one call per chunk of a streaming turn). */
+  #enqueue(body: UIMessageChunk): AgentToolLogEntry {
+    this.#lastSequence += 1;
+    const entry: AgentToolLogEntry = { sequence: this.#lastSequence, body, at: this.#clock.now() };
+    const last = this.#pending[this.#pending.length - 1];
+    if (last?.type === "entries") last.entries.push(entry);
+    else this.#pending.push({ type: "entries", entries: [entry] });
+    this.#pendingEntries += 1;
+    return entry;
   }
 
   /**

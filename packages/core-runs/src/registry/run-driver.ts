@@ -3,6 +3,7 @@ import type { ChildRef } from "../ports/child-transport.js";
 import { delay } from "../ports/clock.js";
 import {
   type AgentToolApproval,
+  type AgentToolLogEntry,
   type AgentToolProgressSnapshot,
   type AgentToolRunInspection,
   type AgentToolTailItem,
@@ -32,7 +33,7 @@ export type StopDecision = AgentToolRunOutcome | (() => AgentToolRunOutcome | Pr
 
 /** What a driver holds of its run beyond the parent's stored copy (for replay and `getAgentToolRun`). */
 export type LiveRunView = {
-  readonly entries: readonly import("../protocol/index.js").AgentToolLogEntry[];
+  readonly entries: readonly AgentToolLogEntry[];
   readonly progress: AgentToolProgressSnapshot | undefined;
   readonly usage: AgentToolUsage | undefined;
   /** The child answered `start` and the acknowledgement is not written yet (it rides on the next write of the row). */
