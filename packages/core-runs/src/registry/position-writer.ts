@@ -42,6 +42,8 @@ export class PositionWriter {
   #waiters: Array<{ sequence: number; resolve: (isDurable: boolean) => void }> = [];
   /** A `durable()` call waits: the next write goes out without waiting for the interval. */
   #isUrgent = false;
+  /** Inside `adding()`: a write is decided once the whole batch is added. */
+  #isAdding = false;
 
   constructor(options: {
     store: RunStore;
@@ -66,6 +68,21 @@ export class PositionWriter {
     if (this.#isClosed) return;
     this.#unwritten.push(entry);
     this.#schedule();
+  }
+
+  /**
+   * Run `add` (which adds what one tail item brought: a burst of entries, a progress), deciding the write once, after
+   * it: a write that goes out at once (the first) takes the whole burst, not its first entry alone.
+   */
+  adding<TResult>(add: () => TResult): TResult {
+    if (this.#isAdding) return add();
+    this.#isAdding = true;
+    try {
+      return add();
+    } finally {
+      this.#isAdding = false;
+      if (this.#hasWork()) this.#schedule();
+    }
   }
 
   /** The latest progress (persisted with the next write). */
@@ -136,7 +153,7 @@ export class PositionWriter {
   }
 
   #schedule(): void {
-    if (this.#writing || this.#timer !== null) return;
+    if (this.#isAdding || this.#writing || this.#timer !== null) return;
     const wait = this.#isUrgent ? 0 : this.#lastWriteAt + this.#intervalMs - this.#clock.now();
     if (wait <= 0) {
       void this.#write();

@@ -269,3 +269,50 @@ describe("run driver: a parent restarted while it follows a run (SPEC §9)", () 
     expect(seenAfter).toEqual(["r1:almost"]);
   });
 });
+
+describe("run driver: the parent's copy of a burst", () => {
+  /** A transport whose child answers `startTail` with its whole run at once: one item of `count` entries, its end. */
+  function burstTransport(count: number): ChildTransport {
+    const entries = Array.from({ length: count }, (_, index) => ({
+      sequence: index + 1,
+      body: { type: "text-delta", id: "t", delta: `${index}` } as UIMessageChunk,
+      at: 1,
+    }));
+    const inspection = { runId: "r1", status: "completed" as const, milestones: [], lastSequence: count, startedAt: 1 };
+    const unused = () => Promise.reject(new Error("not used"));
+    return {
+      start: unused,
+      inspect: () => Promise.resolve(inspection),
+      tail: () => new ReadableStream({ start: (controller) => controller.error(new Error("not used")) }),
+      startTail: async () =>
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue({ type: "entries", entries });
+            controller.enqueue({ type: "terminal", inspection });
+            controller.close();
+          },
+        }),
+      cancel: () => Promise.resolve(),
+      destroy: () => Promise.resolve(),
+    };
+  }
+
+  it("copies the entries of one tail item with one append (none left for the terminal), and leaves no timer", async () => {
+    const clock = new ManualClock(50_000);
+    const store = new InMemoryRunStore();
+    const appended: number[][] = [];
+    const appendLog = store.appendLog.bind(store);
+    store.appendLog = (runId, entries) => {
+      appended.push(entries.map((entry) => entry.sequence));
+      return appendLog(runId, entries);
+    };
+    const registry = new AgentToolRegistry({ store, transport: burstTransport(10), clock });
+    const result = await registry.runAgentTool("Burst", { input: "go", runId: "r1" });
+    expect(result.ok).toBe(true);
+    expect(appended).toEqual([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]);
+    expect(await store.readLog("r1")).toHaveLength(10);
+    expect(await store.getRun("r1")).toMatchObject({ status: "completed", lastSequence: 10, startAcknowledged: true });
+    // No timer left behind for a write that had nothing left to write.
+    expect(clock.pendingTimers).toBe(0);
+  });
+});

@@ -324,7 +324,8 @@ export class RunDriver {
         // An acknowledgement the row refused (the run changed meanwhile: cancelled, cleared): stop following.
         if (this.#ack.state === "refused" || this.#ending !== "none") return LEFT;
         if (item.type === "terminal") return { kind: "terminal", inspection: item.inspection };
-        if (this.#forward(item)) isAlive = true;
+        // The item's entries and progress are added as one: the write they need is decided after them.
+        if (this.#writer.adding(() => this.#forward(item))) isAlive = true;
       }
     } catch {
       // A broken tail: ask the child, then tail again from what was forwarded.
