@@ -218,10 +218,11 @@ describe("run driver: a parent restarted while it follows a run (SPEC §9)", () 
 
   it("does not fire onProgress again for a milestone reported less than a position write before the crash", async () => {
     const { clock, store, seen, seenAfter, run, context, restart } = await followedRun();
-    // The parent's first write copies the log at once (not the row's position); the next one waits for the write
-    // interval (500 ms).
+    // The parent's first write copies the log (not the row's position) one write interval (500 ms) after the first
+    // chunks; the next one waits for the interval again.
     run.emit({ type: "start" });
-    await clock.advanceBy(0);
+    await settle();
+    await clock.advanceBy(500);
     await settle();
     expect(await store.readLog("r1")).toHaveLength(1);
     const at = clock.now();
