@@ -272,8 +272,11 @@ describe("run driver: a parent restarted while it follows a run (SPEC §9)", () 
 });
 
 describe("run driver: the parent's copy of a burst", () => {
-  /** A transport whose child answers `startTail` with its whole run at once: one item of `count` entries, its end. */
-  function burstTransport(count: number): ChildTransport {
+  /**
+   * A transport whose child answers `startTail` with its whole run at once: one item of `count` entries, its end;
+   * `cancel` is what the tail's stream does when the parent lets go of it.
+   */
+  function burstTransport(count: number, cancel?: () => Promise<void>): ChildTransport {
     const entries = Array.from({ length: count }, (_, index) => ({
       sequence: index + 1,
       body: { type: "text-delta", id: "t", delta: `${index}` } as UIMessageChunk,
@@ -290,8 +293,9 @@ describe("run driver: the parent's copy of a burst", () => {
           start(controller) {
             controller.enqueue({ type: "entries", entries });
             controller.enqueue({ type: "terminal", inspection });
-            controller.close();
+            if (!cancel) controller.close();
           },
+          ...(cancel ? { cancel } : {}),
         }),
       cancel: () => Promise.resolve(),
       destroy: () => Promise.resolve(),
@@ -315,5 +319,22 @@ describe("run driver: the parent's copy of a burst", () => {
     expect(await store.getRun("r1")).toMatchObject({ status: "completed", lastSequence: 10, startAcknowledged: true });
     // No timer left behind for a write that had nothing left to write.
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("records the terminal without waiting for the tail's cancellation to reach the child", async () => {
+    const clock = new ManualClock(50_000);
+    const store = new InMemoryRunStore();
+    let cancelled = 0;
+    // The child's stream stays open after its terminal, and letting go of it never completes (a slow hop to the child).
+    const transport = burstTransport(3, () => {
+      cancelled += 1;
+      return new Promise<void>(() => {});
+    });
+    const registry = new AgentToolRegistry({ store, transport, clock });
+    const result = registry.runAgentTool("Burst", { input: "go", runId: "r1" });
+    expect(await isSettled(result)).toBe(true);
+    expect(await result).toMatchObject({ ok: true });
+    expect(cancelled).toBe(1);
+    expect(await store.getRun("r1")).toMatchObject({ status: "completed", lastSequence: 3 });
   });
 });
