@@ -81,8 +81,9 @@ type LogBatchRow = {
  * it. Methods that write more than one statement run in `transactionSync`, so a failure leaves no half write.
  *
  * A store is its tables' only writer (one store per object and tables, as the hosts make them): it keeps the rows of
- * the live runs it wrote, and the last log row of the runs it appended to, and reads them again without SQL (a run's
- * `getRun`, `updateRun`'s read before its write, `appendLog`'s look at the last row). What it keeps is what it wrote,
+ * the live runs it wrote, and the last log row of the runs it appended to (or, from a run's insert, that its log is
+ * empty), and reads them again without SQL (a run's `getRun`, `updateRun`'s read before its write, `appendLog`'s look
+ * at the last row). What it keeps is what it wrote,
  * so it is never stale; a terminal row, a deleted run, a compacted log and a failed statement are forgotten.
  * Must pass `runStoreContractCases` from "@agent-tools/core-runs/testing" (checked inside workerd).
  *
