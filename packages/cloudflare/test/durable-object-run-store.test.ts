@@ -122,7 +122,7 @@ describe("DurableObjectRunStore storage", () => {
         ({ method, statements }) => `${method}: ${statements.join(" ")}`,
       );
     // The registry's calls for one run: admission reads (nothing yet), inserts, reads; the position writer appends
-    // twice; the terminal reads and writes conditionally.
+    // twice (the first reads no log: the insert said the run has none); the terminal reads and writes conditionally.
     expect(
       await run([
         { method: "getRun", args: ["run-k"] },
@@ -139,7 +139,7 @@ describe("DurableObjectRunStore storage", () => {
       "getRun: SELECT",
       "insertRun: INSERT",
       "getRun: ",
-      "appendLog: SELECT INSERT",
+      "appendLog: INSERT",
       "appendLog: UPDATE INSERT",
       "getRun: ",
       "updateRun: UPDATE",
@@ -177,6 +177,16 @@ describe("DurableObjectRunStore storage", () => {
       null,
       null,
     ]);
+    // A log written before its row (the contract allows it): the insert says so, and the next append reads it.
+    const early = makeRunRecord({ runId: "run-e", status: "running" });
+    expect(
+      await run([
+        { method: "appendLog", args: ["run-e", entries(1, 3)] },
+        { method: "insertRun", args: [early] },
+        { method: "appendLog", args: ["run-e", entries(2, 5)] },
+      ]),
+    ).toEqual(["appendLog: SELECT INSERT", "insertRun: INSERT", "appendLog: SELECT INSERT"]);
+    expect(await callStore(object, "readLog", "run-e")).toEqual(entries(1, 5));
   });
 
   it("keeps runs and logs across a restart on the same persistence folder", async () => {

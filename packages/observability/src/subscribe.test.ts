@@ -314,12 +314,13 @@ describe("subscribe: event sequences of real runs", () => {
     run.complete();
     expect(await result).toMatchObject({ ok: true, status: "completed" });
     expect(events).toStrictEqual([
-      // It re-attaches after what the first instance persisted of the run (its first write goes at once).
+      // It re-attaches after what the first instance persisted of the run: nothing yet (its first write waits one
+      // follow-write interval after the first chunks).
       {
         type: "agent_tool:run:reattach",
         runId: "r1",
         agentType: "Researcher",
-        afterSequence: 1,
+        afterSequence: 0,
         startedAt: T0,
         at: T0,
       },

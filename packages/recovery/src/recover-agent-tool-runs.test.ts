@@ -277,13 +277,18 @@ describe("recoverAgentToolRuns: a live child", () => {
     await oldParent.extension({ key: "test", read: () => ({}) }).admit("Scripted", { input: "x", runId: "carry" });
     const run = world.scripted.run("carry");
     await run.context;
-    run.emit({ type: "start" }, { type: "start-step" }, { type: "text-start", id: "t" });
+    run.emit({ type: "start" });
     await world.clock.advanceBy(0); // the child writes the burst when its event loop turns (here: the clock moves)
     await settle();
+    // The old parent's first bounded write, one interval after the first chunks: its copy of the log alone (no write
+    // of the row, whose start acknowledgement rides on the next write). Later ones wait for the interval again.
+    await world.clock.advanceBy(500);
+    await settle();
+    run.emit({ type: "start-step" }, { type: "text-start", id: "t" });
+    await world.clock.advanceBy(0);
+    await settle();
     crash(world.store);
-    // The old parent persisted its position as far as its bounded writes got before it stopped: the first one goes
-    // at once (sequence 1: its copy of the log alone, no write of the row, whose start acknowledgement rides on the
-    // next), later ones wait for the interval.
+    // The old parent persisted its position as far as its bounded writes got before it stopped.
     expect((await world.store.readLog("carry")).map((entry) => entry.sequence)).toEqual([1]);
     expect(await world.store.getRun("carry")).toMatchObject({ status: "starting", startAcknowledged: false });
     run.emit({ type: "text-delta", id: "t", delta: "late" });

@@ -81,8 +81,9 @@ type LogBatchRow = {
  * it. Methods that write more than one statement run in `transactionSync`, so a failure leaves no half write.
  *
  * A store is its tables' only writer (one store per object and tables, as the hosts make them): it keeps the rows of
- * the live runs it wrote, and the last log row of the runs it appended to, and reads them again without SQL (a run's
- * `getRun`, `updateRun`'s read before its write, `appendLog`'s look at the last row). What it keeps is what it wrote,
+ * the live runs it wrote, and the last log row of the runs it appended to (or, from a run's insert, that its log is
+ * empty), and reads them again without SQL (a run's `getRun`, `updateRun`'s read before its write, `appendLog`'s look
+ * at the last row). What it keeps is what it wrote,
  * so it is never stale; a terminal row, a deleted run, a compacted log and a failed statement are forgotten.
  * Must pass `runStoreContractCases` from "@agent-tools/core-runs/testing" (checked inside workerd).
  *
@@ -122,20 +123,26 @@ export class DurableObjectRunStore implements RunStore {
 
   async insertRun(record: RunRecord): Promise<boolean> {
     const row = toRunRow(record);
+    // The same statement says whether the run has a log already (a new run has none, unless it was appended to
+    // before its row was written): the first append of a new run then reads nothing.
     const inserted = this.#storage.sql
-      .exec(
+      .exec<{ has_log: number }>(
         `INSERT INTO ${this.#tables.runs} (run_id, status, revision, started_at, record, attention)
-         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING RETURNING run_id`,
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING
+         RETURNING EXISTS (SELECT 1 FROM ${this.#tables.log} WHERE run_id = ?) AS has_log`,
         row.run_id,
         row.status,
         row.revision,
         row.started_at,
         row.record,
         row.attention,
+        row.run_id,
       )
       .toArray();
-    if (inserted.length !== 1) return false;
+    const [created] = inserted;
+    if (inserted.length !== 1 || created === undefined) return false;
     this.#keep(row);
+    if (!created.has_log && this.#liveRows.has(row.run_id)) this.#rememberTail(row.run_id, null);
     return true;
   }
 
@@ -544,11 +551,33 @@ function utf8Bytes(text: string): number {
   return bytes;
 }
 
+/**
+ * A record as its row: the queried fields as columns, the rest as the JSON of `record`. The rest is copied key by key
+ * (no rest pattern): the copy stays a fast object, so its `JSON.stringify` is too.
+ */
 function toRunRow(record: RunRecord): RunRow {
-  const { runId, status, revision, startedAt, ...rest } = record;
+  const rest: Record<string, unknown> = {};
+  const fields = record as Record<string, unknown>;
+  for (const key in fields) {
+    if (!hasOwn.call(fields, key) || COLUMN_FIELDS.has(key)) continue;
+    if (key === "__proto__") Object.defineProperty(rest, key, { value: fields[key], enumerable: true });
+    else rest[key] = fields[key];
+  }
   const attention = hasAttention(record) ? 1 : null;
-  return { run_id: runId, status, revision, started_at: startedAt, record: JSON.stringify(rest), attention };
+  return {
+    run_id: record.runId,
+    status: record.status,
+    revision: record.revision,
+    started_at: record.startedAt,
+    record: JSON.stringify(rest),
+    attention,
+  };
 }
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** The fields of a `RunRecord` stored as columns of their own (not in the `record` JSON). */
+const COLUMN_FIELDS: ReadonlySet<string> = new Set(["runId", "status", "revision", "startedAt"]);
 
 /**
  * The store's tables (and, `indexed`, the runs table's indexes), made if missing, in one statement where it can: a
@@ -616,15 +645,14 @@ function addAttentionColumn(storage: DurableObjectRunStoreStorage, table: string
   });
 }
 
+/** A row as its record: the JSON's fields, then the columns (set on the parsed object itself: no copy). */
 function fromRunRow(row: RunRow): RunRecord {
-  const rest = JSON.parse(row.record) as Omit<RunRecord, "runId" | "status" | "revision" | "startedAt">;
-  return {
-    ...rest,
-    runId: row.run_id,
-    status: row.status as RunRecord["status"],
-    revision: row.revision,
-    startedAt: row.started_at,
-  };
+  const record = JSON.parse(row.record) as RunRecord;
+  record.runId = row.run_id;
+  record.status = row.status as RunRecord["status"];
+  record.revision = row.revision;
+  record.startedAt = row.started_at;
+  return record;
 }
 
 function parseEntries(json: string): AgentToolLogEntry[] {

@@ -20,26 +20,49 @@ async function world() {
 }
 
 describe("PositionWriter: bounded writes of the parent's position in a followed run", () => {
-  it("writes the first entry at once, its log alone, then at most once per interval, in one batch", async () => {
+  it("writes the log one interval after the first entry, alone, then at most once per interval, in one batch", async () => {
     const { clock, store, writer } = await world();
     store.resetStats();
     writer.add(entry(1));
     await flushMicrotasks();
-    expect(await store.readLog("r1")).toHaveLength(1);
+    // The first write waits an interval too: a run that ends within it copies its log once, before its terminal.
+    expect(await store.readLog("r1")).toEqual([]);
+    for (let sequence = 2; sequence <= 40; sequence += 1) writer.add(entry(sequence));
+    await clock.advanceBy(499);
+    expect(await store.readLog("r1")).toEqual([]);
+    await clock.advanceBy(1);
+    expect(await store.readLog("r1")).toHaveLength(40);
     // The row's position waits for the next write (a parent re-attaching reads the log past it).
     expect((await store.getRun("r1"))?.lastSequence).toBe(0);
-    for (let sequence = 2; sequence <= 40; sequence += 1) writer.add(entry(sequence));
+    expect(writer.unwritten).toEqual([]);
+    for (let sequence = 41; sequence <= 60; sequence += 1) writer.add(entry(sequence));
     await flushMicrotasks();
-    expect(await store.readLog("r1")).toHaveLength(1);
-    expect(writer.unwritten.map((item) => item.sequence)).toEqual(Array.from({ length: 39 }, (_, i) => i + 2));
+    expect(await store.readLog("r1")).toHaveLength(40);
+    expect(writer.unwritten.map((item) => item.sequence)).toEqual(Array.from({ length: 20 }, (_, i) => i + 41));
     await clock.advanceBy(500);
     expect((await store.readLog("r1")).map((item) => item.sequence)).toEqual(
-      Array.from({ length: 40 }, (_, i) => i + 1),
+      Array.from({ length: 60 }, (_, i) => i + 1),
     );
-    expect((await store.getRun("r1"))?.lastSequence).toBe(40);
+    expect((await store.getRun("r1"))?.lastSequence).toBe(60);
     expect(writer.unwritten).toEqual([]);
-    // Two writes in all (an append; an append and a row update), not forty.
+    // Two writes in all (an append; an append and a row update), not sixty.
     expect(store.stats.writes).toBe(3);
+  });
+
+  it("adding() decides the write after the whole batch: a write due at once takes all of it", async () => {
+    const { clock, store, writer } = await world();
+    writer.add(entry(1));
+    await clock.advanceBy(500);
+    expect(await store.readLog("r1")).toHaveLength(1);
+    await clock.advanceBy(500);
+    // The interval has passed: the next entries are due at once, and go as one batch.
+    writer.adding(() => {
+      for (let sequence = 2; sequence <= 5; sequence += 1) writer.add(entry(sequence));
+    });
+    await flushMicrotasks();
+    expect((await store.readLog("r1")).map((item) => item.sequence)).toEqual([1, 2, 3, 4, 5]);
+    expect((await store.getRun("r1"))?.lastSequence).toBe(5);
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it("flushLog writes the log now and leaves the position to the terminal write; a waiting durable() gets both", async () => {
@@ -75,7 +98,7 @@ describe("PositionWriter: bounded writes of the parent's position in a followed 
     const beforePosition = async () => void order.push("acknowledge");
     const writer = new PositionWriter({ store, clock, runId: "r1", intervalMs: 500, beforePosition });
     writer.add(entry(1));
-    await flushMicrotasks();
+    await clock.advanceBy(500);
     expect(await store.readLog("r1")).toHaveLength(1);
     expect(order).toEqual([]);
     writer.add(entry(2));
@@ -84,9 +107,9 @@ describe("PositionWriter: bounded writes of the parent's position in a followed 
   });
 
   it("durable(sequence) writes now, inside the interval, and tells once the entry is stored", async () => {
-    const { store, writer } = await world();
+    const { clock, store, writer } = await world();
     writer.add(entry(1));
-    await flushMicrotasks();
+    await clock.advanceBy(500);
     writer.add(entry(2));
     writer.add(entry(3));
     await flushMicrotasks();
@@ -128,7 +151,7 @@ describe("PositionWriter: bounded writes of the parent's position in a followed 
       return appendLog(runId, entries);
     };
     writer.add(entry(1));
-    await flushMicrotasks();
+    await clock.advanceBy(500);
     expect(writer.unwritten).toHaveLength(1);
     writer.add(entry(2));
     await clock.advanceBy(500);
@@ -138,7 +161,7 @@ describe("PositionWriter: bounded writes of the parent's position in a followed 
   it("writes nothing more once closed (the run was cleared)", async () => {
     const { clock, store, writer } = await world();
     writer.add(entry(1));
-    await flushMicrotasks();
+    await clock.advanceBy(500);
     writer.add(entry(2));
     await writer.close();
     writer.add(entry(3));

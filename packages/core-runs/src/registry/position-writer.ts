@@ -10,9 +10,11 @@ export const DEFAULT_FOLLOW_WRITE_INTERVAL_MS = 500;
  * progress — so that after a restart it re-attaches from there (clients are not sent again what they hold) and replay
  * reads it without waking the child. Writes are bounded: at most one in flight, and at most one per `intervalMs`;
  * entries forwarded meanwhile go into the next write (so a crash re-sends at most one interval of chunks, which
- * clients dedupe by sequence). The first write goes out at once and copies the log alone: the row's position waits
+ * clients dedupe by sequence). The first write goes out one interval after the first entry (a run that ends within
+ * it copies its log once, with `flushLog()` before its terminal) and copies the log alone: the row's position waits
  * for the next write (a driver that re-attaches reads the log past the row's `lastSequence`), so a run that ends
- * within its first interval writes its row only for its terminal. `flushLog()` writes the log now, for the terminal
+ * within its first interval writes its row only for its terminal. What one tail item brings is added as one
+ * (`adding()`): a write due at once takes all of it. `flushLog()` writes the log now, for the terminal
  * write that carries the position; `flush()` writes the position as well; `durable(sequence)` writes without waiting
  * for the interval and tells when an entry is stored with its position (what a hook fired once needs).
  * `beforePosition` runs before each write of the position to the run's row (the start acknowledgement rides on the
@@ -42,6 +44,8 @@ export class PositionWriter {
   #waiters: Array<{ sequence: number; resolve: (isDurable: boolean) => void }> = [];
   /** A `durable()` call waits: the next write goes out without waiting for the interval. */
   #isUrgent = false;
+  /** Inside `adding()`: a write is decided once the whole batch is added. */
+  #isAdding = false;
 
   constructor(options: {
     store: RunStore;
@@ -66,6 +70,22 @@ export class PositionWriter {
     if (this.#isClosed) return;
     this.#unwritten.push(entry);
     this.#schedule();
+  }
+
+  /**
+   * Run `add` (which adds what one tail item brought: a burst of entries, a progress), deciding the write once, after
+   * it: a write that goes out at once (a `durable()` waiting, an interval passed) takes the whole burst, not its first
+   * entry alone.
+   */
+  adding<TResult>(add: () => TResult): TResult {
+    if (this.#isAdding) return add();
+    this.#isAdding = true;
+    try {
+      return add();
+    } finally {
+      this.#isAdding = false;
+      if (this.#hasWork()) this.#schedule();
+    }
   }
 
   /** The latest progress (persisted with the next write). */
@@ -136,8 +156,12 @@ export class PositionWriter {
   }
 
   #schedule(): void {
-    if (this.#writing || this.#timer !== null) return;
-    const wait = this.#isUrgent ? 0 : this.#lastWriteAt + this.#intervalMs - this.#clock.now();
+    if (this.#isAdding || this.#writing || this.#timer !== null) return;
+    const now = this.#clock.now();
+    // The first write waits an interval too, from the first thing to write: a run that ends within it copies its log
+    // once, before its terminal, instead of once for its first chunks and again at the end.
+    if (this.#lastWriteAt === Number.NEGATIVE_INFINITY) this.#lastWriteAt = now;
+    const wait = this.#isUrgent ? 0 : this.#lastWriteAt + this.#intervalMs - now;
     if (wait <= 0) {
       void this.#write();
       return;

@@ -218,10 +218,11 @@ describe("run driver: a parent restarted while it follows a run (SPEC §9)", () 
 
   it("does not fire onProgress again for a milestone reported less than a position write before the crash", async () => {
     const { clock, store, seen, seenAfter, run, context, restart } = await followedRun();
-    // The parent's first write copies the log at once (not the row's position); the next one waits for the write
-    // interval (500 ms).
+    // The parent's first write copies the log (not the row's position) one write interval (500 ms) after the first
+    // chunks; the next one waits for the interval again.
     run.emit({ type: "start" });
-    await clock.advanceBy(0);
+    await settle();
+    await clock.advanceBy(500);
     await settle();
     expect(await store.readLog("r1")).toHaveLength(1);
     const at = clock.now();
@@ -267,5 +268,73 @@ describe("run driver: a parent restarted while it follows a run (SPEC §9)", () 
     await collected;
     await restarted.whenIdle();
     expect(seenAfter).toEqual(["r1:almost"]);
+  });
+});
+
+describe("run driver: the parent's copy of a burst", () => {
+  /**
+   * A transport whose child answers `startTail` with its whole run at once: one item of `count` entries, its end;
+   * `cancel` is what the tail's stream does when the parent lets go of it.
+   */
+  function burstTransport(count: number, cancel?: () => Promise<void>): ChildTransport {
+    const entries = Array.from({ length: count }, (_, index) => ({
+      sequence: index + 1,
+      body: { type: "text-delta", id: "t", delta: `${index}` } as UIMessageChunk,
+      at: 1,
+    }));
+    const inspection = { runId: "r1", status: "completed" as const, milestones: [], lastSequence: count, startedAt: 1 };
+    const unused = () => Promise.reject(new Error("not used"));
+    return {
+      start: unused,
+      inspect: () => Promise.resolve(inspection),
+      tail: () => new ReadableStream({ start: (controller) => controller.error(new Error("not used")) }),
+      startTail: async () =>
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue({ type: "entries", entries });
+            controller.enqueue({ type: "terminal", inspection });
+            if (!cancel) controller.close();
+          },
+          ...(cancel ? { cancel } : {}),
+        }),
+      cancel: () => Promise.resolve(),
+      destroy: () => Promise.resolve(),
+    };
+  }
+
+  it("copies the entries of one tail item with one append (none left for the terminal), and leaves no timer", async () => {
+    const clock = new ManualClock(50_000);
+    const store = new InMemoryRunStore();
+    const appended: number[][] = [];
+    const appendLog = store.appendLog.bind(store);
+    store.appendLog = (runId, entries) => {
+      appended.push(entries.map((entry) => entry.sequence));
+      return appendLog(runId, entries);
+    };
+    const registry = new AgentToolRegistry({ store, transport: burstTransport(10), clock });
+    const result = await registry.runAgentTool("Burst", { input: "go", runId: "r1" });
+    expect(result.ok).toBe(true);
+    expect(appended).toEqual([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]);
+    expect(await store.readLog("r1")).toHaveLength(10);
+    expect(await store.getRun("r1")).toMatchObject({ status: "completed", lastSequence: 10, startAcknowledged: true });
+    // No timer left behind for a write that had nothing left to write.
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("records the terminal without waiting for the tail's cancellation to reach the child", async () => {
+    const clock = new ManualClock(50_000);
+    const store = new InMemoryRunStore();
+    let cancelled = 0;
+    // The child's stream stays open after its terminal, and letting go of it never completes (a slow hop to the child).
+    const transport = burstTransport(3, () => {
+      cancelled += 1;
+      return new Promise<void>(() => {});
+    });
+    const registry = new AgentToolRegistry({ store, transport, clock });
+    const result = registry.runAgentTool("Burst", { input: "go", runId: "r1" });
+    expect(await isSettled(result)).toBe(true);
+    expect(await result).toMatchObject({ ok: true });
+    expect(cancelled).toBe(1);
+    expect(await store.getRun("r1")).toMatchObject({ status: "completed", lastSequence: 3 });
   });
 });

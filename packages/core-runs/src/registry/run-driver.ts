@@ -313,6 +313,7 @@ export class RunDriver {
    */
   async #tailOnce(opened?: ReadableStream<AgentToolTailItem>): Promise<TailEnd | typeof LEFT> {
     let isAlive = false;
+    let reader: ReadableStreamDefaultReader<AgentToolTailItem> | undefined;
     try {
       const stream =
         opened ??
@@ -320,14 +321,22 @@ export class RunDriver {
           afterSequence: this.#lastSequence,
           signal: this.#stopTail.signal,
         });
-      for await (const item of stream as unknown as AsyncIterable<AgentToolTailItem>) {
+      reader = stream.getReader();
+      for (;;) {
+        const { done, value: item } = await reader.read();
+        if (done) break;
         // An acknowledgement the row refused (the run changed meanwhile: cancelled, cleared): stop following.
         if (this.#ack.state === "refused" || this.#ending !== "none") return LEFT;
         if (item.type === "terminal") return { kind: "terminal", inspection: item.inspection };
-        if (this.#forward(item)) isAlive = true;
+        // The item's entries and progress are added as one: the write they need is decided after them.
+        if (this.#writer.adding(() => this.#forward(item))) isAlive = true;
       }
     } catch {
       // A broken tail: ask the child, then tail again from what was forwarded.
+    } finally {
+      // Let go of the tail without waiting for its cancellation to reach the child (a `for await` would wait for it
+      // before the run's terminal is recorded): nothing on this side depends on it.
+      void reader?.cancel().catch(() => undefined);
     }
     if (!(await this.#ack.settle()) || this.#ending !== "none") return LEFT;
     return { kind: "ended", isAlive };

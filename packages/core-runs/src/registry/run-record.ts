@@ -99,24 +99,72 @@ export function hasAttention(record: Pick<RunRecord, "attention">): boolean {
  * is removed, and an `attention` left with no key is removed), and `runId` never changes. Pure: returns a new row.
  */
 export function applyRunPatch(record: RunRecord, patch: RunRecordPatch): RunRecord {
-  const next: Record<string, unknown> = { ...record };
-  for (const [key, value] of Object.entries(patch)) {
-    if (key === "runId") continue;
-    if ((key === "meta" || key === "attention") && value !== undefined) {
-      const merged: Record<string, unknown> = { ...(record[key] as Record<string, unknown> | undefined) };
-      for (const [ownKey, ownValue] of Object.entries(value as Record<string, unknown>)) {
-        if (ownValue === undefined) delete merged[ownKey];
-        else merged[ownKey] = ownValue;
-      }
-      if (key === "attention" && Object.keys(merged).length === 0) delete next[key];
-      else next[key] = merged;
-    } else if (value === undefined) {
-      delete next[key];
-    } else {
-      next[key] = value;
+  // Built key by key into a new object (no spread, no `delete`, no entry arrays): the row keeps its fields' order
+  // (the patched ones in place, the new ones after) and stays a fast object for the JSON and copies that follow.
+  return patchKeys(
+    record as Record<string, unknown>,
+    patch as Record<string, unknown>,
+    patchField,
+    "runId",
+  ) as RunRecord;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * `base`'s own keys with `patch`'s applied, into a new object: a key `patch` has is given `apply(key, base value, patch
+ * value)` (which sets nothing to remove it), in `base`'s order, then `patch`'s new keys in its order; `fixed` is never
+ * patched.
+ */
+function patchKeys(
+  base: Record<string, unknown> | undefined,
+  patch: Record<string, unknown>,
+  apply: (next: Record<string, unknown>, key: string, current: unknown, value: unknown) => void,
+  fixed?: string,
+): Record<string, unknown> {
+  const next: Record<string, unknown> = {};
+  if (base !== undefined) {
+    for (const key in base) {
+      if (!hasOwn.call(base, key)) continue;
+      if (key === fixed || !hasOwn.call(patch, key)) define(next, key, base[key]);
+      else apply(next, key, base[key], patch[key]);
     }
   }
-  return next as RunRecord;
+  for (const key in patch) {
+    if (hasOwn.call(patch, key) && key !== fixed && (base === undefined || !hasOwn.call(base, key))) {
+      apply(next, key, undefined, patch[key]);
+    }
+  }
+  return next;
+}
+
+/** A row's field: `undefined` removes it; `meta` and `attention` merge per key (an `attention` left empty is removed). */
+function patchField(next: Record<string, unknown>, key: string, current: unknown, value: unknown): void {
+  if (value === undefined) return;
+  if (key !== "meta" && key !== "attention") {
+    define(next, key, value);
+    return;
+  }
+  const merged = patchKeys(current as Record<string, unknown> | undefined, value as Record<string, unknown>, ownKey);
+  if (key === "attention" && isEmpty(merged)) return;
+  define(next, key, merged);
+}
+
+/** One owner's key of `meta` or `attention`: `undefined` removes it. */
+function ownKey(next: Record<string, unknown>, key: string, _current: unknown, value: unknown): void {
+  if (value !== undefined) define(next, key, value);
+}
+
+/** Set an own property (a key such as "__proto__", which JSON can hold, stays an ordinary key). */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+function isEmpty(value: Record<string, unknown>): boolean {
+  for (const key in value) if (hasOwn.call(value, key)) return false;
+  return true;
 }
 
 /** The public view of a registry row. */

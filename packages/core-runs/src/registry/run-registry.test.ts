@@ -263,7 +263,8 @@ describe("AgentToolRegistry: awaited runs", () => {
     await run.context;
     run.emit({ type: "start" });
     await settle();
-    // The first write copies the log alone.
+    // The first write, an interval after the first chunks, copies the log alone.
+    await clock.advanceBy(500);
     expect(order).toEqual([]);
     expect(await store.readLog("r1")).toHaveLength(1);
     run.emit({ type: "start-step" });
@@ -282,10 +283,11 @@ describe("AgentToolRegistry: awaited runs", () => {
     await run.context;
     run.emit({ type: "start" }, { type: "text-start", id: "t" });
     await settle();
+    await clock.advanceBy(500);
     // The kill point: the child runs the turn; the parent's row says only that it asked, its copy of the log holds
-    // what it forwarded.
+    // what it forwarded (one write interval after its first chunks).
     expect(await store.getRun("r1")).toMatchObject({ status: "starting", startAcknowledged: false, input: "a" });
-    expect((await store.readLog("r1")).map((entry) => entry.sequence)).toEqual([1]);
+    expect((await store.readLog("r1")).map((entry) => entry.sequence)).toEqual([1, 2]);
 
     const frames: AgentToolEventFrame[] = [];
     const restarted = new AgentToolRegistry({ store, transport, clock, broadcast: (frame) => frames.push(frame) });
@@ -297,7 +299,7 @@ describe("AgentToolRegistry: awaited runs", () => {
     expect(scripted.turns).toEqual(["r1"]);
     expect(transport.calls.map((call) => call.method)).toEqual(["startTail", "startTail"]);
     // Clients are not sent again what the parent had stored.
-    expect(frames.flatMap((frame) => (frame.sequence !== undefined ? [frame.sequence] : []))).toEqual([2, 3, 4, 5]);
+    expect(frames.flatMap((frame) => (frame.sequence !== undefined ? [frame.sequence] : []))).toEqual([3, 4, 5]);
     const stored = await store.getRun("r1");
     expect(stored).toMatchObject({ status: "completed", startAcknowledged: true, lastSequence: 5 });
     expect(stored?.input).toBeUndefined();

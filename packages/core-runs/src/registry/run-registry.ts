@@ -27,6 +27,7 @@ import {
 import { createRegistryRuntime, type RegistryRuntime } from "./registry-runtime.js";
 import { type ReplayPageEnd, replayRun, replayRuns } from "./replay-runs.js";
 import { RunAdmission } from "./run-admission.js";
+import type { RunDriver } from "./run-driver.js";
 import { RunDrivers } from "./run-drivers.js";
 import { isReattachable, type TerminalRunRecord } from "./run-machine.js";
 import { type RunRecord, toRunInfo } from "./run-record.js";
@@ -119,6 +120,9 @@ export class AgentToolRegistry {
       const admitted = await this.#admission.admit(agentType, runId, request, signal);
       if (!admitted.ok) return admitted.failure;
       if (onFrame && !admitted.created) await this.#replayTo(admitted.record.runId, onFrame);
+      // A run admission just created and started driving: its row is the one admission wrote (not read again).
+      const driver = admitted.created ? this.#drivers.get(admitted.record.runId) : undefined;
+      if (driver) return await this.#settle(driver, admitted.record, signal);
       return await this.waitForAgentToolRun(admitted.record.runId, signal);
     } finally {
       unwatch();
@@ -149,7 +153,12 @@ export class AgentToolRegistry {
     if (isTerminalStatus(record.status) && !isReattachable(record)) {
       return toAgentToolResult(record as TerminalRunRecord);
     }
-    const driver = this.#drivers.drive(record, signal);
+    return this.#settle(this.#drivers.drive(record, signal), record, signal);
+  }
+
+  /** The result of the run `driver` drives (`record`: its row when it was admitted or read); `signal` cancels it. */
+  async #settle(driver: RunDriver, record: RunRecord, signal: AbortSignal | undefined): Promise<AgentToolResult> {
+    const { runId } = record;
     const unlink = signal ? linkAbort(signal, (reason) => void this.cancelAgentTool(runId, reason)) : () => {};
     let final: Awaited<typeof driver.done>;
     try {
