@@ -226,14 +226,21 @@ export class ChildParts {
     await this.armWakeup(options);
   }
 
-  /** Arm the alarm for the next wake this child needs (none when no run is live). */
+  /**
+   * Arm the alarm for the next wake this child needs (none when no run is live), decided once the event loop has
+   * turned: a turn that makes its chunks without waiting (a stub, a cached answer, an instant model) has ended by
+   * then, its terminal written in the stretch that started it, so its run arms no alarm — and its start's answer
+   * does not wait for an alarm's scheduling. A turn that waits on anything is still live then, and armed for.
+   */
   async armWakeup(options: { wakeIntervalMs: number; approvalTimeoutMs: number }): Promise<void> {
     const runner = this.runner;
-    const executing = runner.liveRunIds().some((runId) => runner.isExecuting(runId));
-    const at = executing
-      ? systemClock.now() + options.wakeIntervalMs
-      : runner.approvalDeadline(options.approvalTimeoutMs);
-    if (at !== null) await this.#wakeups.wakeAt(at);
+    await delay(systemClock, 0);
+    await this.#wakeups.wakeAt(() => {
+      const executing = runner.liveRunIds().some((runId) => runner.isExecuting(runId));
+      return executing
+        ? systemClock.now() + options.wakeIntervalMs
+        : runner.approvalDeadline(options.approvalTimeoutMs);
+    });
   }
 
   /** Destroy run `runId` and the object's storage, what its runs dispatched (their children's storage) with it. */
