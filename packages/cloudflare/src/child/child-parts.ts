@@ -230,7 +230,8 @@ export class ChildParts {
    * Arm the alarm for the next wake this child needs (none when no run is live), decided once the event loop has
    * turned: a turn that makes its chunks without waiting (a stub, a cached answer, an instant model) has ended by
    * then, its terminal written in the stretch that started it, so its run arms no alarm — and its start's answer
-   * does not wait for an alarm's scheduling. A turn that waits on anything is still live then, and armed for.
+   * does not wait for an alarm's scheduling (it answers with the whole run). A turn still going then (waiting on its
+   * model, or letting the loop turn in a long stream) is armed for, as before.
    */
   async armWakeup(options: { wakeIntervalMs: number; approvalTimeoutMs: number }): Promise<void> {
     const runner = this.runner;
