@@ -62,6 +62,21 @@ function instantRunner(store: RunStore, count: number) {
   });
 }
 
+/** A runner whose turns stream `words` at once, counting its yields (each lets the event loop turn). */
+function yieldCountingRunner(store: RunStore, words: string[]) {
+  const counted = { yields: 0 };
+  const runner = new AgentToolChildRunner({
+    definition: echoChild("Echo", { chunks: () => textChunks(words) }),
+    store,
+    clock: new ManualClock(1_000),
+    yieldToEventLoop: async () => {
+      counted.yields += 1;
+      await turnEventLoop();
+    },
+  });
+  return { runner, counted };
+}
+
 /** A store that records how many entries each of its appends writes. */
 function countingAppends(inner: RunStore = new InMemoryRunStore()) {
   const appends: number[] = [];
@@ -319,21 +334,13 @@ describe("AgentToolChildRunner", () => {
 
   it("ends a followed instant turn of fewer than 64 chunks without a yield: its first entry written at once, the rest with its end", async () => {
     const { store, appends } = countingAppends();
-    let yields = 0;
-    const runner = new AgentToolChildRunner({
-      definition: echoChild("Echo", { chunks: () => textChunks(["a ", "b ", "c"]) }),
-      store,
-      clock: new ManualClock(1_000),
-      yieldToEventLoop: async () => {
-        yields += 1;
-      },
-    });
+    const { runner, counted } = yieldCountingRunner(store, ["a ", "b ", "c"]);
     const items = await collect(await runner.startTail("r1", "x"));
     expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
     const total = tailItemEntries(items).length;
     expect(total).toBeLessThan(FIRST_YIELD_AFTER);
     // startTail's own yield before it answered; the turn none.
-    expect(yields).toBe(1);
+    expect(counted.yields).toBe(1);
     expect(appends).toEqual([1, total - 1]);
   });
 
@@ -352,19 +359,10 @@ describe("AgentToolChildRunner", () => {
 
   it("startTail answers once the host's event loop has turned: an instant turn has ended by then, its whole run at hand", async () => {
     const store = new InMemoryRunStore();
-    let yields = 0;
-    const runner = new AgentToolChildRunner({
-      definition: echoChild("Echo", { chunks: () => textChunks(["a ", "b ", "c"]) }),
-      store,
-      clock: new ManualClock(1_000),
-      yieldToEventLoop: async () => {
-        yields += 1;
-        await turnEventLoop();
-      },
-    });
+    const { runner, counted } = yieldCountingRunner(store, ["a ", "b ", "c"]);
     const tail = await runner.startTail("r1", "x");
     // Answered after one turn of the loop (the turn itself, of fewer than 64 chunks, never yields): the run is over.
-    expect(yields).toBe(1);
+    expect(counted.yields).toBe(1);
     expect(runner.isLive("r1")).toBe(false);
     expect(await store.getRun("r1")).toMatchObject({ status: "completed" });
     const items = await collect(tail);
@@ -372,7 +370,7 @@ describe("AgentToolChildRunner", () => {
     expect(sequences(items)).toEqual((await store.readLog("r1")).map((entry) => entry.sequence));
     // A run it did not begin (a parent's retry) answers at once: its tail replays the stored log.
     const again = await collect(await runner.startTail("r1", "x"));
-    expect(yields).toBe(1);
+    expect(counted.yields).toBe(1);
     expect(sequences(again)).toEqual(sequences(items));
   });
 
