@@ -30,6 +30,16 @@ describe("AgentToolChild's alarm", () => {
     await worker().fetchJson(`/child/cancel?object=${encodeURIComponent(object)}`, { body: { runId: "run-1" } });
   });
 
+  it("arming it does not hold the start of a long instant run past the turn's first yield (64 chunks)", async () => {
+    const texts = Array.from({ length: 600 }, (_, index) => `w${index} `);
+    const { sequence } = await worker().fetchJson<{ sequence: number }>(
+      `/child/start-tail-sequence?object=${encodeURIComponent(`long-${randomUUID()}`)}`,
+      { body: { runId: "run-1", input: { texts } } },
+    );
+    // Answered at the turn's first yield, after its 64th chunk: not a burst of 256 later.
+    expect(sequence).toBe(64);
+  });
+
   it("is not armed by a run whose turn ended before its start answered (no live run needs a wake-up)", async () => {
     const state = await startTail(`instant-${randomUUID()}`, "run-1", { texts: ["a", "b"] });
     expect(state.tailBytes).toBeGreaterThan(0);

@@ -41,6 +41,9 @@ const NO_RUN_CONTEXT_WARNING =
   "this.reportProgress needs the nodejs_compat (or nodejs_als) compatibility flag: without AsyncLocalStorage the " +
   "child cannot tell which run reports, so progress is ignored.";
 
+/** How often a child with a turn under way wakes, and how long an approval waits before it expires. */
+type WakeOptions = { wakeIntervalMs: number; approvalTimeoutMs: number };
+
 /** What a child's parts are built from: its object, its definition (the subclass's answers), its children. */
 export type ChildPartsOptions = {
   ctx: DurableObjectState;
@@ -219,7 +222,7 @@ export class ChildParts {
    * Resume the runs whose turn was cut off, expire the approvals nobody answered in time, and keep the alarm armed:
    * every `wakeIntervalMs` while a turn runs, else at the next approval's expiry while runs only wait.
    */
-  async wakeUp(options: { wakeIntervalMs: number; approvalTimeoutMs: number }): Promise<void> {
+  async wakeUp(options: WakeOptions): Promise<void> {
     // Inspecting a run wakes it: a run left `running` with no turn here goes on from its log (or waits again).
     for (const record of await this.store.listRuns({ status: ["running"] })) await this.runner.inspect(record.runId);
     await this.runner.expireApprovals(options.approvalTimeoutMs);
@@ -233,10 +236,18 @@ export class ChildParts {
    * does not wait for an alarm's scheduling (it answers with the whole run). A turn still going then (waiting on its
    * model, or letting the loop turn in a long stream) is armed for, as before.
    */
-  async armWakeup(options: { wakeIntervalMs: number; approvalTimeoutMs: number }): Promise<void> {
-    const runner = this.runner;
+  async armWakeup(options: WakeOptions): Promise<void> {
     await delay(systemClock, 0);
-    await this.#wakeups.wakeAt(() => {
+    await this.armWakeupNow(options);
+  }
+
+  /**
+   * `armWakeup`, decided now: where the event loop has turned since the start already (`startTail` let it turn). A
+   * second turn of the loop there would let a long instant stream run its next 256 chunks before the start answers.
+   */
+  armWakeupNow(options: WakeOptions): Promise<void> {
+    const runner = this.runner;
+    return this.#wakeups.wakeAt(() => {
       const executing = runner.liveRunIds().some((runId) => runner.isExecuting(runId));
       return executing
         ? systemClock.now() + options.wakeIntervalMs
