@@ -6,7 +6,8 @@
 // target: ours (default) | realChild | raw; workload: w2 (default) | w1 | w3 | chat | chat-plain | chat-fixed | fanout.
 // Writes bench/results/<UTC time>-profile-<target>-<workload>.txt (the summary) and .cpuprofile.gz (gunzip it and
 // open it in Chrome DevTools' Performance panel or speedscope). Knobs: as `pnpm bench` (BENCH_W2_C, …), plus
-// PROFILE_INTERVAL_US (sampling interval, default 100).
+// PROFILE_INTERVAL_US (sampling interval, default 100) and PROFILE_W1_RUNS (the awaited runs of one w1 repetition,
+// default 20: the .cpuprofile.gz holds the first repetition only, so raise it for a profile with more samples).
 import { readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -81,7 +82,10 @@ function workloadRunner(name) {
   };
   switch (name) {
     case "w1":
-      return whole(async (tag) => (await workloads.w1(host, { ...P, w1Warmup: 0, w1Runs: 20 }, `w1-${tag}`)).innerMs);
+      return whole(
+        async (tag) =>
+          (await workloads.w1(host, { ...P, w1Warmup: 0, w1Runs: knob("PROFILE_W1_RUNS", 20) }, `w1-${tag}`)).innerMs,
+      );
     case "w2":
       return async (tag, around) => {
         const rep = await workloads.w2Once(host, P, `w2-${tag}`, { deflate: false, around });

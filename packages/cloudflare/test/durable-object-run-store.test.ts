@@ -250,6 +250,17 @@ describe("DurableObjectWakeupScheduler", () => {
     });
   });
 
+  it("asks a deciding function when its call's turn comes: null arms nothing, a time keeps the earliest", async () => {
+    const object = freshObject("decided");
+    const decided = (times: Array<number | null>) =>
+      worker().fetchJson<SchedulerState>(`/scheduler/wake-decided?object=${object}`, { body: { times } });
+    const now = Date.now();
+    expect((await decided([null])).alarm).toBeNull();
+    expect((await decided([now + 2 * HOUR, null])).alarm).toBe(now + 2 * HOUR);
+    expect((await decided([null, now + 3 * HOUR, now + HOUR])).alarm).toBe(now + HOUR);
+    await worker().fetchJson<SchedulerState>(`/scheduler/cancel?object=${object}`, { method: "POST" });
+  });
+
   it("keeps a pending wake-up across a restart", async () => {
     const object = freshObject("restart");
     const wakeTime = Date.now() + HOUR;

@@ -26,8 +26,16 @@ export class DurableObjectWakeupScheduler implements WakeupScheduler {
     this.#storage = storage;
   }
 
-  wakeAt(epochMs: number): Promise<void> {
+  /**
+   * Wake at `at` unless an earlier wake-up is pending. `at` may be a function, asked when this call's turn in the
+   * chain comes (what is due is decided from the state the object is in then, not when it asked); `null` arms nothing
+   * and reads nothing. Setting an alarm makes the object's next commit wait for the alarm's scheduling: arm one only
+   * when it is needed.
+   */
+  wakeAt(at: number | (() => number | null)): Promise<void> {
     return this.#serialized(async () => {
+      const epochMs = typeof at === "function" ? at() : at;
+      if (epochMs === null) return;
       const scheduled = await this.#storage.getAlarm();
       if (scheduled !== null && scheduled <= epochMs) return;
       await this.#storage.setAlarm(epochMs);

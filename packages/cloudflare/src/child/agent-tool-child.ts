@@ -118,8 +118,9 @@ export abstract class AgentToolChild<TEnv = unknown>
     input: unknown,
     options?: ChildStartOptions,
   ): Promise<ReadableStream<Uint8Array>> {
+    // The runner answers once the event loop has turned after the start: an instant run is over by then.
     const tail = await this.runner.startTail(runId, input, options);
-    if (this.runner.isLive(runId)) await this.#parts.armWakeup(this.#wakes());
+    if (this.runner.isLive(runId)) await this.#parts.armWakeupNow(this.#wakes());
     return toNdjsonTail(tail);
   }
 

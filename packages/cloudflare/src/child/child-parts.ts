@@ -41,6 +41,9 @@ const NO_RUN_CONTEXT_WARNING =
   "this.reportProgress needs the nodejs_compat (or nodejs_als) compatibility flag: without AsyncLocalStorage the " +
   "child cannot tell which run reports, so progress is ignored.";
 
+/** How often a child with a turn under way wakes, and how long an approval waits before it expires. */
+type WakeOptions = { wakeIntervalMs: number; approvalTimeoutMs: number };
+
 /** What a child's parts are built from: its object, its definition (the subclass's answers), its children. */
 export type ChildPartsOptions = {
   ctx: DurableObjectState;
@@ -219,21 +222,37 @@ export class ChildParts {
    * Resume the runs whose turn was cut off, expire the approvals nobody answered in time, and keep the alarm armed:
    * every `wakeIntervalMs` while a turn runs, else at the next approval's expiry while runs only wait.
    */
-  async wakeUp(options: { wakeIntervalMs: number; approvalTimeoutMs: number }): Promise<void> {
+  async wakeUp(options: WakeOptions): Promise<void> {
     // Inspecting a run wakes it: a run left `running` with no turn here goes on from its log (or waits again).
     for (const record of await this.store.listRuns({ status: ["running"] })) await this.runner.inspect(record.runId);
     await this.runner.expireApprovals(options.approvalTimeoutMs);
     await this.armWakeup(options);
   }
 
-  /** Arm the alarm for the next wake this child needs (none when no run is live). */
-  async armWakeup(options: { wakeIntervalMs: number; approvalTimeoutMs: number }): Promise<void> {
+  /**
+   * Arm the alarm for the next wake this child needs (none when no run is live), decided once the event loop has
+   * turned: a turn that makes its chunks without waiting (a stub, a cached answer, an instant model) has ended by
+   * then, its terminal written in the stretch that started it, so its run arms no alarm — and its start's answer
+   * does not wait for an alarm's scheduling (it answers with the whole run). A turn still going then (waiting on its
+   * model, or letting the loop turn in a long stream) is armed for, as before.
+   */
+  async armWakeup(options: WakeOptions): Promise<void> {
+    await delay(systemClock, 0);
+    await this.armWakeupNow(options);
+  }
+
+  /**
+   * `armWakeup`, decided now: where the event loop has turned since the start already (`startTail` let it turn). A
+   * second turn of the loop there would let a long instant stream run its next 256 chunks before the start answers.
+   */
+  armWakeupNow(options: WakeOptions): Promise<void> {
     const runner = this.runner;
-    const executing = runner.liveRunIds().some((runId) => runner.isExecuting(runId));
-    const at = executing
-      ? systemClock.now() + options.wakeIntervalMs
-      : runner.approvalDeadline(options.approvalTimeoutMs);
-    if (at !== null) await this.#wakeups.wakeAt(at);
+    return this.#wakeups.wakeAt(() => {
+      const executing = runner.liveRunIds().some((runId) => runner.isExecuting(runId));
+      return executing
+        ? systemClock.now() + options.wakeIntervalMs
+        : runner.approvalDeadline(options.approvalTimeoutMs);
+    });
   }
 
   /** Destroy run `runId` and the object's storage, what its runs dispatched (their children's storage) with it. */

@@ -42,7 +42,9 @@ export type AgentToolChildRunnerOptions = {
    * or cached model, a fast transform) would otherwise hold the host until the turn ends — in a Durable Object, the
    * `start` answer and every tail with it, so the first chunk would leave together with the last. A shorter instant
    * turn does end in one go (one storage commit, not two: its whole answer was ready at once). A model paced by the
-   * network yields by itself; this adds at most one macrotask per 256 entries. Default: none.
+   * network yields by itself; this adds at most one macrotask per 256 entries. `startTail` awaits it once too, before
+   * it answers for a run it began: an instant turn has ended by then, and its whole run goes in the answer. Default:
+   * none.
    */
   yieldToEventLoop?: () => Promise<void>;
 };

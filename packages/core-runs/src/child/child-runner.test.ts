@@ -43,18 +43,38 @@ const isFinishStep = (entry: AgentToolLogEntry) => entry.body.type === "finish-s
 const sequences = (items: AgentToolTailItem[]) => tailItemEntries(items).map((entry) => entry.sequence);
 
 /**
- * A runner whose turns stream `count` words at once (an instant model) and whose yield lets the event loop turn: the
- * clock's 0 ms timers (a log's burst end among them) fire.
+ * A runner whose turns stream `count` words at once (an instant model) and whose yield lets the event loop turn: once
+ * every pending microtask has run (a macrotask comes after them), the clock's 0 ms timers (a log's burst end among
+ * them) fire. Yields asked at once (`startTail`'s and its turn's) take their turns, as a host's timers do.
  */
 function instantRunner(store: RunStore, count: number) {
   const words = Array.from({ length: count }, (_, index) => `w${index} `);
   const clock = new ManualClock(1_000);
+  let advancing: Promise<void> = Promise.resolve();
   return new AgentToolChildRunner({
     definition: echoChild("Echo", { chunks: () => textChunks(words) }),
     store,
     clock,
-    yieldToEventLoop: () => clock.advanceBy(0),
+    yieldToEventLoop: () => {
+      advancing = advancing.then(turnEventLoop).then(() => clock.advanceBy(0));
+      return advancing;
+    },
   });
+}
+
+/** A runner whose turns stream `words` at once, counting its yields (each lets the event loop turn). */
+function yieldCountingRunner(store: RunStore, words: string[]) {
+  const counted = { yields: 0 };
+  const runner = new AgentToolChildRunner({
+    definition: echoChild("Echo", { chunks: () => textChunks(words) }),
+    store,
+    clock: new ManualClock(1_000),
+    yieldToEventLoop: async () => {
+      counted.yields += 1;
+      await turnEventLoop();
+    },
+  });
+  return { runner, counted };
 }
 
 /** A store that records how many entries each of its appends writes. */
@@ -259,10 +279,12 @@ describe("AgentToolChildRunner", () => {
     expect(tailItemEntries(items).map((entry) => entry.sequence)).toEqual(
       Array.from({ length: tailItemEntries(items).length }, (_, index) => index + 1),
     );
-    // The first entry is written at once and out by the first yield (after 64 chunks); then every 256 entries
-    // (written when that many wait), never more than one macrotask per 256.
-    expect(yields[0]).toEqual({ stored: 1, tailed: 1 });
-    expect(yields.map((at) => at.stored)).toEqual([1, 257, 513]);
+    // `startTail` yields once before it answers (here, with a yield that is no macrotask, as the turn starts: nothing
+    // is stored yet). The turn's first entry is written at once and out by its first yield (after 64 chunks); then
+    // every 256 entries (written when that many wait), never more than one macrotask per 256.
+    expect(yields[0]).toEqual({ stored: 0, tailed: 1 });
+    expect(yields[1]).toEqual({ stored: 1, tailed: 1 });
+    expect(yields.map((at) => at.stored)).toEqual([0, 1, 257, 513]);
   });
 
   it("holds what waits behind a burst's first entry over the turn's own yield, and writes it as soon as the turn then waits for its stream", async () => {
@@ -280,6 +302,8 @@ describe("AgentToolChildRunner", () => {
       },
     });
     const tail = (await runner.startTail("r1", "x")).getReader();
+    // startTail's own yield, before it answered.
+    expect(yields).toBe(1);
     const run = child.run("r1");
     await run.context;
     const deltas = Array.from({ length: FIRST_YIELD_AFTER - 1 }, (_, index) => ({
@@ -290,7 +314,7 @@ describe("AgentToolChildRunner", () => {
     run.emit({ type: "text-start", id: "t" }, ...deltas);
     await turnEventLoop();
     // The turn yielded once, after its first 64 chunks; only the first entry is written (the rest waited over it).
-    expect(yields).toBe(1);
+    expect(yields).toBe(2);
     expect(appends).toEqual([1]);
     // The stream has nothing more for now: the burst ends when the event loop turns, and the rest is written then.
     await clock.advanceBy(0);
@@ -310,20 +334,13 @@ describe("AgentToolChildRunner", () => {
 
   it("ends a followed instant turn of fewer than 64 chunks without a yield: its first entry written at once, the rest with its end", async () => {
     const { store, appends } = countingAppends();
-    let yields = 0;
-    const runner = new AgentToolChildRunner({
-      definition: echoChild("Echo", { chunks: () => textChunks(["a ", "b ", "c"]) }),
-      store,
-      clock: new ManualClock(1_000),
-      yieldToEventLoop: async () => {
-        yields += 1;
-      },
-    });
+    const { runner, counted } = yieldCountingRunner(store, ["a ", "b ", "c"]);
     const items = await collect(await runner.startTail("r1", "x"));
     expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
     const total = tailItemEntries(items).length;
     expect(total).toBeLessThan(FIRST_YIELD_AFTER);
-    expect(yields).toBe(0);
+    // startTail's own yield before it answered; the turn none.
+    expect(counted.yields).toBe(1);
     expect(appends).toEqual([1, total - 1]);
   });
 
@@ -338,6 +355,23 @@ describe("AgentToolChildRunner", () => {
     // neither write what waits in a write of its own nor start a burst whose first entry is written alone.
     expect(appends.slice(0, 3)).toEqual([1, MAX_BURST_ENTRIES, MAX_BURST_ENTRIES]);
     expect(appends.length).toBe(1 + Math.ceil((total - 1) / MAX_BURST_ENTRIES));
+  });
+
+  it("startTail answers once the host's event loop has turned: an instant turn has ended by then, its whole run at hand", async () => {
+    const store = new InMemoryRunStore();
+    const { runner, counted } = yieldCountingRunner(store, ["a ", "b ", "c"]);
+    const tail = await runner.startTail("r1", "x");
+    // Answered after one turn of the loop (the turn itself, of fewer than 64 chunks, never yields): the run is over.
+    expect(counted.yields).toBe(1);
+    expect(runner.isLive("r1")).toBe(false);
+    expect(await store.getRun("r1")).toMatchObject({ status: "completed" });
+    const items = await collect(tail);
+    expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
+    expect(sequences(items)).toEqual((await store.readLog("r1")).map((entry) => entry.sequence));
+    // A run it did not begin (a parent's retry) answers at once: its tail replays the stored log.
+    const again = await collect(await runner.startTail("r1", "x"));
+    expect(counted.yields).toBe(1);
+    expect(sequences(again)).toEqual(sequences(items));
   });
 
   it("startTail of a new run listens from its start: its tail reads neither the run's row again nor its stored log", async () => {
@@ -394,9 +428,9 @@ describe("AgentToolChildRunner", () => {
       run.emit({ type: "text-start", id: "t" }, ...deltas(FIRST_YIELD_AFTER - 1));
     }
     for (const reader of tails) expect((await reader.read()).value).toMatchObject({ type: "entries" });
-    // The turns have read what was emitted once a macrotask has run.
+    // The turns have read what was emitted once a macrotask has run: each yielded once (and each startTail once).
     await turnEventLoop();
-    expect(yields).toBe(2);
+    expect(yields).toBe(4);
     await tails[0]?.cancel();
     aborting.abort();
     expect(await tails[1]?.read()).toEqual({ done: true, value: undefined });
@@ -407,7 +441,7 @@ describe("AgentToolChildRunner", () => {
       run.complete();
     }
     await turnEventLoop();
-    expect(yields).toBe(2);
+    expect(yields).toBe(4);
     for (const runId of ["r1", "r2"]) {
       expect(await runner.inspect(runId)).toMatchObject({
         status: "completed",
@@ -435,10 +469,10 @@ describe("AgentToolChildRunner", () => {
     const items = await collect(runner.tail("r1", { afterSequence: 0 }));
     expect(tailItemEntries(items).length).toBeGreaterThan(600);
     expect(yields).toBe(0);
-    // The same turn started with its tail yields (after its first entry, then every 256).
+    // The same turn started with its tail yields (after its first 64 chunks, then every 256), and startTail once.
     const followed = await collect(await runner.startTail("r2", "x"));
     expect(followed.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
-    expect(yields).toBe(3);
+    expect(yields).toBe(4);
   });
 
   it("calls onTurnEnd once per turn, after its last chunk and before its end is recorded: what it publishes goes out first", async () => {

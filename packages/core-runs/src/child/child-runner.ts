@@ -135,8 +135,9 @@ export class AgentToolChildRunner {
   /**
    * Start a run and tail it, in one call (a parent's one round trip to its child): `start`, then `tail` from the
    * run's first entry. The run's turn knows from its start that someone waits for its stream (it lets the host's
-   * event loop turn, see `yieldToEventLoop`), so its first chunk leaves before the turn ends. A known runId starts no
-   * second turn: its tail replays the log and follows it.
+   * event loop turn, see `yieldToEventLoop`), so its first chunk leaves before the turn ends. A run it begins is
+   * answered once the event loop has turned after the start (an instant turn has ended by then: its whole run is at
+   * hand). A known runId starts no second turn: its tail replays the log and follows it, answered at once.
    */
   async startTail(
     runId: string,
@@ -157,6 +158,17 @@ export class AgentToolChildRunner {
     // A run this call began was listened to from its start: its tail reads neither its row nor its stored log.
     const started = this.#startTails.get(runId);
     this.#startTails.delete(runId);
+    // And it answers once the host's event loop has turned: a turn that makes its chunks without waiting has ended by
+    // then, so the answer carries its whole run at once, not its first entries with the rest in later messages (a
+    // Durable Object holds what leaves until its writes commit, at that turn: none of it could leave sooner).
+    if (started !== undefined && this.#options.yieldToEventLoop) {
+      try {
+        await this.#options.yieldToEventLoop();
+      } catch (error) {
+        started.close();
+        throw error;
+      }
+    }
     const opened = started?.open(tail.signal);
     if (opened) return opened;
     started?.close();
