@@ -78,7 +78,7 @@ export class EventOutbox<TSocket> {
   /** The open event sockets: the list held, unless one of them closed since (then looked up again). */
   #openSockets(): SocketsByForm<TSocket> {
     const held = this.#sockets;
-    if (held !== null && held.batched.every(this.#isOpen) && held.plain.every(this.#isOpen)) return held;
+    if (held?.batched.every(this.#isOpen) && held.plain.every(this.#isOpen)) return held;
     const { batched, plain } = this.#port.sockets();
     this.#sockets = { batched: batched.filter(this.#isOpen), plain: plain.filter(this.#isOpen) };
     return this.#sockets;
