@@ -13,19 +13,12 @@ import { TurnRecord } from "./turn-record.js";
 
 /**
  * A turn whose stream is followed lets the host's event loop turn once it has read this many chunks without a pause,
- * then every `YIELD_EVERY`: its first entry is written at once anyway (`LiveRunLog`), so the first chunk waits
- * at most for these to be journaled (microseconds), and a short instant turn (a stub, a cached answer) ends in one
- * commit instead of two (bench/README.md, issue 33, fifth session).
+ * then every `MAX_BURST_ENTRIES` (1 024): its first entry is written at once anyway (`LiveRunLog`), so the first chunk
+ * waits at most for these to be journaled (microseconds), and a short instant turn (a stub, a cached answer) ends in
+ * one commit instead of two (bench/README.md, issue 33, fifth session). Each turn of the loop costs a storage commit
+ * here and a hop of the tail to the parent (about a millisecond in workerd): a 2 000-chunk instant turn pays two.
  */
 export const FIRST_YIELD_AFTER = 64;
-
-/**
- * After its first `FIRST_YIELD_AFTER` chunks, a followed turn whose stream never waits lets the event loop turn every
- * this many (four of the log's bursts, each written when it fills: `MAX_BURST_ENTRIES`). Each turn of the loop costs a
- * storage commit here and a hop of the tail to the parent and its clients, about a millisecond in workerd: a 2 000-chunk
- * instant turn pays two instead of eight (issue 33, sixth session), and its chunks still leave in bursts of 1 024.
- */
-export const YIELD_EVERY = 4 * MAX_BURST_ENTRIES;
 
 /** The result a call gets when its input was still streaming as the turn was cut: the model is told. */
 export const NOT_RUN_TEXT =
@@ -210,10 +203,9 @@ async function readStream(host: TurnHost, record: TurnRecord, options: RunTurnOp
       record.append(value);
       read += 1;
       // Let what is written so far leave the host before reading on: after the first `FIRST_YIELD_AFTER` chunks, then
-      // every `YIELD_EVERY`. A stream whose chunks come apart (a model paced by the network) lets the loop turn on its
-      // own.
+      // every burst. A stream whose chunks come apart (a model paced by the network) lets the loop turn on its own.
       if (read === nextYield && host.yieldToEventLoop) {
-        nextYield += YIELD_EVERY;
+        nextYield += MAX_BURST_ENTRIES;
         await host.yieldToEventLoop();
       }
     }
