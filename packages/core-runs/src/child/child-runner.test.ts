@@ -29,7 +29,7 @@ import {
   unitUsage as usage,
 } from "../testing/scripted-model.js";
 import { storeWith } from "../testing/store-with.js";
-import { FIRST_YIELD_AFTER } from "../turn/run-turn.js";
+import { FIRST_YIELD_AFTER, SECOND_YIELD_GAP } from "../turn/run-turn.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
 import { AgentToolChildRunner } from "./child-runner.js";
 
@@ -234,9 +234,9 @@ describe("AgentToolChildRunner", () => {
     expect(appends.length).toBeLessThan(10);
   });
 
-  it("lets the host's event loop turn after a turn's first 64 chunks and every 1 024 after them (yieldToEventLoop): what is written by then is out", async () => {
+  it("lets the host's event loop turn after a turn's first 64 chunks, 256 later, then every 1 024 (yieldToEventLoop): what is written by then is out", async () => {
     const store = new InMemoryRunStore();
-    const words = Array.from({ length: 2_200 }, (_, index) => `w${index} `);
+    const words = Array.from({ length: 2_500 }, (_, index) => `w${index} `);
     const clock = new ManualClock(1_000);
     // At each yield: how many entries are stored, and what a tail opened then gets before the turn goes on.
     const yields: Array<{ stored: number; tailed: number }> = [];
@@ -259,11 +259,12 @@ describe("AgentToolChildRunner", () => {
     expect(tailItemEntries(items).map((entry) => entry.sequence)).toEqual(
       Array.from({ length: tailItemEntries(items).length }, (_, index) => index + 1),
     );
-    // The first entry is written at once and out by the first yield (after 64 chunks); then every 1 024 entries
-    // (written when that many wait), never more than one macrotask per 1 024.
+    // The first entry is written at once and out by the first yield (after 64 chunks); the second comes 256 chunks
+    // later (`SECOND_YIELD_GAP`: the first chunk may still be on its way), nothing more written by then; then one
+    // every 1 024, each after a write of 1 024 entries (written when that many wait).
     expect(yields[0]).toEqual({ stored: 1, tailed: 1 });
-    expect(MAX_BURST_ENTRIES).toBe(1_024);
-    expect(yields.map((at) => at.stored)).toEqual([1, 1_025, 2_049]);
+    expect([SECOND_YIELD_GAP, MAX_BURST_ENTRIES]).toEqual([256, 1_024]);
+    expect(yields.map((at) => at.stored)).toEqual([1, 1, 1_025, 2_049]);
   });
 
   it("holds what waits behind a burst's first entry over the turn's own yield, and writes it as soon as the turn then waits for its stream", async () => {
@@ -436,10 +437,10 @@ describe("AgentToolChildRunner", () => {
     const items = await collect(runner.tail("r1", { afterSequence: 0 }));
     expect(tailItemEntries(items).length).toBeGreaterThan(600);
     expect(yields).toBe(0);
-    // The same turn started with its tail yields (after its first 64 chunks; its 600 end before the next yield's 1 088).
+    // The same turn started with its tail yields (after its first 64 chunks and 256 later; its 600 end before 1 344).
     const followed = await collect(await runner.startTail("r2", "x"));
     expect(followed.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
-    expect(yields).toBe(1);
+    expect(yields).toBe(2);
   });
 
   it("calls onTurnEnd once per turn, after its last chunk and before its end is recorded: what it publishes goes out first", async () => {

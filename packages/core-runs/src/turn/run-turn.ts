@@ -13,12 +13,21 @@ import { TurnRecord } from "./turn-record.js";
 
 /**
  * A turn whose stream is followed lets the host's event loop turn once it has read this many chunks without a pause,
- * then every `MAX_BURST_ENTRIES` (1 024): its first entry is written at once anyway (`LiveRunLog`), so the first chunk
- * waits at most for these to be journaled (microseconds), and a short instant turn (a stub, a cached answer) ends in
- * one commit instead of two (bench/README.md, issue 33, fifth session). Each turn of the loop costs a storage commit
- * here and a hop of the tail to the parent (about a millisecond in workerd): a 2 000-chunk instant turn pays two.
+ * then `SECOND_YIELD_GAP` later and every `MAX_BURST_ENTRIES` (1 024) after that: its first entry is written at once
+ * anyway (`LiveRunLog`), so the first chunk waits at most for these to be journaled (microseconds), and a short
+ * instant turn (a stub, a cached answer) ends in one commit instead of two (bench/README.md, issue 33, fifth session). Each turn of the loop after a write costs a
+ * storage commit here and a hop of the tail to the parent (about a millisecond in workerd): a 2 000-chunk instant
+ * turn now pays three, not eight.
  */
 export const FIRST_YIELD_AFTER = 64;
+
+/**
+ * The chunks a followed instant turn reads between its first yield and its second (then a burst, `MAX_BURST_ENTRIES`,
+ * between each two): fewer, because its first chunk may still be on its way then — the child's commit and the tail's
+ * hop to the parent can come after the host's timer, and the parent waits for the child's stretch to end — so the
+ * first chunk waits for at most these, as when every stretch was this long.
+ */
+export const SECOND_YIELD_GAP = 256;
 
 /** The result a call gets when its input was still streaming as the turn was cut: the model is told. */
 export const NOT_RUN_TEXT =
@@ -192,6 +201,7 @@ async function readStream(host: TurnHost, record: TurnRecord, options: RunTurnOp
   try {
     let read = 0;
     let nextYield = FIRST_YIELD_AFTER;
+    let gap = SECOND_YIELD_GAP;
     if (signal.aborted) return;
     for (;;) {
       const { done, value } = await reader.read();
@@ -203,9 +213,11 @@ async function readStream(host: TurnHost, record: TurnRecord, options: RunTurnOp
       record.append(value);
       read += 1;
       // Let what is written so far leave the host before reading on: after the first `FIRST_YIELD_AFTER` chunks, then
-      // every burst. A stream whose chunks come apart (a model paced by the network) lets the loop turn on its own.
+      // `SECOND_YIELD_GAP` later, then every burst. A stream whose chunks come apart (a model paced by the network) lets
+      // the loop turn on its own.
       if (read === nextYield && host.yieldToEventLoop) {
-        nextYield += MAX_BURST_ENTRIES;
+        nextYield += gap;
+        gap = MAX_BURST_ENTRIES;
         await host.yieldToEventLoop();
       }
     }
