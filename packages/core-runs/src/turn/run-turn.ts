@@ -15,9 +15,9 @@ import { TurnRecord } from "./turn-record.js";
  * A turn whose stream is followed lets the host's event loop turn once it has read this many chunks without a pause,
  * then `SECOND_YIELD_GAP` later and every `MAX_BURST_ENTRIES` (1 024) after that: its first entry is written at once
  * anyway (`LiveRunLog`), so the first chunk waits at most for these to be journaled (microseconds), and a short
- * instant turn (a stub, a cached answer) ends in one commit instead of two (bench/README.md, issue 33, fifth session). Each turn of the loop after a write costs a
- * storage commit here and a hop of the tail to the parent (about a millisecond in workerd): a 2 000-chunk instant
- * turn now pays three, not eight.
+ * instant turn (a stub, a cached answer) ends in one commit instead of two (bench/README.md, issue 33, fifth session).
+ * Each turn of the loop after a write costs a storage commit here and a hop of the tail to the parent (about a
+ * millisecond in workerd): a 2 000-chunk instant turn pays three, not eight (issue 33, sixth session).
  */
 export const FIRST_YIELD_AFTER = 64;
 
@@ -212,9 +212,9 @@ async function readStream(host: TurnHost, record: TurnRecord, options: RunTurnOp
       }
       record.append(value);
       read += 1;
-      // Let what is written so far leave the host before reading on: after the first `FIRST_YIELD_AFTER` chunks, then
-      // `SECOND_YIELD_GAP` later, then every burst. A stream whose chunks come apart (a model paced by the network) lets
-      // the loop turn on its own.
+      // Let what is written so far leave the host before reading on: after the first `FIRST_YIELD_AFTER` chunks,
+      // `SECOND_YIELD_GAP` later, then every burst. A stream whose chunks come apart (a model paced by the network)
+      // lets the loop turn on its own.
       if (read === nextYield && host.yieldToEventLoop) {
         nextYield += gap;
         gap = MAX_BURST_ENTRIES;
