@@ -38,7 +38,7 @@ export type AgentToolChildRunnerOptions = {
   descendantsTimeoutMs?: number;
   /**
    * Let the host's event loop turn (resolve after a macrotask, e.g. a 0 ms timer). Awaited after a turn's first 64
-   * chunks, 256 later, then after every `MAX_BURST_ENTRIES` (1 024): a stream that makes its chunks without ever
+   * chunks, 256 later, then after every 1 024 (`YIELD_EVERY`): a stream that makes its chunks without ever
    * waiting (a mock or cached model, a fast transform) would otherwise hold the host until the turn ends — in a
    * Durable Object, the `start` answer and every tail with it, so the first chunk would leave together with the last.
    * A shorter instant turn does end in one go (one storage commit, not two: its whole answer was ready at once). A

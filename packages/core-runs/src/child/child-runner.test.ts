@@ -29,7 +29,7 @@ import {
   unitUsage as usage,
 } from "../testing/scripted-model.js";
 import { storeWith } from "../testing/store-with.js";
-import { FIRST_YIELD_AFTER, SECOND_YIELD_GAP } from "../turn/run-turn.js";
+import { FIRST_YIELD_AFTER, SECOND_YIELD_GAP, YIELD_EVERY } from "../turn/run-turn.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
 import { AgentToolChildRunner } from "./child-runner.js";
 
@@ -220,16 +220,16 @@ describe("AgentToolChildRunner", () => {
     expect(items.at(-1)?.type).toBe("terminal");
   });
 
-  it("writes a turn's ready chunks in bursts of at most 1 024 entries, one append each", async () => {
+  it("writes a turn's ready chunks in bursts of at most 256 entries, one append each", async () => {
     const { store, appends } = countingAppends();
-    const words = Array.from({ length: 2_400 }, (_, index) => `w${index} `);
+    const words = Array.from({ length: 600 }, (_, index) => `w${index} `);
     const { runner } = makeRunner(echoChild("Echo", { chunks: () => textChunks(words) }), store);
     await runner.start("r1", "x");
     const items = await collect(runner.tail("r1", { afterSequence: 0 }));
     const total = sequences(items).length;
-    expect(total).toBeGreaterThan(2_400);
+    expect(total).toBeGreaterThan(600);
     expect(appends.reduce((sum, count) => sum + count, 0)).toBe(total);
-    expect(Math.max(...appends)).toBeLessThanOrEqual(MAX_BURST_ENTRIES + 1);
+    expect(Math.max(...appends)).toBeLessThanOrEqual(257);
     expect(appends.length).toBeGreaterThanOrEqual(3);
     expect(appends.length).toBeLessThan(10);
   });
@@ -260,11 +260,11 @@ describe("AgentToolChildRunner", () => {
       Array.from({ length: tailItemEntries(items).length }, (_, index) => index + 1),
     );
     // The first entry is written at once and out by the first yield (after 64 chunks); the second comes 256 chunks
-    // later (`SECOND_YIELD_GAP`: the first chunk may still be on its way), nothing more written by then; then one
-    // every 1 024, each after a write of 1 024 entries (written when that many wait).
+    // later (`SECOND_YIELD_GAP`: the first chunk may still be on its way); then one every 1 024 (`YIELD_EVERY`), the
+    // entries written 256 at a time as that many wait.
     expect(yields[0]).toEqual({ stored: 1, tailed: 1 });
-    expect([SECOND_YIELD_GAP, MAX_BURST_ENTRIES]).toEqual([256, 1_024]);
-    expect(yields.map((at) => at.stored)).toEqual([1, 1, 1_025, 2_049]);
+    expect([SECOND_YIELD_GAP, YIELD_EVERY]).toEqual([256, 1_024]);
+    expect(yields.map((at) => at.stored)).toEqual([1, 257, 1_281, 2_305]);
   });
 
   it("holds what waits behind a burst's first entry over the turn's own yield, and writes it as soon as the turn then waits for its stream", async () => {
@@ -329,14 +329,14 @@ describe("AgentToolChildRunner", () => {
     expect(appends).toEqual([1, total - 1]);
   });
 
-  it("goes on with the burst after its own yield: an instant stream is written in appends of 1 024, no lone entry after each yield", async () => {
+  it("goes on with the burst after its own yield: an instant stream is written in appends of 256, no lone entry after each yield", async () => {
     const { store, appends } = countingAppends();
-    const runner = instantRunner(store, 2_400);
+    const runner = instantRunner(store, 600);
     const items = await collect(await runner.startTail("r1", "x"));
     expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
     const total = tailItemEntries(items).length;
     expect(appends.reduce((sum, count) => sum + count, 0)).toBe(total);
-    // The turn's first entry at once (its first chunk's latency), then the rest per 1 024: the turn's own yields
+    // The turn's first entry at once (its first chunk's latency), then the rest per 256: the turn's own yields
     // neither write what waits in a write of its own nor start a burst whose first entry is written alone.
     expect(appends.slice(0, 3)).toEqual([1, MAX_BURST_ENTRIES, MAX_BURST_ENTRIES]);
     expect(appends.length).toBe(1 + Math.ceil((total - 1) / MAX_BURST_ENTRIES));

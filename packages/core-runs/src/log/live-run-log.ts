@@ -10,13 +10,8 @@ export type TailListener = (item: AgentToolTailItem) => void;
 /** An ephemeral tail item (progress): it never enters the log. */
 export type EphemeralTailItem = AgentToolTailItem & { type: "progress" };
 
-/**
- * Most entries a burst keeps back before they are written anyway: memory and latency stay bounded. Each write is one
- * tail item to the parent, one stretch of frames to its clients, and (in a followed instant turn, which lets the event
- * loop turn once per burst) one storage commit: 1 024 (it was 256) makes a 2 000-chunk instant turn three of them, not
- * nine (issue 33, sixth session). The store still cuts a write into rows of under a kilobyte.
- */
-export const MAX_BURST_ENTRIES = 1_024;
+/** Most entries a burst keeps back before they are written anyway: memory and latency stay bounded. */
+export const MAX_BURST_ENTRIES = 256;
 
 /**
  * The log of a run whose turn is executing here: it numbers each durable chunk with the next sequence, writes the

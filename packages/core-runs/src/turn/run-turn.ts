@@ -13,7 +13,7 @@ import { TurnRecord } from "./turn-record.js";
 
 /**
  * A turn whose stream is followed lets the host's event loop turn once it has read this many chunks without a pause,
- * then `SECOND_YIELD_GAP` later and every `MAX_BURST_ENTRIES` (1 024) after that: its first entry is written at once
+ * then `SECOND_YIELD_GAP` later and every `YIELD_EVERY` (1 024) after that: its first entry is written at once
  * anyway (`LiveRunLog`), so the first chunk waits at most for these to be journaled (microseconds), and a short
  * instant turn (a stub, a cached answer) ends in one commit instead of two (bench/README.md, issue 33, fifth session).
  * Each turn of the loop after a write costs a storage commit here and a hop of the tail to the parent (about a
@@ -22,12 +22,18 @@ import { TurnRecord } from "./turn-record.js";
 export const FIRST_YIELD_AFTER = 64;
 
 /**
- * The chunks a followed instant turn reads between its first yield and its second (then a burst, `MAX_BURST_ENTRIES`,
- * between each two): fewer, because its first chunk may still be on its way then — the child's commit and the tail's
+ * The chunks a followed instant turn reads between its first yield and its second (then `YIELD_EVERY` between each
+ * two): fewer, because its first chunk may still be on its way then — the child's commit and the tail's
  * hop to the parent can come after the host's timer, and the parent waits for the child's stretch to end — so the
  * first chunk waits for at most these, as when every stretch was this long.
  */
 export const SECOND_YIELD_GAP = 256;
+
+/**
+ * The chunks a followed instant turn reads between two yields after its second: four of the log's bursts (each written
+ * as it fills, `MAX_BURST_ENTRIES`), all in one storage commit.
+ */
+export const YIELD_EVERY = 4 * MAX_BURST_ENTRIES;
 
 /** The result a call gets when its input was still streaming as the turn was cut: the model is told. */
 export const NOT_RUN_TEXT =
@@ -213,11 +219,11 @@ async function readStream(host: TurnHost, record: TurnRecord, options: RunTurnOp
       record.append(value);
       read += 1;
       // Let what is written so far leave the host before reading on: after the first `FIRST_YIELD_AFTER` chunks,
-      // `SECOND_YIELD_GAP` later, then every burst. A stream whose chunks come apart (a model paced by the network)
-      // lets the loop turn on its own.
+      // `SECOND_YIELD_GAP` later, then every `YIELD_EVERY`. A stream whose chunks come apart (a model paced by the
+      // network) lets the loop turn on its own.
       if (read === nextYield && host.yieldToEventLoop) {
         nextYield += gap;
-        gap = MAX_BURST_ENTRIES;
+        gap = YIELD_EVERY;
         await host.yieldToEventLoop();
       }
     }
