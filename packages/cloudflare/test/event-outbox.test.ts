@@ -7,7 +7,7 @@ import { flushMicrotasks } from "@agent-tools/core-runs/testing";
 import { describe, expect, it } from "vitest";
 import { EventOutbox } from "../src/parent/event-outbox.js";
 
-type Socket = { name: string; batches: boolean; sent: string[] };
+type Socket = { name: string; batches: boolean; open: boolean; sent: string[] };
 
 function outboxOver(sockets: Socket[]) {
   let lookups = 0;
@@ -19,6 +19,7 @@ function outboxOver(sockets: Socket[]) {
         plain: sockets.filter((socket) => !socket.batches),
       };
     },
+    isOpen: (socket) => socket.open,
     send: (socket, message) => {
       socket.sent.push(message);
     },
@@ -26,7 +27,7 @@ function outboxOver(sockets: Socket[]) {
   return { outbox, lookups: () => lookups };
 }
 
-const socket = (name: string, batches: boolean): Socket => ({ name, batches, sent: [] });
+const socket = (name: string, batches: boolean): Socket => ({ name, batches, open: true, sent: [] });
 const frame = (runId: string, sequence: number, replay = false) =>
   JSON.stringify({
     type: AGENT_TOOL_EVENT_TYPE,
@@ -81,16 +82,50 @@ describe("EventOutbox", () => {
     const { outbox } = outboxOver(sockets);
     outbox.broadcast(frame("r1", 1));
     outbox.broadcast(frame("r1", 2));
-    // connect: flush, accept, replay (read at once), in the same stretch as the broadcasts around it.
+    // connect: flush, accept (and say the sockets changed), replay (read at once), in the same stretch as the
+    // broadcasts around it.
     outbox.flush();
     const late = socket("late", true);
     sockets.push(late);
+    outbox.socketsChanged();
     outbox.sendTo(late, true, frame("r0", 1, true));
     outbox.sendTo(late, true, frame("r0", 2, true));
     outbox.broadcast(frame("r1", 3));
     await flushMicrotasks();
     expect(first.sent).toEqual([`[${frame("r1", 1)},${frame("r1", 2)}]`, frame("r1", 3)]);
     expect(late.sent).toEqual([`[${frame("r0", 1, true)},${frame("r0", 2, true)}]`, frame("r1", 3)]);
+  });
+
+  it("keeps its list of sockets between stretches: looked up again once told they changed, or once one it holds closed", async () => {
+    const first = socket("first", true);
+    const sockets = [first];
+    const { outbox, lookups } = outboxOver(sockets);
+    for (const sequence of [1, 2, 3]) {
+      outbox.broadcast(frame("r1", sequence));
+      await flushMicrotasks();
+    }
+    expect(first.sent).toEqual([frame("r1", 1), frame("r1", 2), frame("r1", 3)]);
+    expect(lookups()).toBe(1);
+    // A socket accepted (as `connect` does: flush, accept, then say so): the next stretch looks the sockets up.
+    outbox.flush();
+    const second = socket("second", false);
+    sockets.push(second);
+    outbox.socketsChanged();
+    outbox.broadcast(frame("r1", 4));
+    await flushMicrotasks();
+    expect(lookups()).toBe(2);
+    expect(second.sent).toEqual([frame("r1", 4)]);
+    // One closes: the next stretch looks them up again, and what the lookup still lists but is closed gets nothing.
+    first.open = false;
+    outbox.broadcast(frame("r1", 5));
+    await flushMicrotasks();
+    expect(lookups()).toBe(3);
+    expect(first.sent.at(-1)).toBe(frame("r1", 4));
+    expect(second.sent.at(-1)).toBe(frame("r1", 5));
+    outbox.broadcast(frame("r1", 6));
+    await flushMicrotasks();
+    expect(lookups()).toBe(3);
+    expect(second.sent.at(-1)).toBe(frame("r1", 6));
   });
 
   it("splits a long stretch into batches under the bound", async () => {

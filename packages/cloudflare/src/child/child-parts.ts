@@ -111,7 +111,7 @@ export class ChildParts {
       clock: systemClock,
       waitUntil: (promise) => options.ctx.waitUntil(promise),
       // A turn that makes its chunks without waiting would hold the object (and the start answer, and every tail)
-      // until it ends: it lets the event loop turn after its first chunk and every 256.
+      // until it ends: it lets the event loop turn after its first 64 chunks, 256 later, then every 1 024.
       yieldToEventLoop: () => delay(systemClock, 0),
       maxRecoveryAttempts: options.maxRecoveryAttempts(),
       ...(shouldKeepRecovering ? { shouldKeepRecovering } : {}),

@@ -70,7 +70,7 @@ export class ParentEventSockets {
 
   constructor(ctx: DurableObjectState, options: ParentEventSocketOptions & { clock: Clock }) {
     this.#ctx = ctx;
-    this.#outbox = new EventOutbox({ sockets: () => this.#eventSockets(), send });
+    this.#outbox = new EventOutbox({ sockets: () => this.#eventSockets(), isOpen, send });
     const burst = positive("pageRequestBurst", options.pageRequestBurst ?? DEFAULT_PAGE_REQUEST_BURST);
     this.#refillMs = positive("pageRequestRefillMs", options.pageRequestRefillMs ?? DEFAULT_PAGE_REQUEST_REFILL_MS);
     this.#maxPageBytes = positive("maxPageBytes", options.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES);
@@ -91,6 +91,7 @@ export class ParentEventSockets {
     // (and, by its replay, what the runs hold).
     this.#outbox.flush();
     this.#ctx.acceptWebSocket(server, batches ? [EVENTS_TAG, BATCHES_TAG] : [EVENTS_TAG]);
+    this.#outbox.socketsChanged();
     await this.#replayTo(server, batches, registry, { cursors, ...(limit !== null ? { page: { limit } } : {}) });
     return webSocketUpgrade(client);
   }
@@ -193,6 +194,13 @@ function positive(name: keyof ParentEventSocketOptions, value: number): number {
     "INVALID_ARGUMENT",
     `eventSocketOptions().${name} must be a positive integer, got ${value}`,
   );
+}
+
+/** `WebSocket.OPEN`: a socket that is neither closing nor closed. */
+const OPEN = 1;
+
+function isOpen(ws: WebSocket): boolean {
+  return ws.readyState === OPEN;
 }
 
 function send(ws: WebSocket, message: string): void {

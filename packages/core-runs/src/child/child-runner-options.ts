@@ -38,13 +38,13 @@ export type AgentToolChildRunnerOptions = {
   descendantsTimeoutMs?: number;
   /**
    * Let the host's event loop turn (resolve after a macrotask, e.g. a 0 ms timer). Awaited after a turn's first 64
-   * chunks and after every `MAX_BURST_ENTRIES` after them: a stream that makes its chunks without ever waiting (a mock
-   * or cached model, a fast transform) would otherwise hold the host until the turn ends — in a Durable Object, the
-   * `start` answer and every tail with it, so the first chunk would leave together with the last. A shorter instant
-   * turn does end in one go (one storage commit, not two: its whole answer was ready at once). A model paced by the
-   * network yields by itself; this adds at most one macrotask per 256 entries. `startTail` awaits it once too, before
-   * it answers for a run it began: an instant turn has ended by then, and its whole run goes in the answer. Default:
-   * none.
+   * chunks, 256 later, then after every 1 024 (`YIELD_EVERY`): a stream that makes its chunks without ever
+   * waiting (a mock or cached model, a fast transform) would otherwise hold the host until the turn ends — in a
+   * Durable Object, the `start` answer and every tail with it, so the first chunk would leave together with the last.
+   * A shorter instant turn does end in one go (one storage commit, not two: its whole answer was ready at once). A
+   * model paced by the network yields by itself; this adds at most one macrotask (and, in a Durable Object, one
+   * storage commit) per 1 024 entries, and one more early on. `startTail` awaits it once too, before it answers for a
+   * run it began: an instant turn has ended by then, and its whole run goes in the answer. Default: none.
    */
   yieldToEventLoop?: () => Promise<void>;
 };

@@ -29,7 +29,7 @@ import {
   unitUsage as usage,
 } from "../testing/scripted-model.js";
 import { storeWith } from "../testing/store-with.js";
-import { FIRST_YIELD_AFTER } from "../turn/run-turn.js";
+import { FIRST_YIELD_AFTER, SECOND_YIELD_GAP, YIELD_EVERY } from "../turn/run-turn.js";
 import type { AgentToolChildDefinition } from "./child-definition.js";
 import { AgentToolChildRunner } from "./child-runner.js";
 
@@ -254,9 +254,9 @@ describe("AgentToolChildRunner", () => {
     expect(appends.length).toBeLessThan(10);
   });
 
-  it("lets the host's event loop turn after a turn's first 64 chunks and every 256 after them (yieldToEventLoop): what is written by then is out", async () => {
+  it("lets the host's event loop turn after a turn's first 64 chunks, 256 later, then every 1 024 (yieldToEventLoop): what is written by then is out", async () => {
     const store = new InMemoryRunStore();
-    const words = Array.from({ length: 600 }, (_, index) => `w${index} `);
+    const words = Array.from({ length: 2_500 }, (_, index) => `w${index} `);
     const clock = new ManualClock(1_000);
     // At each yield: how many entries are stored, and what a tail opened then gets before the turn goes on.
     const yields: Array<{ stored: number; tailed: number }> = [];
@@ -280,11 +280,13 @@ describe("AgentToolChildRunner", () => {
       Array.from({ length: tailItemEntries(items).length }, (_, index) => index + 1),
     );
     // `startTail` yields once before it answers (here, with a yield that is no macrotask, as the turn starts: nothing
-    // is stored yet). The turn's first entry is written at once and out by its first yield (after 64 chunks); then
-    // every 256 entries (written when that many wait), never more than one macrotask per 256.
+    // is stored yet). The turn's first entry is written at once and out by its first yield (after 64 chunks); the
+    // next comes 256 chunks later (`SECOND_YIELD_GAP`: the first chunk may still be on its way); then one every 1 024
+    // (`YIELD_EVERY`), the entries written 256 at a time as that many wait.
     expect(yields[0]).toEqual({ stored: 0, tailed: 1 });
     expect(yields[1]).toEqual({ stored: 1, tailed: 1 });
-    expect(yields.map((at) => at.stored)).toEqual([0, 1, 257, 513]);
+    expect([SECOND_YIELD_GAP, YIELD_EVERY]).toEqual([256, 1_024]);
+    expect(yields.map((at) => at.stored)).toEqual([0, 1, 257, 1_281, 2_305]);
   });
 
   it("holds what waits behind a burst's first entry over the turn's own yield, and writes it as soon as the turn then waits for its stream", async () => {
@@ -469,10 +471,11 @@ describe("AgentToolChildRunner", () => {
     const items = await collect(runner.tail("r1", { afterSequence: 0 }));
     expect(tailItemEntries(items).length).toBeGreaterThan(600);
     expect(yields).toBe(0);
-    // The same turn started with its tail yields (after its first 64 chunks, then every 256), and startTail once.
+    // The same turn started with its tail yields (after its first 64 chunks and 256 later; its 600 end before 1 344),
+    // and startTail once before it answers.
     const followed = await collect(await runner.startTail("r2", "x"));
     expect(followed.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
-    expect(yields).toBe(4);
+    expect(yields).toBe(3);
   });
 
   it("calls onTurnEnd once per turn, after its last chunk and before its end is recorded: what it publishes goes out first", async () => {

@@ -112,6 +112,22 @@ describe("encodeLogEntries / decodeLogEntries", () => {
     expect(() => decodeLogEntries('{"v":2}')).toThrow(RangeError);
     expect(() => decodeLogEntries("not json")).toThrow(SyntaxError);
     expect(() => decodeLogEntries('{"v":1,"s":1,"t":0,"a":"x","g":[]}')).toThrow(/number list/);
+    // A malformed time past the last entry's, and a piece's length, are refused too (not skipped).
+    expect(() => decodeLogEntries('{"v":1,"s":1,"t":0,"a":"0,1*x","g":[{"type":"text-start","id":"a"}]}')).toThrow(
+      /number list/,
+    );
+    expect(() => decodeLogEntries('{"v":1,"s":1,"t":0,"a":"0*2","g":[["text-delta","a","xy","1,y"]]}')).toThrow(
+      /number list/,
+    );
+    expect(() => decodeLogEntries('{"v":1,"s":1,"t":0,"a":"0","g":[{"type":"text-start","id":"a"}]}')).not.toThrow();
+    expect(() => decodeLogEntries('{"v":1,"s":1,"t":0,"a":"","g":[{"type":"text-start","id":"a"}]}')).toThrow(
+      /fewer times/,
+    );
+  });
+
+  it("refuses a stored delta segment of a type that is not a delta's, with a RangeError", () => {
+    expect(() => decodeLogEntries('{"v":1,"s":1,"t":0,"a":"0","g":[["text-start","a","x","1"]]}')).toThrow(RangeError);
+    expect(() => decodeLogEntries('{"v":1,"s":1,"t":0,"a":"0","g":[[1,"bogus","a","x",1,1]]}')).toThrow(RangeError);
   });
 
   it("round-trips any log: random bodies, parts, times, envelopes and gaps", () => {

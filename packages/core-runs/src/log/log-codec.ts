@@ -1,6 +1,6 @@
 import type { UIMessageChunk } from "ai";
 import { type AgentToolLogEntry, stepResetChunk } from "../protocol/index.js";
-import { type DeltaType, deltaChunk, readDelta } from "./log-deltas.js";
+import { bareDeltaChunk, type DeltaType, readDelta } from "./log-deltas.js";
 import { isMergedEntry, type MergedLogEntry } from "./merged-log-entry.js";
 
 /** `[type, part, text, lengths]`: consecutive deltas of one part; `lengths` is a run-length list (`encodeCounts`). */
@@ -125,16 +125,14 @@ export function decodeLogEntries(text: string): AgentToolLogEntry[] {
 export function decodeParsedLog(parsed: unknown): AgentToolLogEntry[] {
   if (Array.isArray(parsed)) return parsed as AgentToolLogEntry[];
   if (!isEncodedLog(parsed)) throw new RangeError("decodeLogEntries: not an encoded log");
-  const times = decodeCounts(parsed.a);
+  // The times are read as the entries are made (a run-length list: no array of them).
+  const times = new CountReader(parsed.a);
   const entries: AgentToolLogEntry[] = [];
   let sequence = parsed.s;
-  let timeIndex = 0;
   let at = parsed.t;
   const nextAt = () => {
-    const difference = times[timeIndex];
-    if (difference === undefined) throw new RangeError("decodeLogEntries: fewer times than entries");
-    at = timeIndex === 0 ? parsed.t + difference : at + difference;
-    timeIndex += 1;
+    if (!times.hasNext()) throw new RangeError("decodeLogEntries: fewer times than entries");
+    at += times.next();
     return at;
   };
   for (const segment of parsed.g) {
@@ -154,7 +152,7 @@ export function decodeParsedLog(parsed: unknown): AgentToolLogEntry[] {
       }
       const merged: MergedLogEntry = {
         sequence,
-        body: deltaChunk({ type, part, text }),
+        body: bareDeltaChunk(type, part, text),
         at: nextAt(),
         merged: { from, last, ...(summary === 1 ? { summary: true as const } : {}) },
       };
@@ -162,15 +160,17 @@ export function decodeParsedLog(parsed: unknown): AgentToolLogEntry[] {
       sequence += 1;
     } else {
       const [type, part, joined, lengths] = segment as DeltaSegment;
+      const pieces = new CountReader(lengths);
       let offset = 0;
-      for (const length of decodeCounts(lengths)) {
-        const body = deltaChunk({ type, part, text: joined.slice(offset, offset + length) });
-        entries.push({ sequence, body, at: nextAt() });
-        offset += length;
+      while (pieces.hasNext()) {
+        const end = offset + pieces.next();
+        entries.push({ sequence, body: bareDeltaChunk(type, part, joined.slice(offset, end)), at: nextAt() });
+        offset = end;
         sequence += 1;
       }
     }
   }
+  times.drain();
   return entries;
 }
 
@@ -191,19 +191,54 @@ function encodeCounts(values: readonly number[]): string {
   return tokens.join(",");
 }
 
-function decodeCounts(text: string): number[] {
-  if (text === "") return [];
-  const values: number[] = [];
-  for (const token of text.split(",")) {
-    const star = token.indexOf("*");
-    const value = Number(star === -1 ? token : token.slice(0, star));
-    const repeat = star === -1 ? 1 : Number(token.slice(star + 1));
+/**
+ * Reads `encodeCounts`' text one value at a time, without expanding a value repeated `n` times into a list: its
+ * comma-separated tokens (none in ""), each `value` or `value*repeat`. Throws a `RangeError` on a malformed token.
+ */
+class CountReader {
+  readonly #text: string;
+  /** Where the next token starts; -1 once every token is read. */
+  #offset: number;
+  #value = 0;
+  #left = 0;
+
+  constructor(text: string) {
+    this.#text = text;
+    this.#offset = text === "" ? -1 : 0;
+  }
+
+  hasNext(): boolean {
+    return this.#left > 0 || this.#offset !== -1;
+  }
+
+  next(): number {
+    if (this.#left === 0) this.#readToken();
+    this.#left -= 1;
+    return this.#value;
+  }
+
+  /** Read every value left (each token checked). */
+  drain(): void {
+    this.#left = 0;
+    while (this.#offset !== -1) this.#readToken();
+  }
+
+  #readToken(): void {
+    const text = this.#text;
+    const start = this.#offset;
+    const comma = text.indexOf(",", start);
+    const end = comma === -1 ? text.length : comma;
+    const star = text.indexOf("*", start);
+    const hasRepeat = star !== -1 && star < end;
+    const value = Number(text.slice(start, hasRepeat ? star : end));
+    const repeat = hasRepeat ? Number(text.slice(star + 1, end)) : 1;
     if (!Number.isSafeInteger(value) || !Number.isSafeInteger(repeat) || repeat < 1) {
       throw new RangeError(`decodeLogEntries: malformed number list ${JSON.stringify(text)}`);
     }
-    for (let count = 0; count < repeat; count += 1) values.push(value);
+    this.#offset = comma === -1 ? -1 : comma + 1;
+    this.#value = value;
+    this.#left = repeat;
   }
-  return values;
 }
 
 /** An entry made of `sequence`, `body` and a whole-number `at` and nothing else: its time goes in the time list. */

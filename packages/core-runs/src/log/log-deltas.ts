@@ -41,11 +41,24 @@ export function readDelta(body: unknown, withMetadata = false): Delta | null {
 
 /** The chunk of a delta. @internal */
 export function deltaChunk(delta: Delta): UIMessageChunk {
-  const fields = DELTA_FIELDS[delta.type];
-  return {
-    type: delta.type,
-    [fields.part]: delta.part,
-    [fields.text]: delta.text,
-    ...(delta.providerMetadata != null ? { providerMetadata: delta.providerMetadata } : {}),
-  } as unknown as UIMessageChunk;
+  const chunk = bareDeltaChunk(delta.type, delta.part, delta.text);
+  if (delta.providerMetadata != null)
+    (chunk as { providerMetadata?: unknown }).providerMetadata = delta.providerMetadata;
+  return chunk;
+}
+
+/**
+ * The chunk of a delta with no field but its type, part and text (a decoded log makes one per entry): an object
+ * literal per type, its keys in `DELTA_FIELDS`' order. @internal
+ */
+export function bareDeltaChunk(type: DeltaType, part: string, text: string): UIMessageChunk {
+  switch (type) {
+    case "text-delta":
+    case "reasoning-delta":
+      return { type, id: part, delta: text };
+    case "tool-input-delta":
+      return { type, toolCallId: part, inputTextDelta: text };
+    default:
+      throw new RangeError(`not a delta type: ${JSON.stringify(type)}`);
+  }
 }

@@ -13,11 +13,27 @@ import { TurnRecord } from "./turn-record.js";
 
 /**
  * A turn whose stream is followed lets the host's event loop turn once it has read this many chunks without a pause,
- * then every `MAX_BURST_ENTRIES`: its first entry is written at once anyway (`LiveRunLog`), so the first chunk waits
- * at most for these to be journaled (microseconds), and a short instant turn (a stub, a cached answer) ends in one
- * commit instead of two (bench/README.md, issue 33, fifth session).
+ * then `SECOND_YIELD_GAP` later and every `YIELD_EVERY` (1 024) after that: its first entry is written at once
+ * anyway (`LiveRunLog`), so the first chunk waits at most for these to be journaled (microseconds), and a short
+ * instant turn (a stub, a cached answer) ends in one commit instead of two (bench/README.md, issue 33, fifth session).
+ * Each turn of the loop after a write costs a storage commit here and a hop of the tail to the parent (about a
+ * millisecond in workerd): a 2 000-chunk instant turn pays three, not eight (issue 33, sixth session).
  */
 export const FIRST_YIELD_AFTER = 64;
+
+/**
+ * The chunks a followed instant turn reads between its first yield and its second (then `YIELD_EVERY` between each
+ * two): fewer, because its first chunk may still be on its way then — the child's commit and the tail's
+ * hop to the parent can come after the host's timer, and the parent waits for the child's stretch to end — so the
+ * first chunk waits for at most these, as when every stretch was this long.
+ */
+export const SECOND_YIELD_GAP = 256;
+
+/**
+ * The chunks a followed instant turn reads between two yields after its second: four of the log's bursts (each written
+ * as it fills, `MAX_BURST_ENTRIES`), all in one storage commit.
+ */
+export const YIELD_EVERY = 4 * MAX_BURST_ENTRIES;
 
 /** The result a call gets when its input was still streaming as the turn was cut: the model is told. */
 export const NOT_RUN_TEXT =
@@ -190,7 +206,10 @@ async function readStream(host: TurnHost, record: TurnRecord, options: RunTurnOp
   signal.addEventListener("abort", onAbort, { once: true });
   try {
     let read = 0;
-    while (!signal.aborted) {
+    let nextYield = FIRST_YIELD_AFTER;
+    let gap = SECOND_YIELD_GAP;
+    if (signal.aborted) return;
+    for (;;) {
       const { done, value } = await reader.read();
       if (done || signal.aborted) break;
       if (isTransient(value)) {
@@ -199,9 +218,12 @@ async function readStream(host: TurnHost, record: TurnRecord, options: RunTurnOp
       }
       record.append(value);
       read += 1;
-      // Let what is written so far leave the host before reading on: after the first `FIRST_YIELD_AFTER` chunks, then
-      // every burst. A stream whose chunks come apart (a model paced by the network) lets the loop turn on its own.
-      if (host.yieldToEventLoop && read >= FIRST_YIELD_AFTER && (read - FIRST_YIELD_AFTER) % MAX_BURST_ENTRIES === 0) {
+      // Let what is written so far leave the host before reading on: after the first `FIRST_YIELD_AFTER` chunks,
+      // `SECOND_YIELD_GAP` later, then every `YIELD_EVERY`. A stream whose chunks come apart (a model paced by the
+      // network) lets the loop turn on its own.
+      if (read === nextYield && host.yieldToEventLoop) {
+        nextYield += gap;
+        gap = YIELD_EVERY;
         await host.yieldToEventLoop();
       }
     }

@@ -47,7 +47,7 @@ export type TurnHost = {
    * `data-agent-approval`, pending), or `null`.
    */
   approvalAsked?(request: TurnApprovalRequest): UIMessageChunk | null;
-  /** Let the host's event loop turn (after the turn's first `FIRST_YIELD_AFTER` chunks, then every 256). */
+  /** Let the host's event loop turn (after the turn's first 64 chunks, 256 later, then every 1 024: `run-turn.ts`). */
   yieldToEventLoop?(): Promise<void>;
   /**
    * Called once before a turn that goes on from a journal does any work (a cut turn's resume attempt is counted
