@@ -125,7 +125,7 @@ export class DurableObjectRunStore implements RunStore {
     const row = toRunRow(record);
     // The same statement says whether the run has a log already (a new run has none, unless it was appended to
     // before its row was written): the first append of a new run then reads nothing.
-    const inserted = this.#storage.sql
+    const created = this.#storage.sql
       .exec<{ has_log: number }>(
         `INSERT INTO ${this.#tables.runs} (run_id, status, revision, started_at, record, attention)
          VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING
@@ -138,9 +138,8 @@ export class DurableObjectRunStore implements RunStore {
         row.attention,
         row.run_id,
       )
-      .toArray();
-    const [created] = inserted;
-    if (inserted.length !== 1 || created === undefined) return false;
+      .toArray()[0];
+    if (created === undefined) return false;
     this.#keep(row);
     if (!created.has_log && this.#liveRows.has(row.run_id)) this.#rememberTail(row.run_id, null);
     return true;

@@ -31,7 +31,7 @@ export type ActivityListener = (item: AgentToolTailItem) => void;
 /** How a stopped follow decides what to record (e.g. after trying to cancel the child). */
 export type StopDecision = AgentToolRunOutcome | (() => AgentToolRunOutcome | Promise<AgentToolRunOutcome>);
 
-/** What a driver holds of its run beyond the parent's stored copy (for replay and `getAgentToolRun`). */
+/** What a driver holds of its run beyond what the parent has stored of it (for replay and `getAgentToolRun`). */
 export type LiveRunView = {
   readonly entries: readonly AgentToolLogEntry[];
   readonly progress: AgentToolProgressSnapshot | undefined;
