@@ -43,8 +43,9 @@ export type AgentToolChildRunnerOptions = {
    * Durable Object, the `start` answer and every tail with it, so the first chunk would leave together with the last.
    * A shorter instant turn does end in one go (one storage commit, not two: its whole answer was ready at once). A
    * model paced by the network yields by itself; this adds at most one macrotask (and, in a Durable Object, one
-   * storage commit) per 1 024 entries, and one more early on. `startTail` awaits it once too, before it answers for a
-   * run it began: an instant turn has ended by then, and its whole run goes in the answer. Default: none.
+   * storage commit) per 1 024 entries, and one more early on. `startTail` awaits it once too (or the run's end, if that
+   * comes first) before it answers for a run it began: an instant turn has ended by then, and its whole run goes in
+   * the answer. Default: none.
    */
   yieldToEventLoop?: () => Promise<void>;
 };

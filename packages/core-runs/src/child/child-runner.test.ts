@@ -376,6 +376,31 @@ describe("AgentToolChildRunner", () => {
     expect(sequences(again)).toEqual(sequences(items));
   });
 
+  it("startTail answers an instant run as soon as it has ended, not after the event loop's turn (a fan-out's children do not all wait at once)", async () => {
+    const store = new InMemoryRunStore();
+    const releases: (() => void)[] = [];
+    const runner = new AgentToolChildRunner({
+      definition: echoChild("Echo", { chunks: () => textChunks(["a ", "b ", "c"]) }),
+      store,
+      clock: new ManualClock(1_000),
+      // A loop turn that comes only when the test says so: the answer must not wait for it.
+      yieldToEventLoop: () => new Promise<void>((release) => releases.push(release)),
+    });
+    let answered: ReadableStream<AgentToolTailItem> | undefined;
+    const answering = runner.startTail("r1", "x").then((tail) => {
+      answered = tail;
+    });
+    await turnEventLoop();
+    expect(releases).toHaveLength(1);
+    expect(answered).toBeDefined();
+    expect(runner.isLive("r1")).toBe(false);
+    const items = await collect(answered as ReadableStream<AgentToolTailItem>);
+    expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
+    expect(sequences(items)).toEqual((await store.readLog("r1")).map((entry) => entry.sequence));
+    for (const release of releases) release();
+    await answering;
+  });
+
   it("startTail of a new run listens from its start: its tail reads neither the run's row again nor its stored log", async () => {
     const inner = new InMemoryRunStore();
     const reads: string[] = [];

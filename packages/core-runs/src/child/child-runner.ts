@@ -136,8 +136,10 @@ export class AgentToolChildRunner {
    * Start a run and tail it, in one call (a parent's one round trip to its child): `start`, then `tail` from the
    * run's first entry. The run's turn knows from its start that someone waits for its stream (it lets the host's
    * event loop turn, see `yieldToEventLoop`), so its first chunk leaves before the turn ends. A run it begins is
-   * answered once the event loop has turned after the start (an instant turn has ended by then: its whole run is at
-   * hand). A known runId starts no second turn: its tail replays the log and follows it, answered at once.
+   * answered once it has ended or once the event loop has turned after the start, whichever comes first: an instant
+   * turn's whole run is at hand either way, and one that ended without the loop turning does not wait for the loop
+   * (a fan-out's instant children answer one by one, not all after everyone's start). A known runId starts no second
+   * turn: its tail replays the log and follows it, answered at once.
    */
   async startTail(
     runId: string,
@@ -158,12 +160,13 @@ export class AgentToolChildRunner {
     // A run this call began was listened to from its start: its tail reads neither its row nor its stored log.
     const started = this.#startTails.get(runId);
     this.#startTails.delete(runId);
-    // And it answers once the host's event loop has turned: a turn that makes its chunks without waiting has ended by
-    // then, so the answer carries its whole run at once, not its first entries with the rest in later messages (a
-    // Durable Object holds what leaves until its writes commit, at that turn: none of it could leave sooner).
+    // And it answers once the run has ended or the host's event loop has turned: a turn that makes its chunks without
+    // waiting has ended by then, so the answer carries its whole run at once, not its first entries with the rest in
+    // later messages (a Durable Object holds what leaves until its writes commit, at that turn: none of it could leave
+    // sooner).
     if (started !== undefined && this.#options.yieldToEventLoop) {
       try {
-        await this.#options.yieldToEventLoop();
+        await started.endedOr(this.#options.yieldToEventLoop());
       } catch (error) {
         started.close();
         throw error;

@@ -12,10 +12,32 @@ export class StartTail {
   readonly #unsubscribe: () => void;
   #sink: ((item: AgentToolTailItem) => void) | null = null;
   #isTaken = false;
+  #isEnded = false;
+  #onEnd: (() => void) | null = null;
 
   /** Listen to `log` from now on (before its turn appends anything). */
   constructor(log: LiveRunLog) {
-    this.#unsubscribe = log.subscribe((item) => (this.#sink ? this.#sink(item) : this.#held.push(item)));
+    this.#unsubscribe = log.subscribe((item) => {
+      if (item.type === "terminal") this.#end();
+      if (this.#sink) this.#sink(item);
+      else this.#held.push(item);
+    });
+  }
+
+  /** Resolves once the run's `terminal` item is held (or delivered), or when `other` settles first. */
+  endedOr(other: Promise<void>): Promise<void> {
+    if (this.#isEnded) return Promise.resolve();
+    const ended = new Promise<void>((resolve) => {
+      this.#onEnd = resolve;
+    });
+    return Promise.race([ended, other]).finally(() => {
+      this.#onEnd = null;
+    });
+  }
+
+  #end(): void {
+    this.#isEnded = true;
+    this.#onEnd?.();
   }
 
   /** Stop listening: the stream is never opened (the start failed) or was cancelled. */
