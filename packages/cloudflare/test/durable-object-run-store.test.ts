@@ -139,8 +139,9 @@ describe("DurableObjectRunStore storage", () => {
       "getRun: SELECT",
       "insertRun: INSERT",
       "getRun: ",
+      // One statement needs no transaction around it; two go in one (the brackets).
       "appendLog: INSERT",
-      "appendLog: UPDATE INSERT",
+      "appendLog: [ UPDATE INSERT ]",
       "getRun: ",
       "updateRun: UPDATE",
       "getRun: SELECT",

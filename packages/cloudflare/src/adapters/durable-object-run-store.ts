@@ -246,7 +246,7 @@ export class DurableObjectRunStore implements RunStore {
     // Forgotten while the statements run: a failed transaction leaves the last row unknown.
     const last = batches.at(-1);
     this.#logTails.delete(runId);
-    this.#storage.transactionSync(() => {
+    const write = () => {
       for (const [index, batch] of batches.entries()) {
         if (index === 0 && extended !== null && tail !== undefined) {
           if (!rewritten) continue;
@@ -267,7 +267,11 @@ export class DurableObjectRunStore implements RunStore {
           batch.json,
         );
       }
-    });
+    };
+    // One statement is atomic by itself (most appends: a burst fits one row); more go in one transaction.
+    const statements = batches.length - (extended !== null && !rewritten ? 1 : 0);
+    if (statements === 1) write();
+    else this.#storage.transactionSync(write);
     // Appended past the end (the runner's case): the last batch is the log's last row now.
     if (last !== undefined && isAppendedPastEnd) {
       const small = utf8Bytes(last.json) < TARGET_LOG_ROW_BYTES;
