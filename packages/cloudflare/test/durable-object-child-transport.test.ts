@@ -203,6 +203,40 @@ describe("NDJSON codec (Node)", () => {
     expect(await readAll(tail)).toEqual(tailItems);
   });
 
+  it("a child's tail reads back whatever bytes its chunks are cut at: every byte, mid-character, a last line alone", async () => {
+    const sent = await concatBytes(toNdjsonTail(streamOf(tailItems)));
+    const everyByte = Array.from({ length: sent.length }, (_, index) => index);
+    expect(await readAll(fromNdjsonTail(Promise.resolve(chunked(sent, everyByte)), undefined))).toEqual(tailItems);
+    const party = sent.indexOf(0xf0); // "🎉" is F0 9F 8E 89
+    for (const cut of [party + 1, party + 2, party + 3]) {
+      expect(await readAll(fromNdjsonTail(Promise.resolve(chunked(sent, [cut])), undefined))).toEqual(tailItems);
+    }
+    // The last line without its newline (a child that ended its stream there).
+    const unterminated = sent.slice(0, sent.length - 1);
+    expect(await readAll(fromNdjsonTail(Promise.resolve(chunked(unterminated, [7])), undefined))).toEqual(tailItems);
+  });
+
+  it("reads tails and NDJSON streams without a TextDecoder of their own (making one is slow in workerd)", async () => {
+    const made = { decoders: 0 };
+    const Original = globalThis.TextDecoder;
+    globalThis.TextDecoder = class extends Original {
+      constructor(...args: ConstructorParameters<typeof TextDecoder>) {
+        super(...args);
+        made.decoders += 1;
+      }
+    };
+    try {
+      const sent = await concatBytes(toNdjsonTail(streamOf(tailItems)));
+      for (let index = 0; index < 3; index += 1) {
+        expect(await readAll(fromNdjsonTail(Promise.resolve(chunked(sent, [9])), undefined))).toEqual(tailItems);
+        expect(await readAll(fromNdjson(toNdjson(streamOf(values))))).toEqual(values);
+      }
+    } finally {
+      globalThis.TextDecoder = Original;
+    }
+    expect(made.decoders).toBe(0);
+  });
+
   it("a tail in the form sent before (whole entries, from a child running older code) still reads", async () => {
     const tail = fromNdjsonTail(Promise.resolve(toNdjson(streamOf(tailItems))), undefined);
     expect(await readAll(tail)).toEqual(tailItems);

@@ -3,6 +3,13 @@
  * These two functions only map; they hold no agent-tool logic.
  */
 const encoder = new TextEncoder();
+/**
+ * One decoder for every stream: it decodes whole lines only (a newline byte is never part of a multi-byte character),
+ * so it keeps no state between calls. A decoder per stream would cost more than a short tail's whole reading (making
+ * one is slow in workerd).
+ */
+const decoder = new TextDecoder();
+const NEWLINE = 0x0a;
 
 const IDLE = Symbol("idle");
 const MAX_LINES_PER_CHUNK = 512;
@@ -51,8 +58,8 @@ export function toNdjson<T>(
 
 /** Decode NDJSON bytes into values. A malformed line errors the stream (the reader treats it as a broken tail). */
 export function fromNdjson<T>(source: ReadableStream<Uint8Array>): ReadableStream<T> {
-  const decoder = new TextDecoder();
   const reader = source.getReader();
+  const bytes = new LineBytes();
   let buffer = "";
   return new ReadableStream<T>({
     async pull(controller) {
@@ -67,11 +74,12 @@ export function fromNdjson<T>(source: ReadableStream<Uint8Array>): ReadableStrea
         }
         const { done, value } = await reader.read();
         if (done) {
+          buffer += bytes.end();
           if (buffer.trim() !== "") controller.enqueue(JSON.parse(buffer) as T);
           controller.close();
           return;
         }
-        buffer += decoder.decode(value, { stream: true });
+        buffer += bytes.push(value);
       }
     },
     async cancel(reason) {
@@ -82,25 +90,61 @@ export function fromNdjson<T>(source: ReadableStream<Uint8Array>): ReadableStrea
 
 /** Incremental NDJSON decoding: push bytes, get every complete value. */
 export class NdjsonLines<T> {
-  readonly #decoder = new TextDecoder();
-  #buffer = "";
+  readonly #bytes = new LineBytes();
   push(bytes: Uint8Array): T[] {
-    this.#buffer += this.#decoder.decode(bytes, { stream: true });
+    const text = this.#bytes.push(bytes);
     const values: T[] = [];
-    let newline = this.#buffer.indexOf("\n");
     let start = 0;
+    let newline = text.indexOf("\n");
     while (newline >= 0) {
-      const line = this.#buffer.slice(start, newline);
+      const line = text.slice(start, newline);
       if (line.trim() !== "") values.push(JSON.parse(line) as T);
       start = newline + 1;
-      newline = this.#buffer.indexOf("\n", start);
+      newline = text.indexOf("\n", start);
     }
-    this.#buffer = this.#buffer.slice(start);
     return values;
   }
   end(): T[] {
-    const rest = this.#buffer.trim();
-    this.#buffer = "";
+    const rest = this.#bytes.end().trim();
     return rest === "" ? [] : [JSON.parse(rest) as T];
   }
+}
+
+/**
+ * Bytes cut into the text of whole lines: `push` gives the text up to the last newline in what came so far (the bytes
+ * after it wait for the next push), `end` the text after it. Decoded by the shared decoder, a line at a time never
+ * split inside a character.
+ */
+class LineBytes {
+  /** The bytes after the last newline pushed (a line still coming), or `null`. */
+  #rest: Uint8Array | null = null;
+
+  /** The text of the lines these bytes complete, each with its newline ("" when none is complete yet). */
+  push(bytes: Uint8Array): string {
+    const last = bytes.lastIndexOf(NEWLINE);
+    if (last === -1) {
+      // Kept past this call: a copy (the caller may reuse its buffer).
+      this.#rest = this.#rest === null ? bytes.slice() : join(this.#rest, bytes);
+      return "";
+    }
+    const lines = join(this.#rest, bytes.subarray(0, last + 1));
+    this.#rest = last + 1 < bytes.length ? bytes.slice(last + 1) : null;
+    return decoder.decode(lines);
+  }
+
+  /** The text after the last newline (the stream ended). */
+  end(): string {
+    const rest = this.#rest;
+    this.#rest = null;
+    return rest === null ? "" : decoder.decode(rest);
+  }
+}
+
+/** `head` then `tail` as one array (`tail` itself when there is no head). */
+function join(head: Uint8Array | null, tail: Uint8Array): Uint8Array {
+  if (head === null) return tail;
+  const joined = new Uint8Array(head.length + tail.length);
+  joined.set(head);
+  joined.set(tail, head.length);
+  return joined;
 }

@@ -258,19 +258,15 @@ describe("AgentToolChildRunner", () => {
     const store = new InMemoryRunStore();
     const words = Array.from({ length: 2_500 }, (_, index) => `w${index} `);
     const clock = new ManualClock(1_000);
-    // At each yield: how many entries are stored, and what a tail opened then gets before the turn goes on.
-    const yields: Array<{ stored: number; tailed: number }> = [];
-    let runner: AgentToolChildRunner | null = null;
-    runner = new AgentToolChildRunner({
+    // At each yield: how many entries are stored as the event loop turns.
+    const yields: number[] = [];
+    const runner = new AgentToolChildRunner({
       definition: echoChild("Echo", { chunks: () => textChunks(words) }),
       store,
       clock,
       yieldToEventLoop: async () => {
-        const stored = (await store.readLog("r1")).length;
-        const tail = runner?.tail("r1", { afterSequence: 0 }).getReader();
-        const first = await tail?.read();
-        await tail?.cancel();
-        yields.push({ stored, tailed: first?.value?.type === "entries" ? first.value.entries.length : 0 });
+        yields.push((await store.readLog("r1")).length);
+        await turnEventLoop();
       },
     });
     // Started with its tail (someone waits for the stream): the turn yields.
@@ -279,14 +275,14 @@ describe("AgentToolChildRunner", () => {
     expect(tailItemEntries(items).map((entry) => entry.sequence)).toEqual(
       Array.from({ length: tailItemEntries(items).length }, (_, index) => index + 1),
     );
-    // `startTail` yields once before it answers (here, with a yield that is no macrotask, as the turn starts: nothing
-    // is stored yet). The turn's first entry is written at once and out by its first yield (after 64 chunks); the
-    // next comes 256 chunks later (`SECOND_YIELD_GAP`: the first chunk may still be on its way); then one every 1 024
+    // `startTail` yields once before it answers, as the turn starts: nothing is stored yet. Its tail holds what it gets
+    // until it answers, so nobody reads the turn's first entry sooner: it waits with the rest, and the turn's first
+    // yield (after 64 chunks) lets all 64 out in one write — what startTail answers with. The next yield comes 256
+    // chunks later (`SECOND_YIELD_GAP`: the first chunk may still be on its way); then one every 1 024
     // (`YIELD_EVERY`), the entries written 256 at a time as that many wait.
-    expect(yields[0]).toEqual({ stored: 0, tailed: 1 });
-    expect(yields[1]).toEqual({ stored: 1, tailed: 1 });
     expect([SECOND_YIELD_GAP, YIELD_EVERY]).toEqual([256, 1_024]);
-    expect(yields.map((at) => at.stored)).toEqual([0, 1, 257, 1_281, 2_305]);
+    expect(yields).toEqual([0, 64, 320, 1_344, 2_368]);
+    expect(items[0]).toMatchObject({ type: "entries", entries: { length: FIRST_YIELD_AFTER } });
   });
 
   it("holds what waits behind a burst's first entry over the turn's own yield, and writes it as soon as the turn then waits for its stream", async () => {
@@ -334,16 +330,17 @@ describe("AgentToolChildRunner", () => {
     await tail.cancel();
   });
 
-  it("ends a followed instant turn of fewer than 64 chunks without a yield: its first entry written at once, the rest with its end", async () => {
+  it("ends a followed instant turn of fewer than 64 chunks without a yield, in one write: nobody reads its first entry before its end", async () => {
     const { store, appends } = countingAppends();
     const { runner, counted } = yieldCountingRunner(store, ["a ", "b ", "c"]);
     const items = await collect(await runner.startTail("r1", "x"));
     expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
     const total = tailItemEntries(items).length;
     expect(total).toBeLessThan(FIRST_YIELD_AFTER);
-    // startTail's own yield before it answered; the turn none.
+    // startTail's own yield before it answered; the turn none. Its tail holds what it gets until startTail answers:
+    // the run's first entry waits for the rest, and the whole run is written once (one row, no rewrite of it).
     expect(counted.yields).toBe(1);
-    expect(appends).toEqual([1, total - 1]);
+    expect(appends).toEqual([total]);
   });
 
   it("goes on with the burst after its own yield: an instant stream is written in appends of 256, no lone entry after each yield", async () => {
@@ -353,10 +350,11 @@ describe("AgentToolChildRunner", () => {
     expect(items.at(-1)).toMatchObject({ type: "terminal", inspection: { status: "completed" } });
     const total = tailItemEntries(items).length;
     expect(appends.reduce((sum, count) => sum + count, 0)).toBe(total);
-    // The turn's first entry at once (its first chunk's latency), then the rest per 256: the turn's own yields
-    // neither write what waits in a write of its own nor start a burst whose first entry is written alone.
-    expect(appends.slice(0, 3)).toEqual([1, MAX_BURST_ENTRIES, MAX_BURST_ENTRIES]);
-    expect(appends.length).toBe(1 + Math.ceil((total - 1) / MAX_BURST_ENTRIES));
+    // The turn's first 64 entries before its first yield (startTail's tail, not read yet, needs none of them sooner),
+    // then the rest per 256: the turn's own yields neither write what waits in a write of its own nor start a burst
+    // whose first entry is written alone.
+    expect(appends.slice(0, 3)).toEqual([FIRST_YIELD_AFTER, MAX_BURST_ENTRIES, MAX_BURST_ENTRIES]);
+    expect(appends.length).toBe(1 + Math.ceil((total - FIRST_YIELD_AFTER) / MAX_BURST_ENTRIES));
   });
 
   it("startTail answers once the host's event loop has turned: an instant turn has ended by then, its whole run at hand", async () => {

@@ -9,15 +9,18 @@ import type { AgentToolTailItem } from "../protocol/index.js";
  */
 export class StartTail {
   readonly #held: AgentToolTailItem[] = [];
-  readonly #unsubscribe: () => void;
+  readonly #subscription: { open(): void; unsubscribe(): void };
   #sink: ((item: AgentToolTailItem) => void) | null = null;
   #isTaken = false;
   #isEnded = false;
   #onEnd: (() => void) | null = null;
 
-  /** Listen to `log` from now on (before its turn appends anything). */
+  /**
+   * Listen to `log` from now on (before its turn appends anything), holding what it delivers unread until `open`: the
+   * log need not write a burst's first entry alone for it (nobody reads it sooner).
+   */
   constructor(log: LiveRunLog) {
-    this.#unsubscribe = log.subscribe((item) => {
+    this.#subscription = log.subscribeHeld((item) => {
       if (item.type === "terminal") this.#end();
       if (this.#sink) this.#sink(item);
       else this.#held.push(item);
@@ -42,7 +45,7 @@ export class StartTail {
 
   /** Stop listening: the stream is never opened (the start failed) or was cancelled. */
   close(): void {
-    this.#unsubscribe();
+    this.#subscription.unsubscribe();
     this.#sink = null;
     this.#held.length = 0;
   }
@@ -77,7 +80,10 @@ export class StartTail {
           if (item.type === "terminal") close();
         };
         for (const item of this.#held.splice(0)) deliver(item);
-        if (!isClosed) this.#sink = deliver;
+        if (isClosed) return;
+        this.#sink = deliver;
+        // Read from now on: what the log still holds back for a reader is written now.
+        this.#subscription.open();
       },
       cancel: () => {
         if (!isClosed) end();

@@ -8,8 +8,11 @@ import { flushMicrotasks, ManualClock } from "../testing/manual-clock.js";
 import { textChunks } from "../testing/scripted-child.js";
 import { LiveRunLog, MAX_BURST_ENTRIES } from "./live-run-log.js";
 
-/** A log over a store that counts its appends (entries per append), and what a live tail receives. */
-function world(store = new InMemoryRunStore()) {
+/**
+ * A log over a store that counts its appends (entries per append), and what its tail receives: a tail reading from
+ * the start, or (`reading: false`) one that holds what it gets until `open()` (as `startTail`'s does until it answers).
+ */
+function world(store = new InMemoryRunStore(), options: { reading?: boolean } = {}) {
   const clock = new ManualClock(1_000);
   const appends: number[] = [];
   const appendLog = store.appendLog.bind(store);
@@ -20,13 +23,16 @@ function world(store = new InMemoryRunStore()) {
   const errors: unknown[] = [];
   const log = new LiveRunLog({ store, clock, runId: "r1", lastSequence: 0, onStoreError: (e) => errors.push(e) });
   const received: AgentToolTailItem[] = [];
-  log.subscribe((item) => received.push(item));
+  const listener = (item: AgentToolTailItem) => received.push(item);
+  let open = () => {};
+  if (options.reading === false) open = log.subscribeHeld(listener).open;
+  else log.subscribe(listener);
   const delivered = (): Array<number | string> =>
     received.flatMap(
       (item): Array<number | string> =>
         item.type === "entries" ? item.entries.map((entry) => entry.sequence) : [item.type],
     );
-  return { clock, store, log, appends, errors, delivered };
+  return { clock, store, log, appends, errors, delivered, open };
 }
 
 describe("LiveRunLog", () => {
@@ -40,6 +46,61 @@ describe("LiveRunLog", () => {
     expect(appends).toEqual([1, 4]);
     expect(delivered()).toEqual([1, 2, 3, 4, 5]);
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("writes a burst nobody reads yet once, at its end or when the turn finishes: its first entry never alone", async () => {
+    const { clock, log, appends } = world(new InMemoryRunStore(), { reading: false });
+    for (const word of ["a", "b", "c", "d", "e"]) log.append(delta(word));
+    await flushMicrotasks();
+    expect(appends).toEqual([]);
+    await clock.advanceBy(0);
+    expect(appends).toEqual([5]);
+    // A short turn: written once, by its finish.
+    log.append(delta("f"));
+    log.append(delta("g"));
+    log.finish();
+    await log.settled();
+    expect(appends).toEqual([5, 2]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("writes a burst's waiting first entry at once when a reader comes: a tail subscribing, a held one opened", async () => {
+    const held = world(new InMemoryRunStore(), { reading: false });
+    for (const word of ["a", "b"]) held.log.append(delta(word));
+    await flushMicrotasks();
+    expect(held.appends).toEqual([]);
+    held.open();
+    await flushMicrotasks();
+    expect(held.appends).toEqual([2]);
+    expect(held.delivered()).toEqual([1, 2]);
+    // The burst goes on: what it appends next waits for its end, as behind a first entry written at once.
+    held.log.append(delta("c"));
+    await flushMicrotasks();
+    expect(held.appends).toEqual([2]);
+    await held.clock.advanceBy(0);
+    expect(held.appends).toEqual([2, 1]);
+
+    const tailed = world(new InMemoryRunStore(), { reading: false });
+    tailed.log.append(delta("a"));
+    await flushMicrotasks();
+    const received: AgentToolTailItem[] = [];
+    tailed.log.subscribe((item) => received.push(item));
+    await flushMicrotasks();
+    expect(tailed.appends).toEqual([1]);
+    expect(received).toMatchObject([{ type: "entries", entries: [{ sequence: 1 }] }]);
+  });
+
+  it("writes what a burst nobody reads holds before the turn's own yield, in one write: the yield lets it out", async () => {
+    const { clock, log, appends, delivered } = world(new InMemoryRunStore(), { reading: false });
+    for (let index = 0; index < 64; index += 1) log.append(delta("x"));
+    log.yielding();
+    await flushMicrotasks();
+    expect(appends).toEqual([64]);
+    expect(delivered()).toHaveLength(64);
+    log.yielded();
+    for (const word of ["a", "b"]) log.append(delta(word));
+    await clock.advanceBy(0);
+    expect(appends).toEqual([64, 2]);
   });
 
   it("writes each chunk of a stream paced by the event loop at once (no latency added)", async () => {
@@ -130,6 +191,16 @@ describe("LiveRunLog", () => {
     expect(appends).toEqual([3, 1]);
     await clock.advanceBy(0); // the burst ended: the step is written as finished
     expect(appends).toEqual([3, 1, 1]);
+  });
+
+  it("after a durable() with nothing waiting, writes the next burst by the same rule: its first entry, then its end", async () => {
+    const { clock, log, appends } = world();
+    await log.durable(); // a turn's facts made durable before its model begins: nothing waits
+    for (const word of ["a", "b", "c", "d", "e"]) log.append(delta(word));
+    await flushMicrotasks();
+    expect(appends).toEqual([1]);
+    await clock.advanceBy(0);
+    expect(appends).toEqual([1, 4]);
   });
 
   it("writes a waiting finish-step when asked: durable, finish", async () => {

@@ -20,8 +20,12 @@ export const MAX_BURST_ENTRIES = 256;
  *
  * Entries are written per **burst**: what the turn appends without the event loop getting to its macrotasks (an AI
  * SDK stream passes each chunk through several microtasks; a model paced by the network yields between its reads).
- * - The first entry of a burst is written at once, so a burst's first chunk (a turn's first, or each of a paced
- *   stream's) reaches live tails with no delay added;
+ * - The first entry of a burst is written at once while a tail reads the run's items, so a burst's first chunk (a
+ *   turn's first, or each of a paced stream's) reaches live tails with no delay added. While none does (nobody
+ *   follows the run, or only a tail that holds what it gets until it is opened: `startTail`'s, until it answers),
+ *   nobody could read that entry sooner: it waits with the rest of its burst, and is written at once when a reader
+ *   comes (a tail subscribing, a held one opened) or before the turn's own yield (`yielding()`) — so a short instant
+ *   turn writes its log once, not its first entry and then the rest;
  * - the others wait for the burst's end — a timer of 0 ms on the injected `Clock`, which fires once the event loop
  *   turns — or until `MAX_BURST_ENTRIES` are waiting, and go out in one write (of at most that many entries);
  * - a turn that lets the event loop turn itself and reads on (`yielding()`, `yielded()`: an instant stream,
@@ -43,6 +47,8 @@ export class LiveRunLog {
   readonly #runId: string;
   readonly #onStoreError: (error: unknown) => void;
   readonly #listeners = new Set<TailListener>();
+  /** Listeners that hold what they get, unread, until they are opened (`subscribeHeld`). */
+  #heldListeners = 0;
   /**
    * Entries and ephemeral items not yet delivered, in order: entries wait for their write, the rest for them.
    * Consecutive entries share one `entries` item (appended to until the next flush takes it).
@@ -57,6 +63,8 @@ export class LiveRunLog {
   #burstEnd: TimerHandle | null = null;
   /** A burst's first entry waits to be written at once. */
   #isLeadDue = false;
+  /** A burst's first entry waits unwritten because nobody read the run's items as it began (see `#hasReader`). */
+  #isLeadDeferred = false;
   /** Set by `yielded()`: the next burst goes on from the turn's last one (no first entry written alone). */
   #isGoingOn = false;
   #isFinished = false;
@@ -98,12 +106,58 @@ export class LiveRunLog {
     return this.#listeners.size > 0;
   }
 
-  /** Listen to the items delivered from now on; returns the function that stops listening. */
+  /**
+   * Listen to the items delivered from now on, reading them as they come (a burst's first entry waiting is written
+   * now); returns the function that stops listening.
+   */
   subscribe(listener: TailListener): () => void {
     this.#listeners.add(listener);
+    this.#readerCame();
     return () => {
       this.#listeners.delete(listener);
     };
+  }
+
+  /**
+   * Listen to the items delivered from now on, for a tail that holds them unread until `open()` (`startTail`'s, until
+   * it answers): until then it does not make a burst's first entry be written at once.
+   */
+  subscribeHeld(listener: TailListener): { open(): void; unsubscribe(): void } {
+    this.#listeners.add(listener);
+    this.#heldListeners += 1;
+    let isHeld = true;
+    const release = () => {
+      if (!isHeld) return false;
+      isHeld = false;
+      this.#heldListeners -= 1;
+      return true;
+    };
+    return {
+      open: () => {
+        if (release()) this.#readerCame();
+      },
+      unsubscribe: () => {
+        release();
+        this.#listeners.delete(listener);
+      },
+    };
+  }
+
+  /** True while a tail reads the run's items as they come (one held unread until opened does not count). */
+  get #hasReader(): boolean {
+    return this.#listeners.size > this.#heldListeners;
+  }
+
+  /** A tail reads the run's items from now on: a burst's first entry that waited for a reader is written now. */
+  #readerCame(): void {
+    if (this.#isLeadDeferred) this.#writeLead();
+  }
+
+  /** Write a burst's first entry now (with what waits behind it), or right after a write in flight. */
+  #writeLead(): void {
+    this.#isLeadDeferred = false;
+    this.#isLeadDue = true;
+    this.#startFlush();
   }
 
   /** Give `body` the next sequence and queue it for its burst's write. */
@@ -155,12 +209,11 @@ export class LiveRunLog {
       this.#startFlush();
     } else if (this.#burstEnd === null) {
       // A burst begins: its first entries are written now (or right after a write in flight), unless the turn goes on
-      // from its own yield; the rest wait for the event loop to turn.
+      // from its own yield or nobody reads them yet; the rest wait for the event loop to turn.
       this.#armBurstEnd();
-      if (!isGoingOn) {
-        this.#isLeadDue = true;
-        this.#startFlush();
-      }
+      if (isGoingOn) return;
+      if (this.#hasReader) this.#writeLead();
+      else this.#isLeadDeferred = true;
     } else if (isReleased || this.#pendingEntries >= MAX_BURST_ENTRIES) {
       this.#startFlush();
     }
@@ -181,9 +234,12 @@ export class LiveRunLog {
   /**
    * The turn is about to let the event loop turn itself, to let out what was written (a burst's first entry): the
    * entries waiting behind it stay waiting over that yield instead of going out in a write of their own (`yielded()`
-   * arms the burst's end again), so a short burst with a yield in it costs no extra write.
+   * arms the burst's end again), so a short burst with a yield in it costs no extra write. A burst whose first entry
+   * waited for a reader is written now, all of it, in one write: the yield lets it out (the tail `startTail` opens at
+   * that turn of the loop gets it).
    */
   yielding(): void {
+    if (this.#isLeadDeferred) this.#writeLead();
     if (this.#burstEnd === null) return;
     this.#clock.clearTimeout(this.#burstEnd);
     this.#burstEnd = null;
@@ -218,7 +274,8 @@ export class LiveRunLog {
   /** Write what is waiting now, without waiting for the burst's end (a fact of the turn's journal). */
   writeNow(): void {
     this.#held = null;
-    this.#isForced = true;
+    // Only what waits now is forced out: with nothing waiting, the next burst goes by the usual rule.
+    this.#isForced = this.#pending.length > 0;
     this.#startFlush();
   }
 
@@ -332,6 +389,7 @@ export class LiveRunLog {
         const batch = this.#takeBatch();
         if (batch.length === 0) break;
         this.#isLeadDue = false;
+        this.#isLeadDeferred = false;
         const entries = batch.flatMap((item) => (item.type === "entries" ? item.entries : []));
         if (entries.length > 0) await this.#store.appendLog(this.#runId, entries);
         for (const item of batch) this.#deliver(item);
@@ -342,6 +400,7 @@ export class LiveRunLog {
       this.#pendingEntries = 0;
       this.#waitingEphemeral = 0;
       this.#held = null;
+      this.#isLeadDeferred = false;
       this.#joined.clear();
       this.#endBurst();
       this.#onStoreError(error);

@@ -100,6 +100,41 @@ describe("encodeLogEntries / decodeLogEntries", () => {
     );
   });
 
+  it("writes the stored form byte for byte as stores hold it: deltas, parts, times, gaps, whole entries", () => {
+    const at = 1_764_000_000_000;
+    const entries = [
+      { sequence: 3, body: { type: "text-start", id: "t0" }, at },
+      { sequence: 4, body: { type: "text-delta", id: "t0", delta: "Hel" }, at },
+      { sequence: 5, body: { type: "text-delta", id: "t0", delta: "lo" }, at },
+      { sequence: 6, body: { type: "text-delta", id: "t0", delta: "" }, at: at + 2 },
+      { sequence: 7, body: { type: "reasoning-delta", id: "t0", delta: "why" }, at: at + 2 },
+      { sequence: 9, body: { type: "tool-input-delta", toolCallId: "c1", inputTextDelta: '{"q":' }, at: at + 1 },
+      { sequence: 10, body: { type: "tool-input-delta", toolCallId: "c1", inputTextDelta: '"x"}' }, at: at + 1 },
+      { sequence: 11, body: { type: "text-delta", id: "t0", delta: "x", providerMetadata: { p: 1 } }, at: at + 3 },
+      { sequence: 12, body: { type: "text-delta", id: "t0", delta: "y" }, at: at + 3.5 },
+      { sequence: 13, body: { type: "text-delta", id: "t0", delta: "z" }, at: at + 4, note: "envelope" },
+      { sequence: 14, body: { type: "text-end", id: "t0" }, at: at + 4 },
+    ] as unknown as AgentToolLogEntry[];
+    expect(encodeLogEntries(entries)).toBe(
+      '{"v":1,"s":3,"t":1764000000000,"a":"0*3,2,0,-1,0,2,1","g":[{"type":"text-start","id":"t0"},' +
+        '["text-delta","t0","Hello","3,2,0"],["reasoning-delta","t0","why","3"],1,' +
+        '["tool-input-delta","c1","{\\"q\\":\\"x\\"}","5,4"],' +
+        '{"type":"text-delta","id":"t0","delta":"x","providerMetadata":{"p":1}},' +
+        '[0,{"body":{"type":"text-delta","id":"t0","delta":"y"},"at":1764000000003.5}],' +
+        '[0,{"body":{"type":"text-delta","id":"t0","delta":"z"},"at":1764000000004,"note":"envelope"}],' +
+        '{"type":"text-end","id":"t0"}]}',
+    );
+    const run: AgentToolLogEntry[] = [{ sequence: 1, body: { type: "text-start", id: "t0" }, at: 5 }];
+    for (let index = 0; index < 6; index += 1) {
+      run.push({ sequence: index + 2, body: { type: "text-delta", id: "t0", delta: `d${index}` }, at: 5 });
+    }
+    run.push({ sequence: 8, body: { type: "text-end", id: "t0" }, at: 6 });
+    expect(encodeLogEntries(compactRunLog(run))).toBe(
+      '{"v":1,"s":1,"t":5,"a":"0*3,1","g":[{"type":"text-start","id":"t0"},4,[2,"text-delta","t0","d0d1d2d3d4d5",2,2],' +
+        '{"type":"text-end","id":"t0"}]}',
+    );
+  });
+
   it("reads the plain JSON arrays stores wrote before", () => {
     const entries = stubRun().slice(0, 5);
     expect(decodeLogEntries(JSON.stringify(entries))).toEqual(entries);

@@ -1,6 +1,6 @@
 import type { UIMessageChunk } from "ai";
 import { type AgentToolLogEntry, stepResetChunk } from "../protocol/index.js";
-import { bareDeltaChunk, type DeltaType, readDelta } from "./log-deltas.js";
+import { bareDeltaChunk, bareDeltaFields, type DeltaType, hasKeyCount, readDelta } from "./log-deltas.js";
 import { isMergedEntry, type MergedLogEntry } from "./merged-log-entry.js";
 
 /** `[type, part, text, lengths]`: consecutive deltas of one part; `lengths` is a run-length list (`encodeCounts`). */
@@ -42,14 +42,15 @@ export function encodeLogEntries(entries: readonly AgentToolLogEntry[]): string 
   const first = entries[0];
   if (first === undefined) throw new RangeError("encodeLogEntries: no entries to encode");
   const segments: Segment[] = [];
-  const times: number[] = [];
+  // Run-length lists built as the entries come (no list of every time or length): this runs once per burst and row.
+  const times = new CountWriter();
   let base: number | undefined;
   let previousAt = 0;
   let nextSequence = first.sequence;
-  let open: { segment: DeltaSegment; lengths: number[] } | null = null;
+  let open: { segment: DeltaSegment; lengths: CountWriter } | null = null;
   const closeOpen = () => {
     if (open === null) return;
-    open.segment[3] = encodeCounts(open.lengths);
+    open.segment[3] = open.lengths.text();
     open = null;
   };
   for (const entry of entries) {
@@ -71,7 +72,7 @@ export function encodeLogEntries(entries: readonly AgentToolLogEntry[]): string 
         isPlainBody(previous) && JSON.stringify(previous) === JSON.stringify(stepResetChunk(merged.merged.from));
       if (pairsWithReset) segments.pop();
       base ??= entry.at;
-      times.push(entry.at - (times.length === 0 ? base : previousAt));
+      times.push(entry.at - (times.isEmpty ? base : previousAt));
       previousAt = entry.at;
       const form = pairsWithReset ? 2 : 1;
       const { from, last, summary } = merged.merged;
@@ -89,24 +90,32 @@ export function encodeLogEntries(entries: readonly AgentToolLogEntry[]): string 
       continue;
     }
     base ??= entry.at;
-    times.push(entry.at - (times.length === 0 ? base : previousAt));
+    times.push(entry.at - (times.isEmpty ? base : previousAt));
     previousAt = entry.at;
-    const delta = readDelta(entry.body);
-    if (delta !== null && open !== null && open.segment[0] === delta.type && open.segment[1] === delta.part) {
-      open.segment[2] += delta.text;
-      open.lengths.push(delta.text.length);
+    // A bare delta is read in place (no object made per entry).
+    const body = entry.body as unknown as Record<string, string>;
+    const fields = bareDeltaFields(body);
+    if (fields === null) {
+      closeOpen();
+      segments.push(entry.body);
+      continue;
+    }
+    const type = body["type"] as DeltaType;
+    const part = body[fields.part] as string;
+    const text = body[fields.text] as string;
+    if (open !== null && open.segment[0] === type && open.segment[1] === part) {
+      open.segment[2] += text;
+      open.lengths.push(text.length);
       continue;
     }
     closeOpen();
-    if (delta !== null) {
-      open = { segment: [delta.type, delta.part, delta.text, ""], lengths: [delta.text.length] };
-      segments.push(open.segment);
-    } else {
-      segments.push(entry.body);
-    }
+    const lengths = new CountWriter();
+    lengths.push(text.length);
+    open = { segment: [type, part, text, ""], lengths };
+    segments.push(open.segment);
   }
   closeOpen();
-  const encoded: EncodedLog = { v: 1, s: first.sequence, t: base ?? 0, a: encodeCounts(times), g: segments };
+  const encoded: EncodedLog = { v: 1, s: first.sequence, t: base ?? 0, a: times.text(), g: segments };
   return JSON.stringify(encoded);
 }
 
@@ -175,20 +184,42 @@ export function decodeParsedLog(parsed: unknown): AgentToolLogEntry[] {
 }
 
 /**
- * A list of whole numbers as text: comma-separated, a value repeated `n` times written `value*n` (`8*98` for 98
- * eights). Empty for an empty list.
+ * Writes a list of whole numbers as text, one value at a time: comma-separated, a value repeated `n` times written
+ * `value*n` (`8*98` for 98 eights); empty for an empty list. `CountReader` reads it.
  */
-function encodeCounts(values: readonly number[]): string {
-  const tokens: string[] = [];
-  let index = 0;
-  while (index < values.length) {
-    const value = values[index] as number;
-    let repeat = 1;
-    while (values[index + repeat] === value) repeat += 1;
-    tokens.push(repeat === 1 ? String(value) : `${value}*${repeat}`);
-    index += repeat;
+class CountWriter {
+  #text = "";
+  #value = 0;
+  /** How many times `#value` came last in a row (0: no value yet). */
+  #repeat = 0;
+
+  /** True until a value is pushed. */
+  get isEmpty(): boolean {
+    return this.#repeat === 0 && this.#text === "";
   }
-  return tokens.join(",");
+
+  push(value: number): void {
+    if (this.#repeat > 0 && value === this.#value) {
+      this.#repeat += 1;
+      return;
+    }
+    this.#writeRun();
+    this.#value = value;
+    this.#repeat = 1;
+  }
+
+  /** The list's text (the writer is done). */
+  text(): string {
+    this.#writeRun();
+    return this.#text;
+  }
+
+  #writeRun(): void {
+    if (this.#repeat === 0) return;
+    const token = this.#repeat === 1 ? String(this.#value) : `${this.#value}*${this.#repeat}`;
+    this.#text = this.#text === "" ? token : `${this.#text},${token}`;
+    this.#repeat = 0;
+  }
 }
 
 /**
@@ -243,7 +274,7 @@ class CountReader {
 
 /** An entry made of `sequence`, `body` and a whole-number `at` and nothing else: its time goes in the time list. */
 function isPlainEnvelope(entry: AgentToolLogEntry): boolean {
-  return Number.isSafeInteger(entry.at) && Object.keys(entry).length === 3 && "body" in entry;
+  return Number.isSafeInteger(entry.at) && hasKeyCount(entry, 3) && "body" in entry;
 }
 
 /** A body stored as the segment itself: an object with a string `type` (never an array or a number). */

@@ -39,6 +39,38 @@ export function readDelta(body: unknown, withMetadata = false): Delta | null {
   };
 }
 
+/**
+ * The fields of `body`'s part and text when it is a bare delta chunk — a delta type, a string part and text, no
+ * other field — else `null`: what `readDelta` checks, without making an object (the log's encoding reads every entry).
+ * @internal
+ */
+export function bareDeltaFields(body: unknown): (typeof DELTA_FIELDS)[DeltaType] | null {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+  const record = body as Record<string, unknown>;
+  const type = record["type"];
+  if (typeof type !== "string" || !Object.hasOwn(DELTA_FIELDS, type)) return null;
+  const fields = DELTA_FIELDS[type as DeltaType];
+  if (typeof record[fields.part] !== "string" || typeof record[fields.text] !== "string") return null;
+  return hasKeyCount(record, 3) ? fields : null;
+}
+
+/**
+ * Whether `record` has exactly `count` own enumerable string keys (`Object.keys(record).length === count`), without
+ * making their list for a plain object (the log's encoding asks it of every entry and body). @internal
+ */
+export function hasKeyCount(record: object, count: number): boolean {
+  const prototype = Object.getPrototypeOf(record);
+  if (prototype !== Object.prototype && prototype !== null) return Object.keys(record).length === count;
+  // A plain object: `for … in` walks its own keys (and any enumerable key added to `Object.prototype`: none in a sane
+  // program).
+  let seen = 0;
+  for (const _key in record) {
+    seen += 1;
+    if (seen > count) return false;
+  }
+  return seen === count;
+}
+
 /** The chunk of a delta. @internal */
 export function deltaChunk(delta: Delta): UIMessageChunk {
   const chunk = bareDeltaChunk(delta.type, delta.part, delta.text);
