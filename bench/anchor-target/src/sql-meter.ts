@@ -37,24 +37,29 @@ const TRACE_LENGTH = 200;
 /**
  * The meter: `sql.exec` replaced by a bound method (no closure per object). Cursors are read once their statement is
  * done: at the end of the task that ran it (code drains a cursor where it runs it: `toArray`, `one`, a loop), then only
- * the sums are kept, and the first statements (the per-statement figures are read from them; a map is made only past
- * `TRACE_LENGTH` statements). An object's meter holds little: the fan-out measures a thousand of them in its heap.
+ * the sums are kept, and the first statements, flat in one array (the per-statement figures are read from them; a map
+ * is made only past `TRACE_LENGTH` statements). An object's meter holds little: the fan-out measures a thousand of
+ * them in its heap.
  */
 class MeteredSql implements SqlMeter {
   readonly installed: boolean;
+  readonly #sql: Sql;
+  /** `exec` as the storage has it (its prototype's: one function for every object). */
   readonly #original: Sql["exec"];
   /** The cursors of the statements run in the current task, folded into the sums at its end. */
   #open: Array<{ query: string; cursor: { rowsWritten: number; rowsRead: number } }> | null = null;
   #rowsWritten = 0;
   #rowsRead = 0;
   #statements = 0;
-  #trace: Statement[] | null = null;
+  /** The first `TRACE_LENGTH` statements: their text, rows written and read, one after another. */
+  #trace: Array<string | number> | null = null;
   /** Rows per statement past the trace's first `TRACE_LENGTH` statements. */
   #later: Map<string, [written: number, read: number]> | null = null;
 
   constructor(storage: DurableObjectStorage) {
     const sql = storage.sql;
-    this.#original = sql.exec.bind(sql);
+    this.#sql = sql;
+    this.#original = sql.exec;
     const metered = this.#exec.bind(this) as Sql["exec"];
     let installed = false;
     try {
@@ -67,7 +72,7 @@ class MeteredSql implements SqlMeter {
   }
 
   #exec(query: string, ...bindings: unknown[]) {
-    const cursor = this.#original(query, ...bindings);
+    const cursor = this.#original.call(this.#sql, query, ...bindings);
     if (this.#open === null) {
       this.#open = [];
       queueMicrotask(() => this.#fold());
@@ -87,8 +92,8 @@ class MeteredSql implements SqlMeter {
     this.#rowsRead += read;
     this.#statements += 1;
     this.#trace ??= [];
-    if (this.#trace.length < TRACE_LENGTH) {
-      this.#trace.push([query, written, read]);
+    if (this.#trace.length < 3 * TRACE_LENGTH) {
+      this.#trace.push(query, written, read);
       return;
     }
     if (written === 0 && read === 0) return;
@@ -110,7 +115,11 @@ class MeteredSql implements SqlMeter {
 
   read(): SqlMeterReading {
     this.#fold();
-    const trace = this.#trace ?? [];
+    const flat = this.#trace ?? [];
+    const trace: Statement[] = [];
+    for (let index = 0; index < flat.length; index += 3) {
+      trace.push([flat[index] as string, flat[index + 1] as number, flat[index + 2] as number]);
+    }
     const statements: Statement[] = [
       ...trace,
       ...[...(this.#later ?? [])].map(([query, [w, r]]): Statement => [query, w, r]),
