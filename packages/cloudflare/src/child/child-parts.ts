@@ -19,10 +19,12 @@ import { toNdjson } from "../adapters/ndjson.js";
 import { descendantFeed, descendantsThrough, drained, emptyDescendantFeed } from "../ag-ui/descendant-feed.js";
 import { ChildDispatcher } from "./child-dispatcher.js";
 import { DirectChat } from "./direct-chat.js";
-import { createRunContext, type RunContext } from "./run-context.js";
+import { type RunContext, sharedRunContext } from "./run-context.js";
 
 /** The run a turn's code works for, its place in its tree, and its progress reporter (one per turn). */
 type RunScope = {
+  /** The parts of the object whose run it is (the run context is the isolate's, shared by every object). */
+  parts: ChildParts;
   runId: string;
   tree: AgentToolTree | null;
   trace: AgentToolTraceContext | null;
@@ -70,8 +72,6 @@ const yieldToEventLoop = () => delay(systemClock, 0);
  */
 export class ChildParts {
   readonly #child: ChildPartsHost;
-  /** Which run the code running now works for (`null`: the runtime has no `AsyncLocalStorage`). */
-  #runContext: RunContext<RunScope> | null | undefined;
   #store: DurableObjectRunStore | undefined;
   #runner: AgentToolChildRunner | undefined;
   #dispatch: ChildDispatcher | null | undefined;
@@ -86,14 +86,15 @@ export class ChildParts {
     this.#child = child;
   }
 
-  /** The run the code running now works for, if any. */
+  /** The run of this object the code running now works for, if any. */
   #currentRun(): RunScope | undefined {
-    return this.#context()?.getStore();
+    const scope = this.#context()?.getStore();
+    return scope?.parts === this ? scope : undefined;
   }
 
+  /** Which run the code running now works for (the isolate's one `AsyncLocalStorage`; none without the flag). */
   #context(): RunContext<RunScope> | undefined {
-    if (this.#runContext === undefined) this.#runContext = createRunContext<RunScope>() ?? null;
-    return this.#runContext ?? undefined;
+    return sharedRunContext<RunScope>();
   }
 
   /** The binding of this child's runs to what they dispatch (core-runs' `bindChildRuns`), made when first used. */
@@ -151,7 +152,7 @@ export class ChildParts {
       clock: systemClock,
     });
     const context = this.#context() as RunContext<RunScope>;
-    return context.run({ runId, tree, trace, reporter }, run);
+    return context.run({ parts: this, runId, tree, trace, reporter }, run);
   }
 
   /** The registry of the runs this child dispatches itself (built on first use; none without `children()`). */
