@@ -3,7 +3,10 @@ import type { RunRecord } from "../registry/run-record.js";
 import type { LiveRun } from "./live-run.js";
 import type { StartTail } from "./start-tail.js";
 
-/** What a runner holds for one run while the run needs any of it. */
+/**
+ * What a runner holds for one run while the run needs any of it.
+ * @internal
+ */
 export type RunSlot = {
   /** The run's turn, executing or paused, here. */
   live: LiveRun | undefined;
