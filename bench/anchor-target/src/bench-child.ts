@@ -5,9 +5,12 @@ import {
   type AgentToolChildDefinition,
   AgentToolChildRunner,
   type AgentToolRunInspection,
+  type AgentToolTurnContext,
   delay,
   systemClock,
 } from "@agent-tools/core-runs";
+import type { AgentToolSummaryContext } from "@agent-tools/core-runs/internal";
+import type { UIMessageChunk } from "ai";
 import { installSqlMeter, probeStorage, type SqlMeter, type StorageProbe } from "./sql-meter.js";
 import { readStubInput, stubChunks, stubSummary } from "./stub-chunks.js";
 import { measureTurnCost, type TurnCostSample } from "./turn-cost.js";
@@ -18,30 +21,37 @@ export const BENCH_CHILD_TYPE = "BenchChild";
 
 /**
  * The deterministic child: one turn that emits the stub's C chunks at once (like an instant mock model), so the
- * figures measure our machinery: the runner's durable log, the RPC tail, the parent's registry and broadcast.
+ * figures measure our machinery: the runner's durable log, the RPC tail, the parent's registry and broadcast. Its
+ * hooks are methods, and it holds a run's count only from its turn to its summary: the fan-out measures what a
+ * thousand of these objects hold once their runs have ended.
  */
-function stubDefinition(): AgentToolChildDefinition {
-  const counts = new Map<string, number>();
-  return {
-    agentType: BENCH_CHILD_TYPE,
-    turn({ runId, input }) {
-      const { count, deltaChars } = readStubInput(input);
-      counts.set(runId, count);
-      const chunks = stubChunks(count, deltaChars);
-      return new ReadableStream({
-        start(controller) {
-          for (const chunk of chunks) controller.enqueue(chunk);
-          controller.close();
-        },
-      });
-    },
-    getAgentToolSummary({ runId }) {
-      const count = counts.get(runId) ?? 0;
-      counts.delete(runId);
-      return stubSummary(count);
-    },
-  };
+class StubDefinition implements AgentToolChildDefinition {
+  readonly agentType = BENCH_CHILD_TYPE;
+  #counts: Map<string, number> | undefined;
+
+  turn({ runId, input }: AgentToolTurnContext): ReadableStream<UIMessageChunk> {
+    const { count, deltaChars } = readStubInput(input);
+    this.#counts ??= new Map();
+    this.#counts.set(runId, count);
+    const chunks = stubChunks(count, deltaChars);
+    return new ReadableStream({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+  }
+
+  getAgentToolSummary({ runId }: AgentToolSummaryContext): string {
+    const count = this.#counts?.get(runId) ?? 0;
+    this.#counts?.delete(runId);
+    if (this.#counts?.size === 0) this.#counts = undefined;
+    return stubSummary(count);
+  }
 }
+
+/** Let the event loop turn (a 0 ms timer), as AgentToolChild's runner does: one function for every object. */
+const yieldToEventLoop = () => delay(systemClock, 0);
 
 /**
  * A run's child object: the same RPC surface as the demo's `AgentToolChildObject`
@@ -61,12 +71,12 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
 
   get runner(): AgentToolChildRunner {
     this.#runner ??= new AgentToolChildRunner({
-      definition: stubDefinition(),
+      definition: new StubDefinition(),
       store: new DurableObjectRunStore(this.ctx.storage, { indexed: false }),
       clock: systemClock,
-      waitUntil: (promise) => this.ctx.waitUntil(promise),
+      waitUntil: this.ctx.waitUntil.bind(this.ctx),
       // As AgentToolChild's runner: the instant stub turn lets the event loop turn after its first chunk and every 256.
-      yieldToEventLoop: () => delay(systemClock, 0),
+      yieldToEventLoop,
     });
     return this.#runner;
   }
@@ -115,7 +125,8 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
   /** The child-only micro-measure (turn-cost.ts, `scripts/turn-cost.mjs`): `turns` stub turns of C chunks. */
   benchTurnCost(count: number, turns: number): Promise<TurnCostSample> {
     const input = { count };
-    const turn = stubDefinition().turn;
+    const definition = new StubDefinition();
+    const turn = (context: AgentToolTurnContext) => definition.turn(context);
     return measureTurnCost(this, turn, this.meter, { input, text: JSON.stringify(input), count, turns });
   }
 

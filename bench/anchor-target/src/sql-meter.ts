@@ -24,88 +24,127 @@ export type SqlMeter = {
 
 type Sql = DurableObjectStorage["sql"];
 
+/** A statement run: its text, rows written and read. */
+type Statement = [query: string, written: number, read: number];
+
 export function installSqlMeter(storage: DurableObjectStorage): SqlMeter {
-  const sql = storage.sql;
-  const original = sql.exec.bind(sql);
-  // Cursors are read once their statement is done: at the end of the task that ran it (code drains a cursor where it
-  // runs it: `toArray`, `one`, a loop), then only the sums are kept. Keeping every cursor would hold each object's
-  // every statement (and its native state) in the heap that the fan-out workload measures.
-  let open: { query: string; cursor: { rowsWritten: number; rowsRead: number } }[] = [];
-  let totals = emptyTotals();
-  const fold = () => {
-    for (const { query, cursor } of open) totals.add(query, cursor.rowsWritten, cursor.rowsRead);
-    open = [];
-  };
-  const metered = ((query: string, ...bindings: unknown[]) => {
-    const cursor = original(query, ...bindings);
-    if (open.length === 0) queueMicrotask(fold);
-    open.push({ query, cursor });
-    return cursor;
-  }) as Sql["exec"];
-  let installed = false;
-  try {
-    (sql as { exec: Sql["exec"] }).exec = metered;
-    installed = storage.sql.exec === metered;
-  } catch {
-    installed = false;
-  }
-  return {
-    installed,
-    reset() {
-      open = [];
-      totals = emptyTotals();
-    },
-    read() {
-      fold();
-      const byKey = (map: Map<string, number>) => {
-        const keyed = new Map<string, number>();
-        for (const [query, rows] of map) {
-          const key = query.replace(/\s+/g, " ").trim().slice(0, 72);
-          keyed.set(key, (keyed.get(key) ?? 0) + rows);
-        }
-        return Object.fromEntries([...keyed].sort((a, b) => b[1] - a[1]));
-      };
-      return {
-        rowsWritten: totals.rowsWritten,
-        rowsRead: totals.rowsRead,
-        statements: totals.statements,
-        writers: byKey(totals.written),
-        readers: byKey(totals.read),
-        trace: totals.trace.map(([query, written, read]): [string, number, number] => [
-          query.replace(/\s+/g, " ").trim().slice(0, 60),
-          written,
-          read,
-        ]),
-      };
-    },
-  };
+  return new MeteredSql(storage);
 }
 
 /** How many statements the trace keeps (a W5 run's; the fan-out's thousands are only summed). */
 const TRACE_LENGTH = 200;
 
 /**
- * The meter's sums: rows and statements, and rows per statement text (keyed as run; collapsed when read), and the
- * first statements in order.
+ * The meter: `sql.exec` replaced by a bound method (no closure per object). Cursors are read once their statement is
+ * done: at the end of the task that ran it (code drains a cursor where it runs it: `toArray`, `one`, a loop), then only
+ * the sums are kept, and the first statements, flat in one array (the per-statement figures are read from them; a map
+ * is made only past `TRACE_LENGTH` statements). An object's meter holds little: the fan-out measures a thousand of
+ * them in its heap.
  */
-function emptyTotals() {
-  const totals = {
-    rowsWritten: 0,
-    rowsRead: 0,
-    statements: 0,
-    written: new Map<string, number>(),
-    read: new Map<string, number>(),
-    trace: [] as Array<[query: string, written: number, read: number]>,
-    add(query: string, rowsWritten: number, rowsRead: number) {
-      if (totals.trace.length < TRACE_LENGTH) totals.trace.push([query, rowsWritten, rowsRead]);
-      totals.rowsWritten += rowsWritten;
-      totals.rowsRead += rowsRead;
-      totals.statements += 1;
-      if (rowsWritten > 0) totals.written.set(query, (totals.written.get(query) ?? 0) + rowsWritten);
-      if (rowsRead > 0) totals.read.set(query, (totals.read.get(query) ?? 0) + rowsRead);
-    },
-  };
-  return totals;
+class MeteredSql implements SqlMeter {
+  readonly installed: boolean;
+  readonly #sql: Sql;
+  /** `exec` as the storage has it (its prototype's: one function for every object). */
+  readonly #original: Sql["exec"];
+  /** The cursors of the statements run in the current task, folded into the sums at its end. */
+  #open: Array<{ query: string; cursor: { rowsWritten: number; rowsRead: number } }> | null = null;
+  #rowsWritten = 0;
+  #rowsRead = 0;
+  #statements = 0;
+  /** The first `TRACE_LENGTH` statements: their text, rows written and read, one after another. */
+  #trace: Array<string | number> | null = null;
+  /** Rows per statement past the trace's first `TRACE_LENGTH` statements. */
+  #later: Map<string, [written: number, read: number]> | null = null;
+
+  constructor(storage: DurableObjectStorage) {
+    const sql = storage.sql;
+    this.#sql = sql;
+    this.#original = sql.exec;
+    const metered = this.#exec.bind(this) as Sql["exec"];
+    let installed = false;
+    try {
+      (sql as { exec: Sql["exec"] }).exec = metered;
+      installed = storage.sql.exec === metered;
+    } catch {
+      installed = false;
+    }
+    this.installed = installed;
+  }
+
+  #exec(query: string, ...bindings: unknown[]) {
+    const cursor = this.#original.call(this.#sql, query, ...bindings);
+    if (this.#open === null) {
+      this.#open = [];
+      queueMicrotask(() => this.#fold());
+    }
+    this.#open.push({ query, cursor });
+    return cursor;
+  }
+
+  #fold(): void {
+    const open = this.#open ?? [];
+    this.#open = null;
+    for (const { query, cursor } of open) this.#add(query, cursor.rowsWritten, cursor.rowsRead);
+  }
+
+  #add(query: string, written: number, read: number): void {
+    this.#rowsWritten += written;
+    this.#rowsRead += read;
+    this.#statements += 1;
+    this.#trace ??= [];
+    if (this.#trace.length < 3 * TRACE_LENGTH) {
+      this.#trace.push(query, written, read);
+      return;
+    }
+    if (written === 0 && read === 0) return;
+    this.#later ??= new Map();
+    const rows = this.#later.get(query) ?? [0, 0];
+    rows[0] += written;
+    rows[1] += read;
+    this.#later.set(query, rows);
+  }
+
+  reset(): void {
+    this.#open = null;
+    this.#rowsWritten = 0;
+    this.#rowsRead = 0;
+    this.#statements = 0;
+    this.#trace = null;
+    this.#later = null;
+  }
+
+  read(): SqlMeterReading {
+    this.#fold();
+    const flat = this.#trace ?? [];
+    const trace: Statement[] = [];
+    for (let index = 0; index < flat.length; index += 3) {
+      trace.push([flat[index] as string, flat[index + 1] as number, flat[index + 2] as number]);
+    }
+    const statements: Statement[] = [
+      ...trace,
+      ...[...(this.#later ?? [])].map(([query, [w, r]]): Statement => [query, w, r]),
+    ];
+    const byKey = (column: 1 | 2) => {
+      const keyed = new Map<string, number>();
+      for (const statement of statements) {
+        const rows = statement[column];
+        if (rows === 0) continue;
+        const key = statement[0].replace(/\s+/g, " ").trim().slice(0, 72);
+        keyed.set(key, (keyed.get(key) ?? 0) + rows);
+      }
+      return Object.fromEntries([...keyed].sort((a, b) => b[1] - a[1]));
+    };
+    return {
+      rowsWritten: this.#rowsWritten,
+      rowsRead: this.#rowsRead,
+      statements: this.#statements,
+      writers: byKey(1),
+      readers: byKey(2),
+      trace: trace.map(
+        ([query, written, read]): Statement => [query.replace(/\s+/g, " ").trim().slice(0, 60), written, read],
+      ),
+    };
+  }
 }
 
 export type StorageProbe = {

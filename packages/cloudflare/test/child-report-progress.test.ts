@@ -53,6 +53,34 @@ describe("AgentToolChild.reportProgress", () => {
     expect(progress).toEqual([0.5, 0.75]);
   });
 
+  it("reports for its own run while another child object's run reports too (the isolate's one run context)", async () => {
+    const host = await start();
+    const base = "/agents/parent/p1";
+    const socket = await RecordingSocket.open(wsUrl(host, base));
+    // Two runs, two child objects in one isolate, their tools waiting at once.
+    for (const runId of ["g1", "g2"]) {
+      await host.fetchJson(`${base}/test/start?agent=Gauge&runId=${runId}&text=${runId}`, { method: "POST" });
+    }
+    const bodies = (runId: string, type: string) =>
+      chunkBodies(socket.messages, runId).filter((body) => body.type === type);
+    await socket.waitFor(() => ["g1", "g2"].every((runId) => bodies(runId, "data-agent-milestone").length > 0));
+    for (const runId of ["g2", "g1"]) await host.fetchJson(`/test/gauge-gate?name=${runId}`, { method: "POST" });
+    const finished = (runId: string) =>
+      (socket.messages as AgentToolEventFrame[]).some(
+        (frame) => frame.type === "agent-tool-event" && frame.event.kind === "finished" && frame.event.runId === runId,
+      );
+    await socket.waitFor(() => finished("g1") && finished("g2"));
+    socket.close();
+    for (const runId of ["g1", "g2"]) {
+      expect(bodies(runId, "data-agent-milestone").map((body) => body.data?.["milestone"])).toEqual([
+        `measuring ${runId}`,
+      ]);
+      expect(bodies(runId, "data-agent-progress").map((body) => body.data)).toContainEqual(
+        expect.objectContaining({ fraction: 0.5, phase: `measuring ${runId}`, message: `half of ${runId}` }),
+      );
+    }
+  });
+
   it("reports for the run whose turn runs the tool, with two runs live on one child object", async () => {
     const host = await start();
     const runs =

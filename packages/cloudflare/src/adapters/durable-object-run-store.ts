@@ -95,10 +95,13 @@ type LogBatchRow = {
 export class DurableObjectRunStore implements RunStore {
   readonly #storage: DurableObjectRunStoreStorage;
   readonly #tables: RunStoreTables;
-  /** The rows of the live runs this store wrote, as stored. */
-  readonly #liveRows = new Map<string, RunRow>();
+  /**
+   * The rows of the live runs this store wrote, as stored. Made when first needed and dropped once empty, as
+   * `#logTails` is: a child object is made per run and stays in memory a while after it, holding no table.
+   */
+  #liveRows: Map<string, RunRow> | undefined;
   /** The last log row of runs this store appended to (`null`: the run has none), as `#freshEntries` reads it. */
-  readonly #logTails = new Map<string, LogTailRow | null>();
+  #logTails: Map<string, LogTailRow | null> | undefined;
 
   /**
    * `tables` names the two tables (default `RUN_STORE_TABLES`): one object can hold two stores, as a child that runs
@@ -113,7 +116,7 @@ export class DurableObjectRunStore implements RunStore {
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
-    const kept = this.#liveRows.get(runId);
+    const kept = this.#liveRows?.get(runId);
     if (kept !== undefined) return fromRunRow(kept);
     const row = this.#storage.sql
       .exec<RunRow>(`SELECT * FROM ${this.#tables.runs} WHERE run_id = ?`, runId)
@@ -141,7 +144,7 @@ export class DurableObjectRunStore implements RunStore {
       .toArray()[0];
     if (created === undefined) return false;
     this.#keep(row);
-    if (!created.has_log && this.#liveRows.has(row.run_id)) this.#rememberTail(row.run_id, null);
+    if (!created.has_log && this.#liveRows?.has(row.run_id)) this.#rememberTail(row.run_id, null);
     return true;
   }
 
@@ -150,7 +153,7 @@ export class DurableObjectRunStore implements RunStore {
     // updates with the same expectedRevision cannot both apply.
     const sql = this.#storage.sql;
     const stored =
-      this.#liveRows.get(runId) ??
+      this.#liveRows?.get(runId) ??
       sql.exec<RunRow>(`SELECT * FROM ${this.#tables.runs} WHERE run_id = ?`, runId).toArray()[0];
     if (stored === undefined) return null;
     if (condition.expectedRevision !== undefined && stored.revision !== condition.expectedRevision) return null;
@@ -176,6 +179,7 @@ export class DurableObjectRunStore implements RunStore {
   /** Keep a row just written while its run is live; forget it (and its log's last row) once it is not. */
   #keep(row: RunRow): void {
     if ((LIVE_STATUSES as readonly string[]).includes(row.status)) {
+      this.#liveRows ??= new Map();
       this.#liveRows.set(row.run_id, row);
       return;
     }
@@ -229,8 +233,15 @@ export class DurableObjectRunStore implements RunStore {
 
   /** Read the run's row and its log's last row from SQL next time. */
   #forget(runId: string): void {
-    this.#liveRows.delete(runId);
-    this.#logTails.delete(runId);
+    this.#forgetTail(runId);
+    this.#liveRows?.delete(runId);
+    if (this.#liveRows?.size === 0) this.#liveRows = undefined;
+  }
+
+  /** Read the run's log's last row from SQL next time. */
+  #forgetTail(runId: string): void {
+    this.#logTails?.delete(runId);
+    if (this.#logTails?.size === 0) this.#logTails = undefined;
   }
 
   async appendLog(runId: string, entries: readonly AgentToolLogEntry[]): Promise<void> {
@@ -243,9 +254,10 @@ export class DurableObjectRunStore implements RunStore {
     const extended = tail?.entries != null ? [...parseEntries(tail.entries), ...fresh] : null;
     const batches = splitIntoRows(extended ?? fresh);
     const rewritten = extended !== null && tail !== undefined && batches[0]?.lastSequence !== tail.last_sequence;
-    // Forgotten while the statements run: a failed transaction leaves the last row unknown.
+    // Forgotten while the statements run: a failed transaction leaves the last row unknown (the table is kept: the
+    // row written is kept next).
     const last = batches.at(-1);
-    this.#logTails.delete(runId);
+    this.#logTails?.delete(runId);
     const write = () => {
       for (const [index, batch] of batches.entries()) {
         if (index === 0 && extended !== null && tail !== undefined) {
@@ -270,7 +282,7 @@ export class DurableObjectRunStore implements RunStore {
     };
     // One statement is atomic by itself (most appends: a burst fits one row); more go in one transaction.
     const statements = batches.length - (extended !== null && !rewritten ? 1 : 0);
-    if (statements === 1) write();
+    if (statements <= 1) write();
     else this.#storage.transactionSync(write);
     // Appended past the end (the runner's case): the last batch is the log's last row now.
     if (last !== undefined && isAppendedPastEnd) {
@@ -285,6 +297,7 @@ export class DurableObjectRunStore implements RunStore {
 
   /** Keep a run's last log row (bounded: a store following many runs at once reads the rest from SQL). */
   #rememberTail(runId: string, tail: LogTailRow | null): void {
+    this.#logTails ??= new Map();
     if (this.#logTails.size >= MAX_KEPT_LOG_TAILS && !this.#logTails.has(runId)) return;
     this.#logTails.set(runId, tail);
   }
@@ -295,7 +308,7 @@ export class DurableObjectRunStore implements RunStore {
     for (const entry of entries) if (!unique.has(entry.sequence)) unique.set(entry.sequence, entry);
     const sorted = [...unique.values()].sort(bySequence);
     const batches = splitIntoRows(sorted);
-    this.#logTails.delete(runId);
+    this.#forgetTail(runId);
     return this.#storage.transactionSync(() => {
       const exists = sql.exec(`SELECT 1 FROM ${this.#tables.runs} WHERE run_id = ?`, runId).toArray().length > 0;
       if (!exists) return false;
@@ -378,7 +391,7 @@ export class DurableObjectRunStore implements RunStore {
     }
     // Fast path: appending past the end of the stored log (the runner's case) reads one row, not the whole log (or
     // none, when this store wrote that row).
-    const kept = this.#logTails.get(runId);
+    const kept = this.#logTails?.get(runId);
     const tail =
       kept !== undefined
         ? (kept ?? undefined)

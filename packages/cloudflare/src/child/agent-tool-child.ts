@@ -19,7 +19,8 @@ import type {
 } from "../adapters/durable-object-child-transport.js";
 import { toNdjsonTail } from "../adapters/ndjson-tail.js";
 import { AgentToolChildDefinitionBase } from "./child-definition.js";
-import { type ChildHooks, ChildParts, childDefinition } from "./child-parts.js";
+import { ChildParts, type ChildPartsHost } from "./child-parts.js";
+import { type ChildHooks, childRunDefinition } from "./child-run-definition.js";
 import { serveDrillInRequest } from "./drill-in-route.js";
 
 export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_CHILD_WAKE_INTERVAL_MS } from "./child-definition.js";
@@ -47,18 +48,14 @@ export abstract class AgentToolChild<TEnv = unknown>
   extends AgentToolChildDefinitionBase<TEnv>
   implements AgentToolChildRpc, AgentToolChildChatRpc
 {
-  readonly #parts: ChildParts = new ChildParts({
-    ctx: this.ctx,
-    agentType: this.agentType,
-    definition: () => this.definition(),
-    children: () => this.children?.(),
-    traceContext: () => this.traceContext?.bind(this),
-    // Read when the runner is made: a subclass's fields are set by then.
-    maxRecoveryAttempts: () => this.maxRecoveryAttempts,
-    shouldKeepRecovering: () => this.shouldKeepRecovering?.bind(this),
-    start: (runId, input) => this.agentToolStart(runId, input),
-  });
-  readonly #wakes = () => ({ wakeIntervalMs: this.agentToolWakeIntervalMs, approvalTimeoutMs: this.approvalTimeoutMs });
+  // The parts read this object's members (its definition, children, limits, hooks) when they make what uses them: a
+  // subclass's fields are set by then. No function is made per object here (see `ChildParts`).
+  readonly #parts: ChildParts = new ChildParts(this as unknown as ChildPartsHost);
+
+  /** How often this child wakes while a run is live, and how long an approval waits (read when used). */
+  #wakes(): { wakeIntervalMs: number; approvalTimeoutMs: number } {
+    return { wakeIntervalMs: this.agentToolWakeIntervalMs, approvalTimeoutMs: this.approvalTimeoutMs };
+  }
 
   /**
    * Report progress of the run whose turn runs this code (its turn, or a tool of it), as `@agent-tools/progress`'s
@@ -71,7 +68,7 @@ export abstract class AgentToolChild<TEnv = unknown>
 
   /** The child's definition for the runner; override the optional hooks on the subclass instead of this. */
   protected definition(): AgentToolChildDefinition {
-    return childDefinition(this as unknown as ChildHooks, this.#parts);
+    return childRunDefinition(this as unknown as ChildHooks, this.#parts);
   }
 
   /**

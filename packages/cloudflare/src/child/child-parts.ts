@@ -8,12 +8,7 @@ import {
   getDefaultRunEventHub,
   systemClock,
 } from "@agent-tools/core-runs";
-import {
-  type AgentToolTraceRequest,
-  bindChildRuns,
-  defaultFormatAgentToolInput,
-  type RunRecord,
-} from "@agent-tools/core-runs/internal";
+import { type AgentToolTraceRequest, bindChildRuns, type RunRecord } from "@agent-tools/core-runs/internal";
 import type { AgentToolApprovalAnswer, AgentToolTraceContext } from "@agent-tools/core-runs/protocol";
 import { createProgressReporter } from "@agent-tools/progress";
 import type { ProgressReporter, ProgressUpdate, ReportProgressOptions } from "@agent-tools/progress/internal";
@@ -24,10 +19,12 @@ import { toNdjson } from "../adapters/ndjson.js";
 import { descendantFeed, descendantsThrough, drained, emptyDescendantFeed } from "../ag-ui/descendant-feed.js";
 import { ChildDispatcher } from "./child-dispatcher.js";
 import { DirectChat } from "./direct-chat.js";
-import { createRunContext } from "./run-context.js";
+import { type RunContext, sharedRunContext } from "./run-context.js";
 
 /** The run a turn's code works for, its place in its tree, and its progress reporter (one per turn). */
 type RunScope = {
+  /** The parts of the object whose run it is (the run context is the isolate's, shared by every object). */
+  parts: ChildParts;
   runId: string;
   tree: AgentToolTree | null;
   trace: AgentToolTraceContext | null;
@@ -44,110 +41,136 @@ const NO_RUN_CONTEXT_WARNING =
 /** How often a child with a turn under way wakes, and how long an approval waits before it expires. */
 type WakeOptions = { wakeIntervalMs: number; approvalTimeoutMs: number };
 
-/** What a child's parts are built from: its object, its definition (the subclass's answers), its children. */
-export type ChildPartsOptions = {
-  ctx: DurableObjectState;
-  agentType: string;
+/**
+ * What a child's parts are built from: its object (an `AgentToolChild`), whose members are read when a part is made
+ * (a subclass's fields are set by then). Its methods are called on it: the parts make no function per object.
+ */
+export type ChildPartsHost = {
+  readonly ctx: DurableObjectState;
+  readonly agentType: string;
+  readonly maxRecoveryAttempts: number;
   /** The definition the runner runs (the subclass's, its hooks down the tree added here). */
-  definition: () => AgentToolChildDefinition;
-  children: () => Record<string, ChildNamespace> | undefined;
-  traceContext: () => ((run: AgentToolTraceRequest) => AgentToolTraceContext | null | undefined) | undefined;
-  maxRecoveryAttempts: () => number;
-  shouldKeepRecovering: () => ((run: RunRecord) => boolean) | undefined;
+  definition(): AgentToolChildDefinition;
+  children?(): Record<string, ChildNamespace>;
+  traceContext?(run: AgentToolTraceRequest): AgentToolTraceContext | null | undefined;
+  shouldKeepRecovering?(run: RunRecord): boolean;
   /** Start a run (the object's `agentToolStart`, which keeps its alarm armed). */
-  start: (runId: string, input: unknown) => Promise<unknown>;
+  agentToolStart(runId: string, input: unknown): Promise<unknown>;
 };
+
+/** Let the event loop turn (a 0 ms timer): one function for every child's runner. */
+const yieldToEventLoop = () => delay(systemClock, 0);
 
 /**
  * A child's parts, wired on first use: its run ledger and turns (`AgentToolChildRunner` over its SQLite storage), the
  * registry of what its runs dispatch bound to their tree (core-runs' `bindChildRuns`: position, budget, approvals
  * from below re-published idempotently, cancel, wrap-up, answers and usage down), which run the code running now
  * works for (an `AsyncLocalStorage` per run: progress and dispatches know their run), and its direct chat. Nothing
- * here decides anything.
+ * here decides anything, and nothing is made before it is needed: a child object is made per run and kept in memory
+ * a while after it, so what it holds once its run has ended is what a fan-out's thousand children cost.
  * @internal
  */
 export class ChildParts {
-  readonly #options: ChildPartsOptions;
-  readonly #runContext = createRunContext<RunScope>();
+  readonly #child: ChildPartsHost;
   #store: DurableObjectRunStore | undefined;
   #runner: AgentToolChildRunner | undefined;
   #dispatch: ChildDispatcher | null | undefined;
   #chat: DirectChat | undefined;
   /** The object's one alarm, armed as the parent's is: never postponing an earlier wake-up. */
-  readonly #wakeups: DurableObjectWakeupScheduler;
+  #wakeups: DurableObjectWakeupScheduler | undefined;
   /** The reporter of code outside any run: reports nothing, warns once. */
   #outsideRun: ProgressReporter | undefined;
-  readonly #tree: ReturnType<typeof bindChildRuns>;
+  #tree: ReturnType<typeof bindChildRuns> | undefined;
 
-  constructor(options: ChildPartsOptions) {
-    this.#options = options;
-    this.#wakeups = new DurableObjectWakeupScheduler(options.ctx.storage);
-    this.#tree = bindChildRuns({
+  constructor(child: ChildPartsHost) {
+    this.#child = child;
+  }
+
+  /** The run of this object the code running now works for, if any. */
+  #currentRun(): RunScope | undefined {
+    const scope = this.#context()?.getStore();
+    return scope?.parts === this ? scope : undefined;
+  }
+
+  /** Which run the code running now works for (the isolate's one `AsyncLocalStorage`; none without the flag). */
+  #context(): RunContext<RunScope> | undefined {
+    return sharedRunContext<RunScope>();
+  }
+
+  /** The binding of this child's runs to what they dispatch (core-runs' `bindChildRuns`), made when first used. */
+  #binding(): ReturnType<typeof bindChildRuns> {
+    this.#tree ??= bindChildRuns({
       runner: () => this.runner,
-      agentType: options.agentType,
-      currentRun: () => this.#runContext?.getStore() ?? null,
+      agentType: this.#child.agentType,
+      currentRun: () => this.#currentRun() ?? null,
     });
+    return this.#tree;
   }
 
   /** The definition's hooks that go down the tree (through the registry of what its runs dispatched). */
   treeHooks(): ReturnType<ReturnType<typeof bindChildRuns>["definitionHooks"]> {
-    return this.#tree.definitionHooks(() => this.dispatcher()?.registry ?? null);
+    return this.#binding().definitionHooks(() => this.dispatcher()?.registry ?? null);
   }
 
   /** The child's own ledger: one run per object, so its table needs no index. */
   get store(): DurableObjectRunStore {
-    this.#store ??= new DurableObjectRunStore(this.#options.ctx.storage, { indexed: false });
+    this.#store ??= new DurableObjectRunStore(this.#child.ctx.storage, { indexed: false });
     return this.#store;
   }
 
   get runner(): AgentToolChildRunner {
     if (this.#runner) return this.#runner;
-    const options = this.#options;
-    const runContext = this.#runContext;
-    const shouldKeepRecovering = options.shouldKeepRecovering();
-    const runner: AgentToolChildRunner = new AgentToolChildRunner({
-      definition: options.definition(),
+    const child = this.#child;
+    const { ctx } = child;
+    this.#runner = new AgentToolChildRunner({
+      definition: child.definition(),
       store: this.store,
       clock: systemClock,
-      waitUntil: (promise) => options.ctx.waitUntil(promise),
+      waitUntil: ctx.waitUntil.bind(ctx),
       // A turn that makes its chunks without waiting would hold the object (and the start answer, and every tail)
       // until it ends: it lets the event loop turn after its first 64 chunks, 256 later, then every 1 024.
-      yieldToEventLoop: () => delay(systemClock, 0),
-      maxRecoveryAttempts: options.maxRecoveryAttempts(),
-      ...(shouldKeepRecovering ? { shouldKeepRecovering } : {}),
-      ...(runContext
-        ? {
-            runScope: (runId, run, tree, trace) => {
-              const reporter = createProgressReporter({
-                appendChunk: (body, milestone) => runner.appendChunk(runId, body, milestone),
-                publishEphemeral: (body, snapshot) => runner.publishEphemeral(runId, body, snapshot),
-                clock: systemClock,
-              });
-              return runContext.run({ runId, tree, trace, reporter }, run);
-            },
-          }
-        : {}),
+      yieldToEventLoop,
+      maxRecoveryAttempts: child.maxRecoveryAttempts,
+      ...(child.shouldKeepRecovering ? { shouldKeepRecovering: child.shouldKeepRecovering.bind(child) } : {}),
+      ...(this.#context() ? { runScope: this.#runScope.bind(this) } : {}),
     });
-    this.#runner = runner;
-    return runner;
+    return this.#runner;
+  }
+
+  /** Execute `run` (everything a turn of `runId` does) in the run's scope, with a progress reporter of its own. */
+  #runScope<TResult>(
+    runId: string,
+    run: () => TResult,
+    tree: AgentToolTree | null,
+    trace: AgentToolTraceContext | null,
+  ): TResult {
+    // The runner that runs it (none once the child is destroyed: the run is not live anywhere then).
+    const runner = this.#runner;
+    const reporter = createProgressReporter({
+      appendChunk: (body, milestone) => runner?.appendChunk(runId, body, milestone) ?? null,
+      publishEphemeral: (body, snapshot) => runner?.publishEphemeral(runId, body, snapshot) ?? false,
+      clock: systemClock,
+    });
+    const context = this.#context() as RunContext<RunScope>;
+    return context.run({ parts: this, runId, tree, trace, reporter }, run);
   }
 
   /** The registry of the runs this child dispatches itself (built on first use; none without `children()`). */
   dispatcher(): ChildDispatcher | null {
     if (this.#dispatch !== undefined) return this.#dispatch;
-    const children = this.#options.children();
-    const traceContext = this.#options.traceContext();
+    const child = this.#child;
+    const children = child.children?.();
     this.#dispatch =
       children === undefined
         ? null
         : new ChildDispatcher({
-            ctx: this.#options.ctx,
+            ctx: child.ctx,
             children,
-            tree: this.#tree.registryOptions(),
-            ...(traceContext
+            tree: this.#binding().registryOptions(),
+            ...(child.traceContext
               ? {
                   traceContext: (run: AgentToolTraceRequest) =>
-                    traceContext({ ...run, dispatcher: this.#runContext?.getStore()?.trace ?? null }),
+                    child.traceContext?.({ ...run, dispatcher: this.#currentRun()?.trace ?? null }),
                 }
               : {}),
           });
@@ -157,7 +180,7 @@ export class ChildParts {
   /** The registry of what this child's runs dispatch; throws when the child declares no `children()`. */
   registry(): AgentToolRegistry {
     const registry = this.dispatcher()?.registry;
-    if (!registry) throw new AgentToolsError("INVALID_ARGUMENT", `${this.#options.agentType} ${NO_CHILDREN}`);
+    if (!registry) throw new AgentToolsError("INVALID_ARGUMENT", `${this.#child.agentType} ${NO_CHILDREN}`);
     return registry;
   }
 
@@ -169,9 +192,9 @@ export class ChildParts {
 
   /** Report progress of the run whose turn runs this code (see `AgentToolChild.reportProgress`). */
   reportProgress<TData>(update: ProgressUpdate<TData>, options?: ReportProgressOptions): Promise<void> {
-    const scope = this.#runContext?.getStore();
+    const scope = this.#currentRun();
     if (scope) return scope.reporter(update, options);
-    const warning = this.#runContext ? OUTSIDE_RUN_WARNING : NO_RUN_CONTEXT_WARNING;
+    const warning = this.#context() ? OUTSIDE_RUN_WARNING : NO_RUN_CONTEXT_WARNING;
     // biome-ignore lint/suspicious/noConsole: SPEC §7 asks for one development warning outside a run.
     this.#outsideRun ??= createProgressReporter(null, { warn: () => console.warn(warning) });
     return this.#outsideRun(update, options);
@@ -182,7 +205,7 @@ export class ChildParts {
    * reporter reports nothing more. The turn's stream itself is read as it is, with no stream around it.
    */
   endTurn(runId: string): void {
-    const scope = this.#runContext?.getStore();
+    const scope = this.#currentRun();
     if (scope?.runId !== runId) return;
     scope.reporter.flush();
     scope.reporter.dispose();
@@ -190,9 +213,9 @@ export class ChildParts {
 
   get directChat(): DirectChat {
     this.#chat ??= new DirectChat({
-      ctx: this.#options.ctx,
+      ctx: this.#child.ctx,
       runner: () => this.runner,
-      start: (runId, input) => this.#options.start(runId, input),
+      start: (runId, input) => this.#child.agentToolStart(runId, input),
       sink: getDefaultRunEventHub(),
       clock: systemClock,
     });
@@ -247,6 +270,7 @@ export class ChildParts {
    */
   armWakeupNow(options: WakeOptions): Promise<void> {
     const runner = this.runner;
+    this.#wakeups ??= new DurableObjectWakeupScheduler(this.#child.ctx.storage);
     return this.#wakeups.wakeAt(() => {
       const executing = runner.liveRunIds().some((runId) => runner.isExecuting(runId));
       return executing
@@ -259,41 +283,10 @@ export class ChildParts {
   async destroy(runId: string): Promise<void> {
     await this.runner.destroy(runId);
     await this.dispatcher()?.clear();
-    await this.#options.ctx.storage.deleteAll();
+    await this.#child.ctx.storage.deleteAll();
     // deleteAll() drops the SQLite tables too: the next use builds new parts over new tables.
     this.#runner = undefined;
     this.#store = undefined;
     this.#dispatch = undefined;
   }
-}
-
-/** What a child's definition is made of: its agent type, its turn, and the hooks its subclass has. */
-export type ChildHooks = Pick<AgentToolChildDefinition, "agentType" | "turn"> &
-  Partial<
-    Pick<AgentToolChildDefinition, "formatAgentToolInput" | "getTools" | "getAgentToolOutput" | "getAgentToolSummary">
-  >;
-
-/**
- * A child object's definition for its runner: its turn (a direct-chat run answers its message after the conversation
- * before it; a value `reportProgress` still holds is sent when the turn ends, before the run does), its hooks, and the
- * hooks that go down its tree.
- * @internal
- */
-export function childDefinition(child: ChildHooks, parts: ChildParts): AgentToolChildDefinition {
-  const format = child.formatAgentToolInput?.bind(child);
-  return {
-    agentType: child.agentType,
-    turn: async (context) => {
-      const history = DirectChat.isInput(context.input) ? await parts.directChat.history(context.input) : [];
-      return child.turn.call(child, { ...context, messages: [...history, ...context.messages] });
-    },
-    onTurnEnd: (runId) => parts.endTurn(runId),
-    formatAgentToolInput: (input, options) =>
-      DirectChat.isInput(input) ? input.message : format ? format(input, options) : defaultFormatAgentToolInput(input),
-    ...(child.getAgentToolOutput ? { getAgentToolOutput: child.getAgentToolOutput.bind(child) } : {}),
-    ...(child.getAgentToolSummary ? { getAgentToolSummary: child.getAgentToolSummary.bind(child) } : {}),
-    ...(child.getTools ? { getTools: child.getTools.bind(child) } : {}),
-    // Down the tree (cancel, wrap-up, answers, usage), through the registry of what its runs dispatched.
-    ...parts.treeHooks(),
-  };
 }

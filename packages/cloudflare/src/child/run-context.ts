@@ -23,3 +23,16 @@ export function createRunContext<TStore>(): RunContext<TStore> | undefined {
   const AsyncLocalStorage = loaded?.AsyncLocalStorage;
   return typeof AsyncLocalStorage === "function" ? (new AsyncLocalStorage() as RunContext<TStore>) : undefined;
 }
+
+let shared: RunContext<unknown> | null | undefined;
+
+/**
+ * One `RunContext` for every object of the isolate (made on first use; `undefined` where the runtime has none). An
+ * `AsyncLocalStorage` is a native object of a few hundred bytes: a child object is made per run and kept in memory a
+ * while after it, so each object's own would cost a fan-out's thousand children that much each. A store read from it
+ * may be another object's (code of one object running inside another's scope): tell yours by what the store holds.
+ */
+export function sharedRunContext<TStore>(): RunContext<TStore> | undefined {
+  if (shared === undefined) shared = createRunContext<unknown>() ?? null;
+  return (shared ?? undefined) as RunContext<TStore> | undefined;
+}

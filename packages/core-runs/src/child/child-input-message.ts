@@ -14,9 +14,17 @@ export function defaultFormatAgentToolInput(input: unknown): string {
   return stringifyForText(input, 2);
 }
 
-/** Build the input user message with the child's formatter (or the default). */
-export function toInputMessage(input: unknown, runId: string, format?: FormatAgentToolInput): UIMessage {
-  const formatted = (format ?? defaultFormatAgentToolInput)(input, { runId });
+/**
+ * Build the input user message with the child's formatter (or the default), called on `owner` (the definition that
+ * has it: a definition whose hooks are methods reads its object through `this`).
+ */
+export function toInputMessage(
+  input: unknown,
+  runId: string,
+  format?: FormatAgentToolInput,
+  owner?: unknown,
+): UIMessage {
+  const formatted = format ? format.call(owner, input, { runId }) : defaultFormatAgentToolInput(input);
   if (typeof formatted !== "string") return formatted;
   return { id: inputMessageId(runId), role: "user", parts: [{ type: "text", text: formatted }] };
 }

@@ -57,7 +57,7 @@ export async function runConversation(options: {
 }): Promise<ChildConversationSnapshot> {
   const { store, definition, record, live } = options;
   const { runId } = record;
-  const messages: UIMessage[] = [toInputMessage(record.input, runId, definition.formatAgentToolInput)];
+  const messages: UIMessage[] = [toInputMessage(record.input, runId, definition.formatAgentToolInput, definition)];
   const entries = await store.readLog(runId);
   const lastSequence = entries.at(-1)?.sequence ?? 0;
   const bodies = omitVoidedEntries(entries).map((entry) => entry.body);

@@ -948,6 +948,46 @@ describe("AgentToolChildRunner", () => {
     }
   });
 
+  it("calls its definition's hooks as its methods: a definition made of a class (no function per object) reads itself through this", async () => {
+    // A host that makes a child object per run keeps its hooks as methods, not functions made per object (each one a
+    // closure the object holds as long as it lives).
+    class Definition implements AgentToolChildDefinition {
+      readonly agentType = "Echo";
+      readonly #prefix = "topic: ";
+      readonly usageAskedFor: string[] = [];
+      turn() {
+        return convertArrayToReadableStream<UIMessageChunk>(textChunks(["done"]));
+      }
+      formatAgentToolInput(input: unknown) {
+        return `${this.#prefix}${String(input)}`;
+      }
+      async dispatchedUsage(runId: string) {
+        this.usageAskedFor.push(runId);
+        return { children: [], dispatched: 0 };
+      }
+    }
+    const definition = new Definition();
+    const store = new InMemoryRunStore();
+    const { runner } = makeRunner(definition, store);
+    await runner.start("r1", "owls");
+    await collect(runner.tail("r1", { afterSequence: 0 }));
+    expect(await runner.inspect("r1")).toMatchObject({ status: "completed" });
+    expect((await runner.getMessages("r1"))[0]?.parts).toEqual([{ type: "text", text: "topic: owls" }]);
+    // A run cut off (left running, no turn here) is resumed by a new runner: what it dispatched is read back first.
+    const restored: Promise<unknown>[] = [];
+    const resumed = new AgentToolChildRunner({
+      definition,
+      store,
+      clock: new ManualClock(2_000),
+      waitUntil: (work) => restored.push(work),
+    });
+    await store.updateRun("r1", { status: "running", revision: 3 });
+    await collect(resumed.tail("r1", { afterSequence: 0 }));
+    await Promise.all(restored);
+    expect(definition.usageAskedFor).toEqual(["r1"]);
+    expect(await resumed.inspect("r1")).toMatchObject({ status: "completed" });
+  });
+
   it("gives the input as a user message (pretty JSON by default) and rebuilds messages for drill-in", async () => {
     let seen: unknown;
     const { runner } = makeRunner({

@@ -34,8 +34,9 @@ import {
 import { type ChildTailOptions, openChildTail } from "./child-tail.js";
 import { type ChildTurnStart, runChildTurn } from "./child-turn.js";
 import { LiveRun, type LiveRunStart } from "./live-run.js";
+import { RunSlots } from "./run-slots.js";
 import { StartTail } from "./start-tail.js";
-import { claimRecovery, readRunJournal, recoveryOptions, type TurnRecoveryOptions } from "./turn-recovery.js";
+import { checkRecoveryOptions, claimRecovery, readRunJournal, recoveryOptions } from "./turn-recovery.js";
 
 export type { AgentToolChildRunnerOptions, ChildConversationSnapshot } from "./child-runner-options.js";
 export { DEFAULT_DESCENDANTS_TIMEOUT_MS } from "./child-runner-options.js";
@@ -57,16 +58,8 @@ export class AgentToolChildRunner {
   readonly #clock: Clock;
   readonly #sink: RunEventSink;
   readonly #options: AgentToolChildRunnerOptions;
-  readonly #live = new Map<string, LiveRun>();
-  readonly #starting = new Map<string, Promise<AgentToolRunInspection>>();
-  readonly #recording = new Set<string>();
-  readonly #waking = new Map<string, Promise<RunRecord | null>>();
-  /** Runs `startTail` is starting: their tail comes right after the start. */
-  readonly #tailsExpected = new Set<string>();
-  /** The tails of the runs `startTail` began, listening from their start, until `startTail` opens them. */
-  readonly #startTails = new Map<string, StartTail>();
-  readonly #recovery: TurnRecoveryOptions;
-  readonly #approvals: RunApprovalsHost;
+  /** Each run's state while it has any (its turn, its start or wake in flight, its start tail): none once it ended. */
+  readonly #runs = new RunSlots();
 
   constructor(options: AgentToolChildRunnerOptions) {
     this.#options = options;
@@ -75,32 +68,15 @@ export class AgentToolChildRunner {
     this.#store = options.store;
     this.#clock = options.clock ?? systemClock;
     this.#sink = options.sink ?? getDefaultRunEventHub();
-    const emit = (event: Parameters<RunEventSink["emit"]>[0]) => this.#emit(event);
-    const { agentType } = this;
-    this.#recovery = recoveryOptions({ ...options, clock: this.#clock, agentType, emit });
-    this.#approvals = {
-      store: this.#store,
-      clock: this.#clock,
-      agentType,
-      definition: this.#definition,
-      emit,
-      live: (runId) => this.#live.get(runId),
-      continueTurn: async (runId, live) => {
-        const record = await this.#store.getRun(runId);
-        if (!record || this.#live.get(runId) !== live) return;
-        live.paused = undefined;
-        live.controller = new AbortController();
-        this.#execute(record, live, { resumed: true });
-      },
-    };
+    checkRecoveryOptions(options);
   }
 
   /** Start a run, idempotently: a known runId returns its inspection and starts no second turn. */
   start(runId: string, input: unknown, options: ChildStartOptions = {}): Promise<AgentToolRunInspection> {
-    const inFlight = this.#starting.get(runId);
+    const inFlight = this.#runs.get(runId, "starting");
     if (inFlight !== undefined) return inFlight;
-    const started = this.#start(runId, input, options).finally(() => this.#starting.delete(runId));
-    this.#starting.set(runId, started);
+    const started = this.#start(runId, input, options).finally(() => this.#runs.delete(runId, "starting"));
+    this.#runs.set(runId, "starting", started);
     return started;
   }
 
@@ -108,7 +84,7 @@ export class AgentToolChildRunner {
     // A run live here answers from memory; any other start tries the insert first (a new run, the common case, costs
     // its one write and no read), and a runId the store knows already is woken instead (its row read, its turn
     // resumed if it was cut off).
-    const live = this.#live.has(runId) ? await this.#wake(runId) : null;
+    const live = this.#isLive(runId) ? await this.#wake(runId) : null;
     if (live) return runInspection(live);
     const now = this.#clock.now();
     const record: RunRecord = {
@@ -117,12 +93,12 @@ export class AgentToolChildRunner {
       ...(options.tree !== undefined ? { tree: options.tree } : {}),
       ...(options.trace !== undefined ? { trace: options.trace } : {}),
     };
-    this.#recording.add(runId);
+    this.#runs.set(runId, "isRecording", true);
     let isInserted: boolean;
     try {
       isInserted = await this.#store.insertRun(record);
     } finally {
-      this.#recording.delete(runId);
+      this.#runs.delete(runId, "isRecording");
     }
     if (!isInserted) {
       const existing = await this.#wake(runId);
@@ -147,19 +123,19 @@ export class AgentToolChildRunner {
     options: ChildStartOptions = {},
     tail: Omit<ChildTailOptions, "afterSequence" | "onOpen"> = {},
   ): Promise<ReadableStream<AgentToolTailItem>> {
-    this.#tailsExpected.add(runId);
+    this.#runs.set(runId, "isTailExpected", true);
     try {
       await this.start(runId, input, options);
     } catch (error) {
-      this.#startTails.get(runId)?.close();
-      this.#startTails.delete(runId);
+      this.#runs.get(runId, "startTail")?.close();
+      this.#runs.delete(runId, "startTail");
       throw error;
     } finally {
-      this.#tailsExpected.delete(runId);
+      this.#runs.delete(runId, "isTailExpected");
     }
     // A run this call began was listened to from its start: its tail reads neither its row nor its stored log.
-    const started = this.#startTails.get(runId);
-    this.#startTails.delete(runId);
+    const started = this.#runs.get(runId, "startTail");
+    this.#runs.delete(runId, "startTail");
     // And it answers once the run has ended or the host's event loop has turned: a turn that makes its chunks without
     // waiting has ended by then, so the answer carries its whole run at once, not its first entries with the rest in
     // later messages (a Durable Object holds what leaves until its writes commit, at that turn: none of it could leave
@@ -181,7 +157,7 @@ export class AgentToolChildRunner {
   /** The run's snapshot, or `null` when this child has no record of it ("not yet", not failure). */
   async inspect(runId: string): Promise<AgentToolRunInspection | null> {
     const record = await this.#wake(runId);
-    return record ? runInspection(record, this.#live.get(runId)) : null;
+    return record ? runInspection(record, this.#runs.get(runId, "live")) : null;
   }
 
   /** The run's log entries after `afterSequence`, then live ones, then one `terminal` item (see `openChildTail`). */
@@ -189,7 +165,7 @@ export class AgentToolChildRunner {
     const source = {
       store: this.#store,
       wake: (id: string) => this.#wake(id),
-      live: (id: string) => this.#live.get(id),
+      live: (id: string) => this.#runs.get(id, "live"),
       inspection: (record: RunRecord) => runInspection(record),
     };
     return openChildTail(source, runId, options);
@@ -207,22 +183,22 @@ export class AgentToolChildRunner {
     status: "approved" | "denied" | "expired" = answer.approved ? "approved" : "denied",
   ): Promise<boolean> {
     await this.#wake(runId);
-    return answerRunApproval(this.#approvals, runId, approvalId, answer, status);
+    return answerRunApproval(this.#approvals(), runId, approvalId, answer, status);
   }
 
   /** Deny every approval a paused run waited for longer than `timeoutMs` (reason: it expired). */
   expireApprovals(timeoutMs: number): Promise<number> {
-    return expireRunApprovals(this.#approvals, this.#live.values(), timeoutMs);
+    return expireRunApprovals(this.#approvals(), this.#runs.live(), timeoutMs);
   }
 
   /** When the earliest approval a paused run here waits for expires under `timeoutMs` (`null`: none waits). */
   approvalDeadline(timeoutMs: number): number | null {
-    return earliestApprovalDeadline(this.#live.values(), timeoutMs);
+    return earliestApprovalDeadline(this.#runs.live(), timeoutMs);
   }
 
   /** True when run `runId` is live here with a turn executing (not paused waiting for approvals). */
   isExecuting(runId: string): boolean {
-    const live = this.#live.get(runId);
+    const live = this.#runs.get(runId, "live");
     return live !== undefined && live.paused === undefined;
   }
 
@@ -233,7 +209,7 @@ export class AgentToolChildRunner {
    */
   async cancel(runId: string, reason?: string): Promise<void> {
     await this.#wake(runId);
-    const live = this.#live.get(runId);
+    const live = this.#runs.get(runId, "live");
     if (!live) return;
     const why = reason ?? FALLBACK_CANCEL_REASON;
     const timeoutMs = this.#options.descendantsTimeoutMs ?? DEFAULT_DESCENDANTS_TIMEOUT_MS;
@@ -249,7 +225,7 @@ export class AgentToolChildRunner {
     }
     // No turn runs: the run ends here, after what it dispatched.
     await live.descendantsEnded;
-    const ending = { ...this.#approvals, ended: (id: string) => this.#live.delete(id) };
+    const ending = { ...this.#approvals(), ended: (id: string) => this.#runs.delete(id, "live") };
     await endPausedRun(
       { ...ending, terminal: (final) => ({ type: "terminal", inspection: runInspection(final) }) },
       live,
@@ -275,13 +251,13 @@ export class AgentToolChildRunner {
   async getConversation(runId: string): Promise<ChildConversationSnapshot> {
     const record = await this.#wake(runId);
     if (!record) return { messages: [], lastSequence: 0, run: null };
-    const live = this.#live.get(runId);
+    const live = this.#runs.get(runId, "live");
     return runConversation({ store: this.#store, definition: this.#definition, record, live });
   }
 
   /** Append a durable chunk (e.g. a milestone) to a live run's log; its sequence, or `null` when not live here. */
   appendChunk(runId: string, body: UIMessageChunk, milestone?: Omit<AgentToolMilestone, "sequence" | "at">) {
-    return this.#live.get(runId)?.append(body, milestone) ?? null;
+    return this.#runs.get(runId, "live")?.append(body, milestone) ?? null;
   }
 
   /**
@@ -289,44 +265,44 @@ export class AgentToolChildRunner {
    * holds already is not written again. Returns whether it was written.
    */
   publishApproval(runId: string, chunk: UIMessageChunk): boolean {
-    return this.#live.get(runId)?.publishApproval(chunk) ?? false;
+    return this.#runs.get(runId, "live")?.publishApproval(chunk) ?? false;
   }
 
   /** Send an ephemeral chunk (e.g. progress) to a run's live tails; false when the run is not live here. */
   publishEphemeral(runId: string, body: UIMessageChunk, snapshot?: AgentToolProgressSnapshot): boolean {
-    const live = this.#live.get(runId);
+    const live = this.#runs.get(runId, "live");
     live?.publishEphemeral(body, snapshot);
     return live !== undefined;
   }
 
   /** The budget of a live run (what it and its subtree spent, what is left), or `null` when it is not live here. */
   budgetOf(runId: string): RunBudget | null {
-    return this.#live.get(runId)?.budget ?? null;
+    return this.#runs.get(runId, "live")?.budget ?? null;
   }
 
   /** A run that run `runId` dispatched reported its subtree's total. */
   recordChildUsage(runId: string, childRunId: string, usage: AgentToolUsage): void {
-    this.#live.get(runId)?.budget.recordChild(childRunId, usage);
+    this.#runs.get(runId, "live")?.budget.recordChild(childRunId, usage);
   }
 
   /** Run `runId` dispatched one more run. */
   recordDispatch(runId: string): void {
-    this.#live.get(runId)?.budget.recordDispatch();
+    this.#runs.get(runId, "live")?.budget.recordDispatch();
   }
 
   /** An ancestor's budget ran out: run `runId` gets its wrap-up step, then no other model call. */
   wrapUp(runId: string, reason: AgentToolBudgetExhaustion): void {
-    this.#live.get(runId)?.budget.exhaust(reason);
+    this.#runs.get(runId, "live")?.budget.exhaust(reason);
   }
 
   /** True while this runner is executing (or holding paused) the run's turn. */
   isLive(runId: string): boolean {
-    return this.#live.has(runId);
+    return this.#isLive(runId);
   }
 
   /** The runs live in this runner now. */
   liveRunIds(): string[] {
-    return [...this.#live.keys()];
+    return Array.from(this.#runs.live(), (live) => live.runId);
   }
 
   /**
@@ -335,21 +311,22 @@ export class AgentToolChildRunner {
    * waiting for approvals is paused again. Resolves once its cut, if any, is voided.
    */
   #wake(runId: string): Promise<RunRecord | null> {
-    const inFlight = this.#waking.get(runId);
+    const inFlight = this.#runs.get(runId, "waking");
     if (inFlight !== undefined) return inFlight;
-    const waking = this.#wakeOnce(runId).finally(() => this.#waking.delete(runId));
-    this.#waking.set(runId, waking);
+    const waking = this.#wakeOnce(runId).finally(() => this.#runs.delete(runId, "waking"));
+    this.#runs.set(runId, "waking", waking);
     return waking;
   }
 
   async #wakeOnce(runId: string): Promise<RunRecord | null> {
     const record = await this.#store.getRun(runId);
     // A run being recorded right now (between insert and the start of its turn) is not cut off.
-    if (record?.status !== "running" || this.#live.has(runId) || this.#recording.has(runId)) return record;
+    if (record?.status !== "running" || this.#isLive(runId) || this.#runs.get(runId, "isRecording") === true)
+      return record;
     const { entries, start } = await readRunJournal(this.#store, record);
     let current: RunRecord | null = record;
     const claim = async () => {
-      current = await claimRecovery(this.#recovery, record);
+      current = await claimRecovery(this.#recoveryOptions(), record);
       return current !== null;
     };
     await new Promise<void>((ready) => this.#begin(record, start, { resumed: true, entries, ready }, claim));
@@ -359,11 +336,11 @@ export class AgentToolChildRunner {
   /** Make the run live here and execute its turn in the background. */
   #begin(record: RunRecord, start: LiveRunStart, turn: ChildTurnStart, claim?: () => Promise<boolean>): void {
     const live = new LiveRun({ record, start, store: this.#store, clock: this.#clock, definition: this.#definition });
-    const isTailExpected = this.#tailsExpected.has(record.runId);
+    const isTailExpected = this.#runs.get(record.runId, "isTailExpected") === true;
     // A new run's tail listens before its turn appends anything (a resumed run's tail reads what it stored before).
-    if (isTailExpected && !turn.resumed) this.#startTails.set(record.runId, new StartTail(live.log));
+    if (isTailExpected && !turn.resumed) this.#runs.set(record.runId, "startTail", new StartTail(live.log));
     else live.isTailExpected = isTailExpected;
-    this.#live.set(record.runId, live);
+    this.#runs.set(record.runId, "live", live);
     // A resumed run: what the runs it dispatched before spent is read back from their rows.
     if (turn.resumed) this.#options.waitUntil?.(live.restoreDispatchedUsage(this.#definition));
     this.#execute(record, live, turn, claim);
@@ -386,10 +363,10 @@ export class AgentToolChildRunner {
         this.publishEphemeral(runId, body, snapshot),
       inspection: (final: RunRecord) => runInspection(final),
       ended: () => {
-        if (this.#live.get(runId) === live) this.#live.delete(runId);
+        if (this.#runs.get(runId, "live") === live) this.#runs.delete(runId, "live");
       },
       pause: (paused: RunRecord, waiting: Parameters<typeof pauseRun>[2], fold: Parameters<typeof pauseRun>[3]) =>
-        pauseRun(this.#approvals, paused, waiting, fold),
+        pauseRun(this.#approvals(), paused, waiting, fold),
       ...(yieldToEventLoop
         ? {
             yieldToEventLoop: () => {
@@ -405,6 +382,42 @@ export class AgentToolChildRunner {
     const done = scope(runId, () => runChildTurn(host, record, live, turn), record.tree ?? null, record.trace ?? null);
     live.done = done;
     this.#options.waitUntil?.(done);
+  }
+
+  #isLive(runId: string): boolean {
+    return this.#runs.get(runId, "live") !== undefined;
+  }
+
+  /**
+   * What the approvals need from this runner, made when they are used (a runner that only ever ran instant turns —
+   * most children — never holds it).
+   */
+  #approvals(): RunApprovalsHost {
+    return {
+      store: this.#store,
+      clock: this.#clock,
+      agentType: this.agentType,
+      definition: this.#definition,
+      emit: (event) => this.#emit(event),
+      live: (runId) => this.#runs.get(runId, "live"),
+      continueTurn: async (runId, live) => {
+        const record = await this.#store.getRun(runId);
+        if (!record || this.#runs.get(runId, "live") !== live) return;
+        live.paused = undefined;
+        live.controller = new AbortController();
+        this.#execute(record, live, { resumed: true });
+      },
+    };
+  }
+
+  /** The recovery's options (checked when the runner was made), made when a cut-off run is woken. */
+  #recoveryOptions() {
+    return recoveryOptions({
+      ...this.#options,
+      clock: this.#clock,
+      agentType: this.agentType,
+      emit: (event) => this.#emit(event),
+    });
   }
 
   #emit(event: Parameters<RunEventSink["emit"]>[0]): void {

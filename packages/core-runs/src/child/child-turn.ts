@@ -78,7 +78,7 @@ export async function runChildTurn(
   });
   // A run whose approvals were answered goes on on the log its paused turn finished.
   log.reopen();
-  const inputMessage = toInputMessage(record.input, runId, definition.formatAgentToolInput);
+  const inputMessage = toInputMessage(record.input, runId, definition.formatAgentToolInput, definition);
   const outcome = await runTurn(
     {
       journal: new ChildRunJournal({ store: host.store, live }),

@@ -151,7 +151,7 @@ export class LiveRun {
     const read = definition.dispatchedUsage;
     if (!read) return Promise.resolve();
     return Promise.resolve()
-      .then(() => read(this.runId))
+      .then(() => read.call(definition, this.runId))
       .then(({ children, dispatched }) => this.budget.restore(children, dispatched))
       .catch(() => undefined);
   }

@@ -23,18 +23,25 @@ export type TurnRecoveryOptions = {
   emit: RunEventSink["emit"];
 };
 
-/**
- * The options of a runner's recovery, checked: `maxRecoveryAttempts` (default 3) must be a whole number ≥ 0.
- * @internal
- */
-export function recoveryOptions(options: {
+/** What a runner's recovery is made from. */
+type RecoverySettings = {
   store: RunStore;
   clock: Clock;
   agentType: string;
   maxRecoveryAttempts?: number;
   shouldKeepRecovering?: (run: RunRecord) => boolean;
   emit: RunEventSink["emit"];
-}): TurnRecoveryOptions {
+};
+
+/** Always resume a cut-off run (within the attempts): the default `shouldKeepRecovering`. */
+const ALWAYS_KEEP_RECOVERING = () => true;
+
+/**
+ * Check a runner's recovery options when the runner is made: `maxRecoveryAttempts` must be a whole number ≥ 0.
+ * Returns it (default 3).
+ * @internal
+ */
+export function checkRecoveryOptions(options: { maxRecoveryAttempts?: number }): number {
   const maxRecoveryAttempts = options.maxRecoveryAttempts ?? DEFAULT_MAX_RECOVERY_ATTEMPTS;
   if (!Number.isSafeInteger(maxRecoveryAttempts) || maxRecoveryAttempts < 0) {
     throw new AgentToolsError(
@@ -42,13 +49,21 @@ export function recoveryOptions(options: {
       `AgentToolChildRunner: maxRecoveryAttempts must be a whole number ≥ 0, got ${maxRecoveryAttempts}`,
     );
   }
+  return maxRecoveryAttempts;
+}
+
+/**
+ * The options of a runner's recovery, checked (see `checkRecoveryOptions`), with their defaults.
+ * @internal
+ */
+export function recoveryOptions(options: RecoverySettings): TurnRecoveryOptions {
   const { store, clock, agentType, emit } = options;
   return {
     store,
     clock,
     agentType,
-    maxRecoveryAttempts,
-    shouldKeepRecovering: options.shouldKeepRecovering ?? (() => true),
+    maxRecoveryAttempts: checkRecoveryOptions(options),
+    shouldKeepRecovering: options.shouldKeepRecovering ?? ALWAYS_KEEP_RECOVERING,
     emit,
   };
 }
