@@ -258,10 +258,11 @@ export class DurableObjectRunStore implements RunStore {
     // row written is kept next).
     const last = batches.at(-1);
     this.#logTails?.delete(runId);
+    // The first batch is the last row again: rewritten when it changed, left alone when not.
+    const rows = extended !== null && !rewritten ? batches.slice(1) : batches;
     const write = () => {
-      for (const [index, batch] of batches.entries()) {
-        if (index === 0 && extended !== null && tail !== undefined) {
-          if (!rewritten) continue;
+      for (const [index, batch] of rows.entries()) {
+        if (index === 0 && rewritten && tail !== undefined) {
           sql.exec(
             `UPDATE ${this.#tables.log} SET last_sequence = ?, entries = ? WHERE run_id = ? AND first_sequence = ?`,
             batch.lastSequence,
@@ -281,8 +282,7 @@ export class DurableObjectRunStore implements RunStore {
       }
     };
     // One statement is atomic by itself (most appends: a burst fits one row); more go in one transaction.
-    const statements = batches.length - (extended !== null && !rewritten ? 1 : 0);
-    if (statements <= 1) write();
+    if (rows.length <= 1) write();
     else this.#storage.transactionSync(write);
     // Appended past the end (the runner's case): the last batch is the log's last row now.
     if (last !== undefined && isAppendedPastEnd) {

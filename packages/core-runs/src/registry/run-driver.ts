@@ -80,7 +80,7 @@ export class RunDriver {
   readonly #stopTail = new AbortController();
   readonly #activity = new Set<ActivityListener>();
   readonly #isReattach: boolean;
-  /** The row was just inserted here: the parent holds no copy of its log, so there is no position to catch up on. */
+  /** The row was just inserted here: the parent has stored none of its log, so there is no position to catch up on. */
   readonly #isCreated: boolean;
   #ack: StartAcknowledgement;
   #isStartAnswered: boolean;
@@ -130,7 +130,7 @@ export class RunDriver {
     this.#settleWith(this.#run(signal));
   }
 
-  /** What this driver holds beyond the stored copy. */
+  /** What this driver holds beyond what the parent has stored. */
   get view(): LiveRunView {
     return {
       entries: this.#writer.unwritten,
@@ -267,8 +267,8 @@ export class RunDriver {
   }
 
   /**
-   * Start from the last entry of the parent's copy of the log, which may be past the row's `lastSequence`: the first
-   * position write copies the log alone (the row's position waits for the next one). Clients are not sent again what
+   * Start from the last entry the parent has stored of the log, which may be past the row's `lastSequence`: the first
+   * position write stores the log alone (the row's position waits for the next one). Clients are not sent again what
    * the parent stored.
    */
   async #catchUpPosition(): Promise<void> {
@@ -482,7 +482,7 @@ export class RunDriver {
   }
 
   /**
-   * Persist the log copy of what was followed, then record the outcome: the terminal write carries the position, and
+   * Store the log entries of what was followed, then record the outcome: the terminal write carries the position, and
    * the start acknowledgement when the child answered and it is not written yet (one write of the row, not two).
    */
   async #finish(outcome: AgentToolRunOutcome): Promise<RunRecord | null> {
