@@ -1,6 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { DurableObjectRunStore } from "@agent-tools/cloudflare";
-import { type AgentToolChildRpc, toNdjsonTail } from "@agent-tools/cloudflare/internal";
+import {
+  type AgentToolChildRpc,
+  type StartTailAnswer,
+  toNdjsonTail,
+  toNdjsonTailAnswer,
+} from "@agent-tools/cloudflare/internal";
 import {
   type AgentToolChildDefinition,
   AgentToolChildRunner,
@@ -90,9 +95,15 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
     return this.runner.start(runId, input);
   }
 
-  async agentToolStartTail(runId: string, input: unknown): Promise<ReadableStream<Uint8Array>> {
+  async agentToolStartTail(
+    runId: string,
+    input: unknown,
+    _options?: unknown,
+    answer?: StartTailAnswer,
+  ): Promise<ReadableStream<Uint8Array> | Uint8Array> {
     this.#call("startTail");
-    return toNdjsonTail(await this.runner.startTail(runId, input));
+    const tail = await this.runner.startTail(runId, input);
+    return answer?.bytes ? toNdjsonTailAnswer(tail) : toNdjsonTail(tail);
   }
 
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {

@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
 import type { AgentToolTailItem } from "@agent-tools/core-runs/protocol";
 import { describe, expect, it } from "vitest";
-import { fromNdjson, toNdjson } from "../src/adapters/ndjson.js";
-import { fromNdjsonTail, toNdjsonTail } from "../src/adapters/ndjson-tail.js";
+import { fromNdjson, toNdjson, toNdjsonAnswer } from "../src/adapters/ndjson.js";
+import { fromNdjsonTail, MAX_ANSWER_CHARS, toNdjsonTail, toNdjsonTailAnswer } from "../src/adapters/ndjson-tail.js";
 import { CONTRACT_WORKER_DURABLE_OBJECTS, type ScopingResult } from "./fixtures/contract-worker-api.js";
 import { workerPerFile } from "./worker-per-file.js";
 
@@ -69,6 +69,18 @@ describe("NDJSON codec (Node)", () => {
       offset += part.length;
     }
     return bytes;
+  }
+
+  /** A source of `{ n: 1 }` … `{ n: count }`, then the error "source broke". */
+  function failingAfter(count: number): ReadableStream<unknown> {
+    let pulls = 0;
+    return new ReadableStream<unknown>({
+      pull(controller) {
+        pulls += 1;
+        if (pulls > count) throw new Error("source broke");
+        controller.enqueue({ n: pulls });
+      },
+    });
   }
 
   const values: unknown[] = [
@@ -235,6 +247,84 @@ describe("NDJSON codec (Node)", () => {
       globalThis.TextDecoder = Original;
     }
     expect(made.decoders).toBe(0);
+  });
+
+  it("an ended tail is answered as one Uint8Array: the bytes its stream would carry, read back as the same items", async () => {
+    const answer = await toNdjsonTailAnswer(streamOf(tailItems));
+    expect(answer).toBeInstanceOf(Uint8Array);
+    expect(answer).toEqual(await concatBytes(toNdjsonTail(streamOf(tailItems))));
+    expect(await readAll(fromNdjsonTail(Promise.resolve(answer), undefined))).toEqual(tailItems);
+  });
+
+  it("a tail still going when it answers is a stream: what was at hand first, then the rest as it comes", async () => {
+    let controller!: ReadableStreamDefaultController<AgentToolTailItem>;
+    const live = new ReadableStream<AgentToolTailItem>({
+      start(c) {
+        controller = c;
+        c.enqueue(tailItems[0] as AgentToolTailItem);
+      },
+    });
+    const answer = await toNdjsonTailAnswer(live);
+    expect(answer).toBeInstanceOf(ReadableStream);
+    const items = readAll(fromNdjsonTail(Promise.resolve(answer), undefined));
+    controller.enqueue(tailItems[1] as AgentToolTailItem);
+    controller.enqueue(tailItems[2] as AgentToolTailItem);
+    controller.close();
+    expect(await items).toEqual(tailItems);
+  });
+
+  it("a tail with nothing at hand yet is a stream from its first item", async () => {
+    let controller!: ReadableStreamDefaultController<AgentToolTailItem>;
+    const answer = await toNdjsonTailAnswer(
+      new ReadableStream<AgentToolTailItem>({
+        start(c) {
+          controller = c;
+        },
+      }),
+    );
+    expect(answer).toBeInstanceOf(ReadableStream);
+    const items = readAll(fromNdjsonTail(Promise.resolve(answer), undefined));
+    for (const item of tailItems) controller.enqueue(item);
+    controller.close();
+    expect(await items).toEqual(tailItems);
+  });
+
+  it("an ended tail longer than one answer carries goes as a stream of the same bytes", async () => {
+    const entry = (sequence: number) => ({
+      sequence,
+      body: { type: "text-delta" as const, id: "t", delta: "x".repeat(1_000) },
+      at: 7,
+    });
+    const long: AgentToolTailItem[] = Array.from({ length: Math.ceil(MAX_ANSWER_CHARS / 1_000) + 10 }, (_, index) => ({
+      type: "entries",
+      entries: [entry(index + 1)],
+    }));
+    long.push(tailItems[2] as AgentToolTailItem);
+    const answer = await toNdjsonTailAnswer(streamOf(long));
+    expect(answer).toBeInstanceOf(ReadableStream);
+    const bytes = await concatBytes(answer as ReadableStream<Uint8Array>);
+    expect(bytes).toEqual(await concatBytes(toNdjsonTail(streamOf(long))));
+  });
+
+  it("a source that fails while its answer is made: what came before it, then the failure, as a stream would tell it", async () => {
+    const answer = await toNdjsonAnswer(failingAfter(2), JSON.stringify, MAX_ANSWER_CHARS);
+    expect(answer).toBeInstanceOf(ReadableStream);
+    const reader = fromNdjson<{ n: number }>(answer as ReadableStream<Uint8Array>).getReader();
+    expect((await reader.read()).value).toEqual({ n: 1 });
+    expect((await reader.read()).value).toEqual({ n: 2 });
+    await expect(reader.read()).rejects.toThrow("source broke");
+  });
+
+  it("a source that fails mid-stream: the lines read before it go out, then the failure", async () => {
+    const reader = fromNdjson<{ n: number }>(toNdjson(failingAfter(3))).getReader();
+    for (const n of [1, 2, 3]) expect((await reader.read()).value).toEqual({ n });
+    await expect(reader.read()).rejects.toThrow("source broke");
+  });
+
+  it("a malformed answer of bytes errors the tail (the parent reads it as a broken tail and tails again)", async () => {
+    const good = new TextDecoder().decode(await concatBytes(toNdjsonTail(streamOf(tailItems.slice(0, 1)))));
+    const answer = new TextEncoder().encode(`${good}{"type":"entries",\n`);
+    await expect(readAll(fromNdjsonTail(Promise.resolve(answer), undefined))).rejects.toThrow(SyntaxError);
   });
 
   it("a tail in the form sent before (whole entries, from a child running older code) still reads", async () => {

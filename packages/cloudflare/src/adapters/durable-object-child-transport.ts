@@ -20,8 +20,17 @@ export interface AgentToolChildRpc {
   agentToolStart(runId: string, input: unknown, options?: ChildStartOptions): Promise<AgentToolRunInspection>;
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null>;
   agentToolTail(runId: string, afterSequence: number): Promise<ReadableStream<Uint8Array>>;
-  /** `agentToolStart`, then `agentToolTail` from the run's first entry, in one call (the parent's one round trip). */
-  agentToolStartTail(runId: string, input: unknown, options?: ChildStartOptions): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * `agentToolStart`, then `agentToolTail` from the run's first entry, in one call (the parent's one round trip). A
+   * parent that reads bytes says so (`answer.bytes`): a run that has ended by the answer then comes whole as one
+   * `Uint8Array` of the same NDJSON lines (one RPC message, no stream between the objects); without it, a stream.
+   */
+  agentToolStartTail(
+    runId: string,
+    input: unknown,
+    options?: ChildStartOptions,
+    answer?: StartTailAnswer,
+  ): Promise<ReadableStream<Uint8Array> | Uint8Array>;
   agentToolCancel(runId: string, reason?: string): Promise<void>;
   /** The budget of the run's tree ran out above it (optional: a child without it runs on within its own budget). */
   agentToolWrapUp?(runId: string, reason: AgentToolBudgetExhaustion): Promise<void>;
@@ -39,6 +48,15 @@ export interface AgentToolChildRpc {
    */
   agentToolDescendants?(runId: string, follow: boolean): Promise<ReadableStream<Uint8Array>>;
 }
+
+/** How the parent reads `agentToolStartTail`'s answer (a child from before it ignores it and answers a stream). */
+export type StartTailAnswer = {
+  /** The parent reads an ended run's tail as one `Uint8Array`. */
+  bytes?: boolean;
+};
+
+/** This transport reads `startTail`'s answer as bytes or a stream, whichever the child sends. */
+const READS_BYTES: StartTailAnswer = { bytes: true };
 
 /** What a child offers for direct chat, outside any tool call (`AgentToolChild` does). */
 export interface AgentToolChildChatRpc {
@@ -141,8 +159,8 @@ export class DurableObjectChildTransport implements ChildTransport {
 
   /** One RPC: the child starts the run and answers with its tail (resolves once the child recorded the run). */
   async startTail(ref: ChildRef, input: unknown, options: ChildStartOptions, tail: StartTailOptions) {
-    const bytes = await this.stub(ref).agentToolStartTail(ref.runId, input, options);
-    return fromNdjsonTail(Promise.resolve(bytes), tail.signal);
+    const answer = await this.stub(ref).agentToolStartTail(ref.runId, input, options, READS_BYTES);
+    return fromNdjsonTail(Promise.resolve(answer), tail.signal);
   }
 
   cancel(ref: ChildRef, reason?: string): Promise<void> {

@@ -1,6 +1,7 @@
 /**
- * Streams over Durable Object RPC carry bytes: a tail of typed items crosses as NDJSON (one JSON value a line).
- * These two functions only map; they hold no agent-tool logic.
+ * Streams over Durable Object RPC carry bytes: a tail of typed items crosses as NDJSON (one JSON value a line), or,
+ * when it has ended already, as one `Uint8Array` of the same lines. These functions only map; they hold no agent-tool
+ * logic.
  */
 const encoder = new TextEncoder();
 /**
@@ -22,36 +23,124 @@ export function toNdjson<T>(
   source: ReadableStream<T>,
   toJson: (value: T) => string = JSON.stringify,
 ): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
-  let pending: ReturnType<ReadableStreamDefaultReader<T>["read"]> | null = null;
+  return encodedStream(new ReadyLines(source.getReader(), toJson), null);
+}
+
+/**
+ * What crosses in one message when it can: the source's values, encoded as by `toNdjson`, as one `Uint8Array` when the
+ * source ends with what it has at hand now (all of it already queued, within `maxChars` of text); otherwise the same
+ * bytes as a stream, beginning with what was at hand. An answer over RPC as bytes is one message, where a stream is a
+ * message and then a pipe between the two objects.
+ */
+export async function toNdjsonAnswer<T>(
+  source: ReadableStream<T>,
+  toJson: (value: T) => string,
+  maxChars: number,
+): Promise<Uint8Array | ReadableStream<Uint8Array>> {
+  const lines = new ReadyLines(source.getReader(), toJson);
+  let text = "";
+  for (;;) {
+    let ready: ReadyText;
+    try {
+      ready = await lines.take(false);
+    } catch (error) {
+      // The source failed: what came before it goes out, then the failure (as a stream would have told it).
+      return erroredAfter(text, error);
+    }
+    text += ready.text;
+    if (ready.ended) return encoder.encode(text);
+    // Nothing more at hand, or more than one message should carry: the rest follows as a stream.
+    if (ready.text === "" || text.length > maxChars) return encodedStream(lines, text);
+  }
+}
+
+/** What a source has at hand: the lines of the values already queued, and whether it ended after them. */
+type ReadyText = { text: string; ended: boolean };
+
+/**
+ * A source read for the values it has at hand: `take` encodes those already queued (up to `MAX_LINES_PER_CHUNK`), a
+ * value still coming being kept for the next `take`.
+ */
+class ReadyLines<T> {
+  readonly #reader: ReadableStreamDefaultReader<T>;
+  readonly #toJson: (value: T) => string;
+  #pending: ReturnType<ReadableStreamDefaultReader<T>["read"]> | null = null;
+  /** The source's failure, once the lines read before it have been taken. */
+  #failure: { error: unknown } | null = null;
+
+  constructor(reader: ReadableStreamDefaultReader<T>, toJson: (value: T) => string) {
+    this.#reader = reader;
+    this.#toJson = toJson;
+  }
+
+  /** The values at hand (`wait`: after waiting for the first one, else none when none is queued). */
+  async take(wait: boolean): Promise<ReadyText> {
+    if (this.#failure) throw this.#failure.error;
+    let text = "";
+    for (let lines = 0; lines < MAX_LINES_PER_CHUNK; lines += 1) {
+      const next = this.#pending ?? this.#reader.read();
+      this.#pending = null;
+      let settled: Awaited<typeof next> | typeof IDLE;
+      try {
+        settled =
+          wait && lines === 0
+            ? await next
+            : await Promise.race([next, Promise.resolve().then((): typeof IDLE => IDLE)]);
+      } catch (error) {
+        // The lines read before the failure go out first; the failure with the next take.
+        if (text === "") throw error;
+        this.#failure = { error };
+        return { text, ended: false };
+      }
+      if (settled === IDLE) {
+        this.#pending = next;
+        return { text, ended: false };
+      }
+      if (settled.done) return { text, ended: true };
+      text += `${this.#toJson(settled.value)}\n`;
+    }
+    return { text, ended: false };
+  }
+
+  cancel(reason: unknown): Promise<void> {
+    return this.#reader.cancel(reason);
+  }
+}
+
+/** The bytes of `lines`' values as they come, after `first` (text read from it already, or `null`). */
+function encodedStream<T>(lines: ReadyLines<T>, first: string | null): ReadableStream<Uint8Array> {
+  let lead = first;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const first = await (pending ?? reader.read());
-      pending = null;
-      if (first.done) {
-        controller.close();
-        return;
-      }
-      let text = `${toJson(first.value)}\n`;
-      let ended = false;
-      for (let lines = 1; lines < MAX_LINES_PER_CHUNK; lines += 1) {
-        const next = reader.read();
-        const settled = await Promise.race([next, Promise.resolve().then((): typeof IDLE => IDLE)]);
-        if (settled === IDLE) {
-          pending = next;
-          break;
+      if (lead !== null) {
+        const text = lead;
+        lead = null;
+        if (text !== "") {
+          controller.enqueue(encoder.encode(text));
+          return;
         }
-        if (settled.done) {
-          ended = true;
-          break;
-        }
-        text += `${toJson(settled.value)}\n`;
       }
-      controller.enqueue(encoder.encode(text));
+      const { text, ended } = await lines.take(true);
+      if (text !== "") controller.enqueue(encoder.encode(text));
       if (ended) controller.close();
     },
     async cancel(reason) {
-      await reader.cancel(reason);
+      await lines.cancel(reason);
+    },
+  });
+}
+
+/** A stream of `text`'s bytes, then `error` (once they are read: erroring a stream drops what it still holds). */
+function erroredAfter(text: string, error: unknown): ReadableStream<Uint8Array> {
+  let rest = text;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (rest === "") {
+        controller.error(error);
+        return;
+      }
+      controller.enqueue(encoder.encode(rest));
+      rest = "";
     },
   });
 }

@@ -16,8 +16,9 @@ import type {
   AgentToolChildChatRpc,
   AgentToolChildRpc,
   AgentToolRunChatOptions,
+  StartTailAnswer,
 } from "../adapters/durable-object-child-transport.js";
-import { toNdjsonTail } from "../adapters/ndjson-tail.js";
+import { toNdjsonTail, toNdjsonTailAnswer } from "../adapters/ndjson-tail.js";
 import { AgentToolChildDefinitionBase } from "./child-definition.js";
 import { ChildParts, type ChildPartsHost } from "./child-parts.js";
 import { type ChildHooks, childRunDefinition } from "./child-run-definition.js";
@@ -109,16 +110,20 @@ export abstract class AgentToolChild<TEnv = unknown>
     return inspection;
   }
 
-  /** `agentToolStart`, then `agentToolTail` from the run's first entry: the parent's one round trip to start a run. */
+  /**
+   * `agentToolStart`, then `agentToolTail` from the run's first entry: the parent's one round trip to start a run. To a
+   * parent that reads bytes (`answer.bytes`), a run ended by then is answered whole as one `Uint8Array`.
+   */
   async agentToolStartTail(
     runId: string,
     input: unknown,
     options?: ChildStartOptions,
-  ): Promise<ReadableStream<Uint8Array>> {
+    answer?: StartTailAnswer,
+  ): Promise<ReadableStream<Uint8Array> | Uint8Array> {
     // The runner answers once the event loop has turned after the start: an instant run is over by then.
     const tail = await this.runner.startTail(runId, input, options);
     if (this.runner.isLive(runId)) await this.#parts.armWakeupNow(this.#wakes());
-    return toNdjsonTail(tail);
+    return answer?.bytes ? toNdjsonTailAnswer(tail) : toNdjsonTail(tail);
   }
 
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {
