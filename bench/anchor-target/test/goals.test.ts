@@ -61,6 +61,7 @@ function sitting(change: (results: Sitting) => void = () => undefined): Sitting 
 
 type Goal = ReturnType<typeof evaluateGoals>[number];
 const byId = (goals: Goal[], id: string): Goal | undefined => goals.find((goal) => goal.id === id);
+const detailOf = (goal: Goal | undefined): string => (goal && "detail" in goal ? String(goal.detail) : "");
 
 describe("issue 33's goals", () => {
   it("are all met by a sitting within every bound, and the check passes", () => {
@@ -81,6 +82,15 @@ describe("issue 33's goals", () => {
     expect(byId(goals, "w1-anchor")).toMatchObject({ value: 0.4 });
     expect(byId(goals, "real-child-w1")).toMatchObject({ value: 0.889 });
     expect(goalsPass(goals)).toBe(true);
+  });
+
+  it("say each side's own part of W1 above the raw pipe's new object (information, not a goal)", () => {
+    // ours 4, the anchor 10, a new object's round trip 4 (the raw pipe's W1): 0 ÷ 6.
+    expect(detailOf(byId(evaluateGoals(sitting()), "w1-anchor"))).toContain("round trip (4 ms): 0 ÷ 6 ms = 0");
+    const fasterObject = sitting((r) => (r.raw["w1NewObject"] = { innerMsSamples: repeat(2, 10) }));
+    expect(detailOf(byId(evaluateGoals(fasterObject), "w1-anchor"))).toContain("round trip (2 ms): 2 ÷ 8 ms = 0.25");
+    const noRaw = sitting((r) => delete r.raw["w1NewObject"]);
+    expect(detailOf(byId(evaluateGoals(noRaw), "w1-anchor"))).not.toContain("round trip");
   });
 
   it("take W2 and W3's ratio round by round, not as a ratio of medians", () => {
