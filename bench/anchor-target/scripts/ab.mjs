@@ -7,18 +7,21 @@
 // ratios move by more than that between sittings) shows here.
 //
 // workload: w1 (default: one awaited run of C=10 in the parent, in-DO ms), w3 (20 concurrent awaited runs of C=50,
-// in-DO ms), stopCascade (the tree's Stop: every descendant's end after it, ms). Rounds: 300 for w1, 100 for w3, 40 for
+// in-DO ms), w2 (one run of C=2000 with a client connected: dispatch → terminal frame at the client, ms),
+// stopCascade (the tree's Stop: every descendant's end after it, ms). Rounds: 300 for w1, 100 for w3, 40 for w2 and
 // stopCascade by default; the first few of each are a warm-up, not counted.
 //
 // stdout: one JSON line (each tree's figures, B ÷ A); stderr: the same as a sentence.
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { WorkerHost } from "./lib/host.mjs";
+import { benchParams } from "./lib/params.mjs";
 import { interquartileMean, quantile, round } from "./lib/stats.mjs";
+import { w2Once } from "./lib/workloads.mjs";
 
 const [treeA, treeB, workload = "w1", roundsArg] = process.argv.slice(2);
 if (!treeA || !treeB) {
-  console.error("usage: node bench/anchor-target/scripts/ab.mjs <tree A> <tree B> [w1|w3|stopCascade] [rounds]");
+  console.error("usage: node bench/anchor-target/scripts/ab.mjs <tree A> <tree B> [w1|w3|w2|stopCascade] [rounds]");
   process.exit(2);
 }
 
@@ -41,6 +44,17 @@ const WORKLOADS = {
     once: async (host, round) => [
       (await host.call("fanout", { parent: "ab-w3", prefix: `ab-w3-${round}`, runs: 20, count: 50 })).body.ms,
     ],
+    summarize: (values) => ({ interquartileMeanMs: round(interquartileMean(values), 3) }),
+    figure: "interquartileMeanMs",
+  },
+  w2: {
+    target: "ours",
+    rounds: 40,
+    warmup: 3,
+    once: async (host, round) => {
+      const rep = await w2Once(host, { ...benchParams(), w2Chunks: 2_000 }, `ab-w2-${round}`);
+      return [rep.dispatchToTerminalMs];
+    },
     summarize: (values) => ({ interquartileMeanMs: round(interquartileMean(values), 3) }),
     figure: "interquartileMeanMs",
   },
