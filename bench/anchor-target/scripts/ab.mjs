@@ -25,6 +25,12 @@ if (!treeA || !treeB) {
   process.exit(2);
 }
 
+/** A workload's figure: the interquartile mean of its times. */
+const BY_INTERQUARTILE_MEAN = {
+  summarize: (/** @type {number[]} */ values) => ({ interquartileMeanMs: round(interquartileMean(values), 3) }),
+  figure: "interquartileMeanMs",
+};
+
 /** What one round of a workload runs on one tree's host, and what it measures (ms). */
 const WORKLOADS = {
   w1: {
@@ -34,8 +40,7 @@ const WORKLOADS = {
     once: async (host, round) => [
       (await host.call("run", { parent: "ab-w1", runId: `ab-w1-${round}`, count: 10 })).body.ms,
     ],
-    summarize: (values) => ({ interquartileMeanMs: round(interquartileMean(values), 3) }),
-    figure: "interquartileMeanMs",
+    ...BY_INTERQUARTILE_MEAN,
   },
   w3: {
     target: "ours",
@@ -44,8 +49,7 @@ const WORKLOADS = {
     once: async (host, round) => [
       (await host.call("fanout", { parent: "ab-w3", prefix: `ab-w3-${round}`, runs: 20, count: 50 })).body.ms,
     ],
-    summarize: (values) => ({ interquartileMeanMs: round(interquartileMean(values), 3) }),
-    figure: "interquartileMeanMs",
+    ...BY_INTERQUARTILE_MEAN,
   },
   w2: {
     target: "ours",
@@ -55,8 +59,7 @@ const WORKLOADS = {
       const rep = await w2Once(host, { ...benchParams(), w2Chunks: 2_000 }, `ab-w2-${round}`);
       return [rep.dispatchToTerminalMs];
     },
-    summarize: (values) => ({ interquartileMeanMs: round(interquartileMean(values), 3) }),
-    figure: "interquartileMeanMs",
+    ...BY_INTERQUARTILE_MEAN,
   },
   stopCascade: {
     target: "tree",

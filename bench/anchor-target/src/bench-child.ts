@@ -3,8 +3,8 @@ import { DurableObjectRunStore } from "@agent-tools/cloudflare";
 import {
   type AgentToolChildRpc,
   type StartTailAnswer,
+  startTailAnswer,
   toNdjsonTail,
-  toNdjsonTailAnswer,
 } from "@agent-tools/cloudflare/internal";
 import {
   type AgentToolChildDefinition,
@@ -102,8 +102,7 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
     answer?: StartTailAnswer,
   ): Promise<ReadableStream<Uint8Array> | Uint8Array> {
     this.#call("startTail");
-    const tail = await this.runner.startTail(runId, input);
-    return answer?.bytes ? toNdjsonTailAnswer(tail) : toNdjsonTail(tail);
+    return startTailAnswer(await this.runner.startTail(runId, input), answer);
   }
 
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {

@@ -18,7 +18,7 @@ export type { DurableObjectRunStoreStorage } from "./adapters/durable-object-run
 export { RUN_STORE_TABLES } from "./adapters/durable-object-run-store.js";
 export type { DurableObjectWakeupSchedulerStorage } from "./adapters/durable-object-wakeup-scheduler.js";
 export { fromNdjson, NdjsonLines, toNdjson } from "./adapters/ndjson.js";
-export { fromNdjsonTail, toNdjsonTail, toNdjsonTailAnswer } from "./adapters/ndjson-tail.js";
+export { fromNdjsonTail, startTailAnswer, toNdjsonTail, toNdjsonTailAnswer } from "./adapters/ndjson-tail.js";
 export { type AgUiOptions, DEFAULT_AG_UI_OPTIONS } from "./ag-ui/ag-ui-streams.js";
 // run read tokens
 export type {

@@ -27,6 +27,17 @@ export function toNdjsonTailAnswer(
 }
 
 /**
+ * `agentToolStartTail`'s answer as the parent asked for it (`StartTailAnswer`): bytes when it reads them and the tail
+ * has ended, else `toNdjsonTail`'s stream (a parent from before asks for nothing).
+ */
+export function startTailAnswer(
+  source: ReadableStream<AgentToolTailItem>,
+  answer: { bytes?: boolean } | undefined,
+): Promise<Uint8Array | ReadableStream<Uint8Array>> | ReadableStream<Uint8Array> {
+  return answer?.bytes ? toNdjsonTailAnswer(source) : toNdjsonTail(source);
+}
+
+/**
  * A child's tail, from the NDJSON bytes its RPC answers with (`toNdjsonTail`'s lines, or the whole entries a child
  * running older code sends; as a stream, or all at once as one `Uint8Array`): cancelling it (or aborting `signal`)
  * cancels the RPC stream, never the run.

@@ -23,7 +23,7 @@ export function toNdjson<T>(
   source: ReadableStream<T>,
   toJson: (value: T) => string = JSON.stringify,
 ): ReadableStream<Uint8Array> {
-  return encodedStream(new ReadyLines(source.getReader(), toJson), null);
+  return encodedStream(new ReadyLines(source.getReader(), toJson));
 }
 
 /**
@@ -107,18 +107,15 @@ class ReadyLines<T> {
   }
 }
 
-/** The bytes of `lines`' values as they come, after `first` (text read from it already, or `null`). */
-function encodedStream<T>(lines: ReadyLines<T>, first: string | null): ReadableStream<Uint8Array> {
+/** The bytes of `lines`' values as they come, after `first` (the text read from it already). */
+function encodedStream<T>(lines: ReadyLines<T>, first = ""): ReadableStream<Uint8Array> {
   let lead = first;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (lead !== null) {
-        const text = lead;
-        lead = null;
-        if (text !== "") {
-          controller.enqueue(encoder.encode(text));
-          return;
-        }
+      if (lead !== "") {
+        controller.enqueue(encoder.encode(lead));
+        lead = "";
+        return;
       }
       const { text, ended } = await lines.take(true);
       if (text !== "") controller.enqueue(encoder.encode(text));

@@ -18,7 +18,7 @@ import type {
   AgentToolRunChatOptions,
   StartTailAnswer,
 } from "../adapters/durable-object-child-transport.js";
-import { toNdjsonTail, toNdjsonTailAnswer } from "../adapters/ndjson-tail.js";
+import { startTailAnswer, toNdjsonTail } from "../adapters/ndjson-tail.js";
 import { AgentToolChildDefinitionBase } from "./child-definition.js";
 import { ChildParts, type ChildPartsHost } from "./child-parts.js";
 import { type ChildHooks, childRunDefinition } from "./child-run-definition.js";
@@ -123,7 +123,7 @@ export abstract class AgentToolChild<TEnv = unknown>
     // The runner answers once the event loop has turned after the start: an instant run is over by then.
     const tail = await this.runner.startTail(runId, input, options);
     if (this.runner.isLive(runId)) await this.#parts.armWakeupNow(this.#wakes());
-    return answer?.bytes ? toNdjsonTailAnswer(tail) : toNdjsonTail(tail);
+    return startTailAnswer(tail, answer);
   }
 
   agentToolInspect(runId: string): Promise<AgentToolRunInspection | null> {
