@@ -77,7 +77,7 @@ export class BenchChild extends DurableObject<unknown> implements AgentToolChild
   get runner(): AgentToolChildRunner {
     this.#runner ??= new AgentToolChildRunner({
       definition: new StubDefinition(),
-      store: new DurableObjectRunStore(this.ctx.storage, { indexed: false }),
+      store: new DurableObjectRunStore(this.ctx.storage, { indexed: false, runsInLog: true }),
       clock: systemClock,
       waitUntil: this.ctx.waitUntil.bind(this.ctx),
       // As AgentToolChild's runner: the instant stub turn lets the event loop turn after its first chunk and every 256.

@@ -57,3 +57,16 @@ for (const port of CONTRACT_PORTS) {
     }
   });
 }
+
+// A child's own ledger keeps its runs' rows in its log table (`runsInLog`): the same contract, on that layout.
+describe("DurableObjectRunStore with runsInLog passes the RunStore contract inside workerd", () => {
+  for (const name of contractCaseNames("RunStore")) {
+    it(name, async () => {
+      const result = await worker().fetchJson<ContractCaseResult>(
+        `/contracts/run?port=RunStore&case=${encodeURIComponent(name)}&layout=log`,
+        { method: "POST" },
+      );
+      if (!result.ok) expect.fail(result.error);
+    });
+  }
+});

@@ -8,6 +8,7 @@ import {
   CONTRACT_WORKER_DURABLE_OBJECTS,
   type CountedCall,
   type LogWriteCount,
+  type RunsInLogState,
   type SchedulerState,
   type SchemaCount,
 } from "./fixtures/contract-worker-api.js";
@@ -313,6 +314,38 @@ describe("DurableObjectRunStore's schema", () => {
       ],
       columns,
     });
+  });
+});
+
+describe("DurableObjectRunStore with runsInLog (a child's own ledger)", () => {
+  const runsInLog = (legacy: boolean) =>
+    worker().fetchJson<RunsInLogState>(`/store/runs-in-log?object=${freshObject("in-log")}`, {
+      body: {
+        record: makeRunRecord({ runId: "run-1", status: "running", revision: 1, meta: { note: "kept" } }),
+        entries: entries(1, 3),
+        legacy,
+      },
+    });
+
+  it("makes no runs table on a new object: the run's row is the log table's first row, read back after a wake-up", async () => {
+    const state = await runsInLog(false);
+    expect(state.layouts).toEqual(["log", "log"]);
+    expect(state.tables).toEqual(["in_log_log"]);
+    // The run's row (−1), then its log's row.
+    expect(state.logKeys).toEqual([-1, 1]);
+    expect(state.run).toMatchObject({ runId: "run-1", status: "completed", revision: 2, meta: { note: "kept" } });
+    expect(state.listed).toEqual(["run-1"]);
+    // The run's row is not a log row.
+    expect(state.log).toEqual([1, 2, 3]);
+  });
+
+  it("keeps an earlier version's runs table: a child made before reads and writes its run there", async () => {
+    const state = await runsInLog(true);
+    expect(state.layouts).toEqual(["table", "table"]);
+    expect(state.tables).toEqual(["legacy_child_log", "legacy_child_runs"]);
+    expect(state.logKeys).toEqual([1]);
+    expect(state.run).toMatchObject({ runId: "run-1", status: "completed", revision: 2 });
+    expect(state.log).toEqual([1, 2, 3]);
   });
 });
 

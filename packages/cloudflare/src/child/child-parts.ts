@@ -112,9 +112,9 @@ export class ChildParts {
     return this.#binding().definitionHooks(() => this.dispatcher()?.registry ?? null);
   }
 
-  /** The child's own ledger: one run per object, so its table needs no index. */
+  /** The child's own ledger: one run per object, so it needs no index, nor a runs table (each run's row is a row of its log table). */
   get store(): DurableObjectRunStore {
-    this.#store ??= new DurableObjectRunStore(this.#child.ctx.storage, { indexed: false });
+    this.#store ??= new DurableObjectRunStore(this.#child.ctx.storage, { indexed: false, runsInLog: true });
     return this.#store;
   }
 
