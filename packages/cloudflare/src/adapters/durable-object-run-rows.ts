@@ -62,9 +62,9 @@ const LIVE_STATUSES_SQL = LIVE_STATUSES.map((status) => `'${status}'`).join(", "
  *   the `CREATE … IF NOT EXISTS` statements, whose last reads whether the runs table has the `attention` column and its
  *   index. WITHOUT ROWID keeps each row in its primary-key b-tree: an insert writes one row, not a row plus an index.
  * - `runsInLog`: the log table only, each run's row one of its rows (keyed `RUN_ROW_KEY`), for a store that holds a
- *   run or a few (a child's own ledger). An object's database is then one page (4 KiB) smaller, and its first run makes
- *   one table, not two (about 0.2 ms in workerd). An object whose runs table exists (made by an earlier version, or by
- *   a store without `runsInLog`) keeps it: the store reads and writes its runs there.
+ *   run or a few (a child's own ledger). An object's database is then one page (4 KiB) smaller, and its first run
+ *   makes one table, not two. An object whose runs table exists (made by an earlier version, or by a store without
+ *   `runsInLog`) keeps it: the store reads and writes its runs there.
  *
  * Idempotent, so a restarted object (a new instance over the same database) runs it again harmlessly.
  */
