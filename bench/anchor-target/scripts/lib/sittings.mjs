@@ -39,7 +39,7 @@ export function sittingFromLines(name, lines) {
 
 /**
  * Every goal across `sittings`: the values where measured, their median and range, met in how many.
- * @param {{ name: string, goals: ReturnType<typeof evaluateGoals> }[]} sittings
+ * @param {{ name: string, at?: string | null, goals: ReturnType<typeof evaluateGoals> }[]} sittings
  */
 export function summarizeSittings(sittings) {
   const figures = GOALS.map((goal) => {
@@ -65,7 +65,7 @@ export function summarizeSittings(sittings) {
     const measured = sitting.goals.filter((entry) => entry.status === "met" || entry.status === "missed");
     return {
       sitting: sitting.name,
-      at: /** @type {{ at?: string | null }} */ (sitting).at ?? null,
+      at: sitting.at ?? null,
       measured: measured.length,
       missed: measured.filter((entry) => entry.status === "missed").map((entry) => entry.id),
       complete: measured.length === GOALS.length,

@@ -30,7 +30,10 @@ export type RunRow = {
 export interface RunRows {
   /** `"table"`: a runs table of its own; `"log"`: rows of the log table (`runsInLog`). */
   readonly layout: "table" | "log";
+  /** The run's row as the store keeps it (to write over it). */
   get(runId: string): RunRow | undefined;
+  /** The run's record, read straight from its row (to hand out). */
+  record(runId: string): RunRecord | undefined;
   /** Writes `row` unless its run exists (`undefined` then); says whether the run has log rows already. */
   insert(row: RunRow): { hasLog: boolean } | undefined;
   /** Writes `row` over `stored`, the same run's row as it is stored. */
@@ -166,6 +169,11 @@ class TableRunRows implements RunRows {
     return this.#storage.sql.exec<RunRow>(`SELECT * FROM ${this.#runs} WHERE run_id = ?`, runId).toArray()[0];
   }
 
+  record(runId: string): RunRecord | undefined {
+    const row = this.get(runId);
+    return row === undefined ? undefined : fromRunRow(row);
+  }
+
   insert(row: RunRow): { hasLog: boolean } | undefined {
     // The same statement says whether the run has a log already (a new run has none, unless it was appended to
     // before its row was written): the first append of a new run then reads nothing.
@@ -238,13 +246,18 @@ class LogRunRows implements RunRows {
   }
 
   get(runId: string): RunRow | undefined {
+    const record = this.record(runId);
+    return record === undefined ? undefined : toRunRow(record);
+  }
+
+  record(runId: string): RunRecord | undefined {
     const row = this.#storage.sql
       .exec<InlineRow>(
         `SELECT run_id, last_sequence, entries FROM ${this.#log} WHERE run_id = ? AND first_sequence = ${RUN_ROW_KEY}`,
         runId,
       )
       .toArray()[0];
-    return row === undefined ? undefined : toRunRow(fromInlineRow(row));
+    return row === undefined ? undefined : fromInlineRow(row);
   }
 
   insert(row: RunRow): { hasLog: boolean } | undefined {
@@ -289,7 +302,11 @@ class LogRunRows implements RunRows {
   }
 
   has(runId: string): boolean {
-    return this.get(runId) !== undefined;
+    return (
+      this.#storage.sql
+        .exec(`SELECT 1 FROM ${this.#log} WHERE run_id = ? AND first_sequence = ${RUN_ROW_KEY}`, runId)
+        .toArray().length > 0
+    );
   }
 
   delete(runId: string): void {

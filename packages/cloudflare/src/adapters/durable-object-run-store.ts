@@ -118,8 +118,8 @@ export class DurableObjectRunStore implements RunStore {
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
-    const row = this.#liveRows?.get(runId) ?? this.#rows.get(runId);
-    return row === undefined ? null : fromRunRow(row);
+    const kept = this.#liveRows?.get(runId);
+    return kept !== undefined ? fromRunRow(kept) : (this.#rows.record(runId) ?? null);
   }
 
   async insertRun(record: RunRecord): Promise<boolean> {
